@@ -1,0 +1,187 @@
+"""Nearest-neighbour retrieval with CSLS, and the weak / strong alignment scores.
+
+All functions take numpy arrays or torch tensors of shape (N, d) (rows are
+vectors; they are L2-normalised here, so similarities are cosines) and work
+in row blocks so that memory stays O(block x N) even at N = 200,000. They use
+the GPU when one is present.
+
+Definitions (Gaschi et al. 2022, Eqs. 1-3; Conneau et al. 2018 for CSLS):
+
+- ``r_V(u) = mean of the k largest cos(u, v), v in V`` (the density around u in V);
+- ``CSLS(u_i, v_j) = 2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)``;
+- ``S_weak = 1/N sum_i [CSLS(u_i, v_i) > max_{j != i} CSLS(u_i, v_j)]``;
+- ``S_strong``: the same test, but u_i's competitors are the other source
+  vectors u_j (j != i); each CSLS neighbourhood is taken in the space the
+  candidate lives in, and a vector is never its own neighbour:
+  ``CSLS_UU(u_i, u_j) = 2 cos(u_i, u_j) - r_U'(u_i) - r_U'(u_j)`` with
+  ``r_U'`` the mean over the k nearest *other* rows of U.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DEFAULT_BLOCK_BYTES = 256 * 2**20  # one similarity block: 256 MiB of float32
+
+
+def _device(device: str | None) -> str:
+    import torch
+
+    if device:
+        return device
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _as_unit_tensor(X, device: str):
+    """Rows of X as an L2-normalised float32 torch tensor on ``device``."""
+    import torch
+
+    t = torch.as_tensor(np.asarray(X) if not isinstance(X, torch.Tensor) else X)
+    if t.ndim != 2:
+        raise ValueError(f"expected a 2-d array of row vectors, got shape {tuple(t.shape)}")
+    if not torch.isfinite(t).all():
+        raise ValueError("input contains NaN or infinite values")
+    t = t.to(device=device, dtype=torch.float32)
+    return torch.nn.functional.normalize(t, dim=1)
+
+
+def _block_rows(n_cols: int, block: int | None) -> int:
+    if block:
+        return int(block)
+    return max(1, min(8192, DEFAULT_BLOCK_BYTES // (4 * max(n_cols, 1))))
+
+
+def mean_topk_similarity(Q, K, k: int = 10, exclude_self: bool = False, block: int | None = None,
+                         device: str | None = None) -> np.ndarray:
+    """Mean of the k largest cosines of each row of Q against the rows of K; (n_Q,) float32.
+
+    With ``exclude_self`` Q and K must be the same set and row i of K is
+    skipped for row i of Q.
+    """
+    dev = _device(device)
+    q, kk = _as_unit_tensor(Q, dev), _as_unit_tensor(K, dev)
+    return _mean_topk(q, kk, k, exclude_self, block).cpu().numpy()
+
+
+def _mean_topk(q, kk, k, exclude_self, block):
+    import torch
+
+    n_avail = kk.shape[0] - (1 if exclude_self else 0)
+    if n_avail < 1:
+        raise ValueError("need at least one neighbour candidate")
+    k_eff = min(k, n_avail)
+    rows = _block_rows(kk.shape[0], block)
+    out = torch.empty(q.shape[0], device=q.device)
+    for s in range(0, q.shape[0], rows):
+        sim = q[s : s + rows] @ kk.T
+        if exclude_self:
+            idx = torch.arange(s, min(s + rows, q.shape[0]), device=q.device)
+            sim[idx - s, idx] = -float("inf")
+        out[s : s + rows] = sim.topk(k_eff, dim=1).values.mean(1)
+    return out
+
+
+def csls(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
+    """CSLS similarity of every u_i with every v_j (Eq. 2); returns (n_U, n_V) float32.
+
+    The output itself is n_U x n_V; for large sets use :func:`csls_topk`.
+    """
+    dev = _device(device)
+    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
+    r_v = _mean_topk(u, v, k, False, block)  # density of each u in V
+    r_u = _mean_topk(v, u, k, False, block)  # density of each v in U
+    rows = _block_rows(v.shape[0], block)
+    out = np.empty((u.shape[0], v.shape[0]), np.float32)
+    for s in range(0, u.shape[0], rows):
+        blk = 2 * (u[s : s + rows] @ v.T) - r_v[s : s + rows, None] - r_u[None, :]
+        out[s : s + rows] = blk.cpu().numpy()
+    return out
+
+
+def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None,
+              device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn)."""
+    dev = _device(device)
+    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
+    r_v = _mean_topk(u, v, k, False, block)
+    r_u = _mean_topk(v, u, k, False, block)
+    rows = _block_rows(v.shape[0], block)
+    idx = np.empty((u.shape[0], topn), np.int64)
+    val = np.empty((u.shape[0], topn), np.float32)
+    for s in range(0, u.shape[0], rows):
+        blk = 2 * (u[s : s + rows] @ v.T) - r_v[s : s + rows, None] - r_u[None, :]
+        top = blk.topk(min(topn, v.shape[0]), dim=1)
+        idx[s : s + rows] = top.indices.cpu().numpy()
+        val[s : s + rows] = top.values.cpu().numpy()
+    return idx, val
+
+
+def cosine_topk(U, V, topn: int = 1, block: int | None = None,
+                device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Plain nearest neighbours by cosine; returns (indices, scores), each (n_U, topn)."""
+    dev = _device(device)
+    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
+    rows = _block_rows(v.shape[0], block)
+    idx = np.empty((u.shape[0], topn), np.int64)
+    val = np.empty((u.shape[0], topn), np.float32)
+    for s in range(0, u.shape[0], rows):
+        top = (u[s : s + rows] @ v.T).topk(min(topn, v.shape[0]), dim=1)
+        idx[s : s + rows] = top.indices.cpu().numpy()
+        val[s : s + rows] = top.values.cpu().numpy()
+    return idx, val
+
+
+def _check_pairs(U, V):
+    if len(U) != len(V):
+        raise ValueError(f"U and V must be paired row by row: {len(U)} vs {len(V)} rows")
+    if len(U) < 2:
+        raise ValueError("need at least two pairs")
+
+
+def weak_hits(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
+    """Per pair: is v_i the CSLS nearest neighbour of u_i among all v_j? (N,) bool."""
+    _check_pairs(U, V)
+    dev = _device(device)
+    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
+    r_v = _mean_topk(u, v, k, False, block)
+    r_u = _mean_topk(v, u, k, False, block)
+    rows = _block_rows(v.shape[0], block)
+    hits = np.empty(u.shape[0], bool)
+    for s in range(0, u.shape[0], rows):
+        e = min(s + rows, u.shape[0])
+        blk = 2 * (u[s:e] @ v.T) - r_v[s:e, None] - r_u[None, :]
+        ar = np.arange(e - s)
+        own = blk[ar, ar + s].clone()
+        blk[ar, ar + s] = -float("inf")
+        hits[s:e] = (own > blk.max(1).values).cpu().numpy()
+    return hits
+
+
+def strong_hits(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
+    """Per pair: does v_i beat every other source vector u_j (j != i) as u_i's neighbour? (N,) bool."""
+    _check_pairs(U, V)
+    dev = _device(device)
+    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
+    r_v = _mean_topk(u, v, k, False, block)   # u_i's density among the targets
+    r_u = _mean_topk(v, u, k, False, block)   # v_i's density among the sources
+    r_uu = _mean_topk(u, u, k, True, block)   # u's density among the other sources
+    own = 2 * (u * v).sum(1) - r_v - r_u
+    rows = _block_rows(u.shape[0], block)
+    hits = np.empty(u.shape[0], bool)
+    for s in range(0, u.shape[0], rows):
+        e = min(s + rows, u.shape[0])
+        blk = 2 * (u[s:e] @ u.T) - r_uu[s:e, None] - r_uu[None, :]
+        ar = np.arange(e - s)
+        blk[ar, ar + s] = -float("inf")
+        hits[s:e] = (own[s:e] > blk.max(1).values).cpu().numpy()
+    return hits
+
+
+def s_weak(U, V, k: int = 10, **kw) -> float:
+    """Weak alignment score (Eq. 1): fraction of pairs whose translation is u_i's CSLS nearest neighbour in V."""
+    return float(weak_hits(U, V, k, **kw).mean())
+
+
+def s_strong(U, V, k: int = 10, **kw) -> float:
+    """Strong alignment score (Eq. 3): fraction of pairs whose translation beats every other u_j."""
+    return float(strong_hits(U, V, k, **kw).mean())
