@@ -220,3 +220,12 @@ def _download_sacrebleu(ds: Dataset, relpath: str, target: Path) -> None:
     path = test_set.get_source_file(pair) if lang == src else test_set.get_reference_files(pair)[0]
     with atomic_path(target) as tmp:
         shutil.copyfile(path, tmp)
+
+
+def datasets_markdown() -> str:
+    """A Markdown table of every declared data set: title, license, citation, source."""
+    lines = ["| Data set | License | Citation | Official source |", "|---|---|---|---|"]
+    for ds in datasets().values():
+        src = ds.homepage or ds.base_url or ""
+        lines.append(f"| **{ds.name}**: {ds.title} | {ds.license} | {ds.citation} | {src} |")
+    return "\n".join(lines) + "\n"

@@ -20,6 +20,7 @@ token-budgeted batches; results are cached per chunk (see :mod:`xalign.cache`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -96,7 +97,8 @@ class Encoder:
     device: str = "cpu"
     cache: EmbeddingCache = field(default_factory=EmbeddingCache)
     chunk_size: int = 256
-    batch_tokens: int = 8192
+    batch_tokens: int = 1024  # padded tokens per batch; ~1k is fastest on CPU caches
+    autocast: str | None = None  # "bfloat16": CPU/GPU autocast (about 2.6x faster on AVX512-bf16)
     max_length: int = 512
     progress: bool = True
 
@@ -121,7 +123,7 @@ class Encoder:
     def _key(self, kind: str, layers: list[int], texts_digest: str) -> dict:
         return {"model": self.name, "revision": self.revision, "prefix": self.prefix,
                 "max_length": self.max_length, "pooling": kind, "layers": layers,
-                "inputs": texts_digest}
+                "precision": self.autocast or str(self.model.dtype), "inputs": texts_digest}
 
     # ------------------------------------------------------------------ public
     def encode_sentences(self, texts: Sequence[str], pooling: str = "mean",
@@ -231,7 +233,9 @@ class Encoder:
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         layer_index = torch.tensor(layers)
         pos = 0
-        with torch.inference_mode():
+        autocast = torch.autocast(self.device.split(":")[0], dtype=getattr(torch, self.autocast)) \
+            if self.autocast else contextlib.nullcontext()
+        with torch.inference_mode(), autocast:
             while pos < len(order):
                 longest = len(ids[order[pos]])
                 size = max(1, self.batch_tokens // max(longest, 1))
