@@ -11,7 +11,8 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+
+from .progress import bar
 
 
 def sample_runs(n_available: int, n: int, runs: int, seed: int) -> list[np.ndarray]:
@@ -29,7 +30,7 @@ def layerwise_scores(U: np.ndarray, V: np.ndarray, score: Callable[[np.ndarray, 
         raise ValueError(f"U and V must be paired: {U.shape} vs {V.shape}")
     layers = list(range(U.shape[1])) if layers is None else list(layers)
     rows = []
-    for li, layer in enumerate(tqdm(layers, desc=desc, leave=False)):
+    for li, layer in enumerate(bar(layers, desc=desc, leave=False)):
         for run, idx in enumerate(samples):
             rows.append({"layer": layer, "run": run, "value": score(U[idx, li], V[idx, li])})
     return pd.DataFrame(rows)

@@ -149,7 +149,7 @@ class Encoder:
         Returns a dict with one (n_texts, L, dim) array per sentence pooling and,
         if ``spans`` is given, ``"words"``: (n_spans_total, L, dim).
         """
-        from tqdm.auto import tqdm
+        from .progress import bar
 
         texts = list(texts)
         for i, t in enumerate(texts):
@@ -173,8 +173,8 @@ class Encoder:
         if spans is not None:
             outputs["words"] = []
         starts = list(range(0, len(texts), self.chunk_size)) or [0]
-        bar = tqdm(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
-                   disable=not self.progress or len(texts) < 2 * self.chunk_size)
+        progress = bar(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
+                       disable=not self.progress or len(texts) < 2 * self.chunk_size)
         for start in starts:
             chunk = texts[start : start + self.chunk_size]
             chunk_spans = spans[start : start + self.chunk_size] if spans is not None else None
@@ -193,8 +193,8 @@ class Encoder:
                     got[name] = {"x": fresh[name]}
             for name in outputs:
                 outputs[name].append(got[name]["x"])
-            bar.update(len(chunk))
-        bar.close()
+            progress.update(len(chunk))
+        progress.close()
         empty = np.zeros((0, len(layers), self.dim), np.float32)
         return {k: (np.concatenate(v) if v else empty) for k, v in outputs.items()}
 
@@ -313,6 +313,12 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     import torch
     from transformers import AutoModel, AutoTokenizer
 
+    from .progress import enabled
+
+    if not (progress and enabled()):
+        import transformers
+
+        transformers.utils.logging.disable_progress_bar()
     device = device or default_device()
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()
