@@ -83,12 +83,14 @@ from xalign import incontext as IC
 from xalign import layerwise as LW
 from xalign import pairs as PR
 from xalign import retrieval as R
+from xalign import weakstrong as WS
 from xalign.aligner import align_eflomal
 from xalign.datasets import DataNotFoundError
 from xalign.extraction_eval import extraction_precision
 from xalign.models import load_encoder
 from xalign.profiles import as_list, resolve
 from xalign.results import ChapterRun, paper_table
+from xalign.static import read_vec
 from xalign.words import punct_tokens
 
 PROFILES = {
@@ -193,6 +195,10 @@ display(pd.DataFrame([{"source word": p.src.text, "target word": p.tgt.text,
 # network reaches the official MUSE files.
 
 # %%
+aligner_text = {  # extra parallel text the aligner trains on, per gold test set
+    "en-fr": C.europarl_fr_en,
+    "en-de": lambda: [(t, s) for s, t in C.parallel_corpus(as_list(P.corpora), "de-en", P.max_sentences or None)],
+}
 rows = []
 for gp in as_list(P.gold_pairs):
     gold = C.gold_alignment(gp)
@@ -201,11 +207,9 @@ for gp in as_list(P.gold_pairs):
     except DataNotFoundError as exc:
         dictionary = None
         run.notes.append(f"Table II {gp}: no MUSE dictionary ({str(exc)[:120]}...)")
-    extra = {"en-fr": C.europarl_fr_en(),
-             "en-de": [(t, s) for s, t in C.parallel_corpus(as_list(P.corpora), "de-en", P.max_sentences or None)]}
-    extra_pairs = extra.get(gp, [])[: P.aligner_extra]
-    res = extraction_precision(gold, dictionary, [punct_tokens(s) for s, _ in extra_pairs],
-                               [punct_tokens(t) for _, t in extra_pairs], seed=P.seed + 1)
+    extra = aligner_text[gp]()[: P.aligner_extra] if gp in aligner_text else []
+    res = extraction_precision(gold, dictionary, [punct_tokens(s) for s, _ in extra],
+                               [punct_tokens(t) for _, t in extra], seed=P.seed + 1)
     if res.dictionary is not None:
         rows.append({"method": "dictionary", "pair": gp, "value": 100 * res.dictionary, "n pairs": res.n_dictionary})
     rows.append({"method": "aligner", "pair": gp, "value": 100 * res.aligner, "n pairs": res.n_aligner})
@@ -254,6 +258,24 @@ for lp in PAIRS:
 print(f"cache: {enc.cache.hits} hits, {enc.cache.misses} misses")
 
 # %% [markdown]
+# ## The static baseline (aligned fastText + RCSLS)
+#
+# The paper's baseline rows use monolingual fastText vectors aligned with
+# RCSLS (`wiki.<lang>.align.vec`). They cannot be downloaded here, so the
+# FastText rows of Tables I, III and IV stay empty in this build. Given `.vec`
+# paths in `static_vectors`, the same protocol runs on them: a pair's vectors
+# are its two words' static vectors (pairs with an unknown word are dropped),
+# a sentence's vector is the mean of its words' vectors.
+
+# %%
+static = {}
+for item in as_list(P.static_vectors):
+    lang, path = item.split(":", 1)
+    static[lang] = read_vec(path, max_words=P.static_max_words)
+static_rows = WS.static_baseline_rows(word_pairs, tokens, static, P.k, P.n_pairs, P.n_sentences, P.runs, P.seed)
+display(Markdown(f"Static vectors given for: {', '.join(static) or 'none'}."))
+
+# %% [markdown]
 # ## Sentence representations: mean pooling beats the first token (Table I, Fig. 4)
 #
 # The paper applies Eq. 1 ($S_{weak}$ with CSLS, k = 10) to sentence vectors:
@@ -272,10 +294,8 @@ for lp in PAIRS:
         df["pair"], df["pooling"] = lp, label
         sent_rows.append(df)
 sent_runs = pd.concat(sent_rows)
-sent_summary = LW.summarise(sent_runs, ["pooling", "pair", "layer"], scale=100)
-picked = LW.best_and_last(sent_summary, ["pooling", "pair"])
-ours1 = picked.assign(model=paper_model, layer=picked["which"], **{"our layer": picked["layer"]})
-ours1 = ours1.rename(columns={"mean": "value"})[["model", "pooling", "layer", "pair", "value", "std", "our layer"]]
+ours1 = pd.concat([WS.best_last_rows(sent_runs, paper_model, group=["pooling", "pair"], keep_first=True),
+                   static_rows["table1"]])
 table1 = run.compare("table1", ours1, keys=["model", "pooling", "layer", "pair"],
                      paper=paper_table("gaschi2022", "table1"),
                      title="Table I: NN-search for sentence representations",
@@ -343,31 +363,18 @@ if P.dist_pair in PAIRS:
 # last layer (mean and standard deviation over runs, x 100).
 
 # %%
-def layer_scores(score, label):
-    out = []
-    for lp in PAIRS:
-        U, V = IC.pair_vectors(word_pairs[lp], *encoded[lp])
-        samples = [PR.sample_distinct(word_pairs[lp], P.n_pairs, np.random.default_rng(P.seed + r))
-                   for r in range(P.runs)]
-        df = LW.layerwise_scores(U, V, score, samples, LAYERS, desc=f"{label} {lp}")
-        df["pair"] = lp
-        out.append(df)
-    return pd.concat(out)
-
-def best_last_table(runs_df, table, title):
-    summary = LW.summarise(runs_df, ["pair", "layer"], scale=100)
-    picked = LW.best_and_last(summary, ["pair"])
-    picked = picked[picked["which"] != "first"]
-    ours = picked.assign(model=paper_model, layer=picked["which"], **{"our layer": picked["layer"]})
-    ours = ours.rename(columns={"mean": "value"})[["model", "layer", "pair", "value", "std", "our layer"]]
+def compare_best_last(runs_df, table, title):
+    """Best and last layer next to the paper's row for the comparable model (and FastText)."""
     paper = paper_table("gaschi2022", table)
     paper = paper[paper["model"].isin([paper_model, "FastText"])]
-    merged = run.compare(table, ours, keys=["model", "layer", "pair"], paper=paper, title=title,
-                         note=f"ours: {enc.name}; paper row: {paper_model}. FastText row needs aligned .vec files")
-    return summary, merged
+    ours = pd.concat([WS.best_last_rows(runs_df, paper_model), static_rows[table]])
+    return run.compare(table, ours, keys=["model", "layer", "pair"], paper=paper, title=title,
+                       note=f"ours: {enc.name}; paper row: {paper_model}. FastText row needs aligned .vec files")
 
-weak_runs = layer_scores(lambda U, V: R.s_weak(U, V, P.k), "S_weak")
-weak_summary, table3 = best_last_table(weak_runs, "table3", "Table III: weak alignment (S_weak)")
+weak_runs = WS.pair_layer_scores(word_pairs, encoded, lambda U, V: R.s_weak(U, V, P.k), P.n_pairs, P.runs,
+                                 P.seed, LAYERS, "S_weak")
+weak_summary = LW.summarise(weak_runs, ["pair", "layer"], scale=100)
+table3 = compare_best_last(weak_runs, "table3", "Table III: weak alignment (S_weak)")
 display(run.show(table3))
 
 # %%
@@ -386,8 +393,10 @@ run.record("fig6", weak_summary, "Fig. 6 data: S_weak per layer (mean, std, ci95
 # space the candidate lives in, and a vector is never its own neighbour.
 
 # %%
-strong_runs = layer_scores(lambda U, V: R.s_strong(U, V, P.k), "S_strong")
-strong_summary, table4 = best_last_table(strong_runs, "table4", "Table IV: strong alignment (S_strong)")
+strong_runs = WS.pair_layer_scores(word_pairs, encoded, lambda U, V: R.s_strong(U, V, P.k), P.n_pairs,
+                                   P.runs, P.seed, LAYERS, "S_strong")
+strong_summary = LW.summarise(strong_runs, ["pair", "layer"], scale=100)
+table4 = compare_best_last(strong_runs, "table4", "Table IV: strong alignment (S_strong)")
 display(run.show(table4))
 
 # %%
@@ -400,42 +409,6 @@ plt.show()
 run.record("fig7", strong_summary, "Fig. 7 data: S_strong per layer (mean, std, ci95 over runs, %)")
 
 # %% [markdown]
-# ## Static baseline (aligned fastText + RCSLS)
-#
-# The paper's baseline rows use monolingual fastText vectors aligned with
-# RCSLS (`wiki.<lang>.align.vec`). They cannot be downloaded here. Given
-# `.vec` paths in `static_vectors`, the same protocol runs on them: a pair's
-# vectors are the two words' static vectors (pairs with an unknown word are
-# dropped), a sentence's is the mean of its words' vectors.
-
-# %%
-from xalign.static import read_vec
-
-static = {}
-for item in as_list(P.static_vectors):
-    lang, path = item.split(":", 1)
-    static[lang] = read_vec(path, max_words=P.static_max_words)
-if static:
-    rows = []
-    for lp in PAIRS:
-        s, t = lp.split("-")
-        if s not in static or t not in static:
-            continue
-        known = [p for p in word_pairs[lp] if p.src.text in static[s] and p.tgt.text in static[t]]
-        U = static[s].lookup([p.src.text for p in known])[:, None]
-        V = static[t].lookup([p.tgt.text for p in known])[:, None]
-        samples = [PR.sample_distinct(known, P.n_pairs, np.random.default_rng(P.seed + r)) for r in range(P.runs)]
-        for table, score in (("table3", R.s_weak), ("table4", R.s_strong)):
-            vals = LW.layerwise_scores(U, V, lambda a, b: score(a, b, P.k), samples, [0])["value"] * 100
-            rows.append({"table": table, "model": "FastText", "layer": "-", "pair": lp,
-                         "value": vals.mean(), "std": vals.std()})
-    static_rows = pd.DataFrame(rows)
-    display(static_rows)
-    run.record("static_baseline", static_rows, "Static baseline (aligned fastText) rows")
-else:
-    display(Markdown("*No `.vec` files given: the FastText rows of Tables I, III and IV are not run here.*"))
-
-# %% [markdown]
 # ## What the errors look like (Table V)
 #
 # A sample of $S_{weak}$ mistakes at the best layer for the first language
@@ -446,12 +419,10 @@ else:
 # %%
 lp = PAIRS[0]
 best_layer = int(weak_summary[weak_summary["pair"] == lp].sort_values("mean").iloc[-1]["layer"])
-idx = PR.sample_distinct(word_pairs[lp], P.n_pairs, np.random.default_rng(P.seed))
-sample = [word_pairs[lp][i] for i in idx]
+sample = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.n_pairs, np.random.default_rng(P.seed))]
 U, V = IC.pair_vectors(sample, *encoded[lp])
 li = LAYERS.index(best_layer)
-nn, _ = R.csls_topk(U[:, li], V[:, li], k=P.k, topn=1)
-errors = [(p, sample[j]) for p, j in zip(sample, nn[:, 0]) if sample[j] is not p]
+errors = WS.retrieval_errors(sample, U[:, li], V[:, li], k=P.k)
 pick = np.random.default_rng(P.seed).permutation(len(errors))[:12]
 table5 = pd.DataFrame([{"reference word": errors[i][0].src.text, "target word": errors[i][0].tgt.text,
                         "model output": errors[i][1].tgt.text,

@@ -15,6 +15,11 @@ Definitions (Gaschi et al. 2022, Eqs. 1-3; Conneau et al. 2018 for CSLS):
   candidate lives in, and a vector is never its own neighbour:
   ``CSLS_UU(u_i, u_j) = 2 cos(u_i, u_j) - r_U'(u_i) - r_U'(u_j)`` with
   ``r_U'`` the mean over the k nearest *other* rows of U.
+
+For identical spaces (U = V) both scores are 1 whenever the points are well
+separated (e.g. random vectors in a few dozen dimensions). CSLS does not make
+that a theorem for S_strong: a vector with a near-duplicate in a sparse region
+can lose to it, since the two candidate kinds get different density terms.
 """
 
 from __future__ import annotations
