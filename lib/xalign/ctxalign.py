@@ -1,0 +1,522 @@
+"""Aligning contextual embeddings across languages (Liu et al. 2020, Sec. 3).
+
+Vocabulary (the paper's Table 1 labels):
+
+- alignment level: ``token`` (aligned words in parallel sentences, in
+  context), ``avg_type`` (a word's mean contextual vector over up to 1000
+  contexts), ``iso_type`` (the word fed alone);
+- training signal: ``wa`` (word alignments of parallel text, eflomal),
+  ``sa`` (parallel sentences, each represented by the average of its words'
+  vectors of the chosen level), ``dict`` (MUSE 0-5000 training dictionary;
+  type levels only);
+- technique: ``orig`` (orthogonal Procrustes) or ``mim`` (plus
+  Meeting-in-the-Middle), both from :mod:`xalign.mapping`.
+
+A word's contextual vector is the average of the chosen layers (default:
+every Transformer layer, 1..12, as the paper's footnote 1), then of its
+sub-words. Every sentence of a corpus side is encoded once with the spans of
+all its words (:func:`encode_space`).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import datasets
+from .aligner import align_eflomal
+from .atomic import write_json
+from .btsr import BTSRSet, build_btsr, precision_at_k, translation_pairs
+from .corpora import ParallelCorpus
+from .mapping import Alignment, fit_alignment
+from .paths import cache_dir
+from .readers import read_dictionary
+from .words import UNSEGMENTED, Token, tokenize
+
+LEVELS = ("token", "avg_type", "iso_type")
+SIGNALS = ("wa", "sa", "dict")
+TECHNIQUES = ("orig", "mim")
+
+
+# ------------------------------------------------------------------ lexicons
+
+
+@functools.lru_cache(maxsize=2)
+def wordnet_synsets():
+    from .wordnet import read_wordnet_data
+
+    return read_wordnet_data(datasets.fetch_many("wordnet", "data.*"))
+
+
+OMW_FILES = {"zh": "cmn/wn-data-cmn.tab", "es": "spa/wn-data-spa.tab"}
+
+
+@functools.lru_cache(maxsize=4)
+def omw_lemmas(lang: str) -> dict[str, list[str]]:
+    """OMW lemmas per synset for ``lang`` (zh: Chinese Open Wordnet; es: MCR)."""
+    from .wordnet import read_omw
+
+    if lang not in OMW_FILES:
+        raise ValueError(f"no Open Multilingual Wordnet file declared for {lang!r} (have {sorted(OMW_FILES)})")
+    return read_omw(datasets.fetch("omw", OMW_FILES[lang]))
+
+
+def to_simplified(word: str) -> str:
+    """Traditional -> Simplified Chinese, character by character (hanziconv)."""
+    from hanziconv import HanziConv
+
+    return HanziConv.toSimplified(word)
+
+
+@functools.lru_cache(maxsize=8)
+def muse_dictionary(src: str, tgt: str, split: str = "0-5000") -> list[tuple[str, str]]:
+    """MUSE pairs (``split``: "0-5000", "5000-6500" or "" for the full file); Chinese made Simplified."""
+    name = f"{src}-{tgt}.{split}.txt" if split else f"{src}-{tgt}.txt"
+    pairs = read_dictionary(datasets.fetch("muse", name))
+    if "zh" in (src, tgt):
+        pairs = [(to_simplified(s) if src == "zh" else s, to_simplified(t) if tgt == "zh" else t) for s, t in pairs]
+        pairs = list(dict.fromkeys(pairs))
+    return pairs
+
+
+@functools.lru_cache(maxsize=4)
+def segmentation_vocabulary(lang: str) -> frozenset[str] | None:
+    """Words for max-match segmentation of unsegmented languages: OMW lemmas and MUSE words (Simplified)."""
+    if lang not in UNSEGMENTED:
+        return None
+    from .btsr import valid_word
+
+    vocab = {w for ws in omw_lemmas(lang).values() for w in ws if valid_word(w, lang)}
+    vocab |= {t for _, t in muse_dictionary("en", lang, "") if valid_word(t, lang)}
+    return frozenset(vocab)
+
+
+# -------------------------------------------------------------- corpus + BTSR
+
+
+@dataclass
+class PairData:
+    """A language pair's pooled parallel corpus, its words, alignment links, BTSR set and splits."""
+
+    corpus: ParallelCorpus
+    src_tokens: list[list[Token]]
+    tgt_tokens: list[list[Token]]
+    links: list[set[tuple[int, int]]]
+    btsr: BTSRSet
+    train: np.ndarray  # sentence pairs usable for training, in a seeded random order
+    retrieval: np.ndarray  # held-out sentence pairs for sentence retrieval
+    dictionary: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def src_lang(self) -> str:
+        return self.corpus.src_lang
+
+    @property
+    def tgt_lang(self) -> str:
+        return self.corpus.tgt_lang
+
+
+def _cache_file(kind: str, key: str):
+    return cache_dir("btsr") / f"{kind}-{key}.json"
+
+
+def cached_links(src_tokens, tgt_tokens, seed: int = 1) -> list[set[tuple[int, int]]]:
+    """eflomal links (grow-diag-final-and) for lower-cased tokens, cached on disk by content."""
+    src = [[t.text for t in s] for s in src_tokens]
+    tgt = [[t.text for t in s] for s in tgt_tokens]
+    key = hashlib.sha256(json.dumps([src, tgt, seed], ensure_ascii=False).encode()).hexdigest()[:24]
+    path = _cache_file("links", key)
+    if path.exists():
+        return [set(map(tuple, ls)) for ls in json.loads(path.read_text())]
+    links = align_eflomal(src, tgt, seed=seed)
+    write_json(path, [sorted(ls) for ls in links])
+    return links
+
+
+def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: int | None = None,
+                 n_candidates: int = 20000, query: str = "first_lemma",
+                 retrieval_source: str | None = "tatoeba", n_retrieval: int = 1000) -> PairData:
+    """Tokenise, word-align, build the BTSR set (cached) and split training / retrieval test pairs.
+
+    Training pairs exclude every sentence pair a BTSR item uses and the
+    sentence-retrieval test pairs (the ``retrieval_source`` corpus, else a
+    random held-out sample of ``n_retrieval``).
+    """
+    src, tgt = corpus.src_lang, corpus.tgt_lang
+    src_tokens = [tokenize(s, src, segmentation_vocabulary(src)) for s in corpus.src]
+    vocab = segmentation_vocabulary(tgt)
+    tgt_tokens = [tokenize(s, tgt, vocab) for s in corpus.tgt]
+    links = cached_links(src_tokens, tgt_tokens)
+    params = {"seed": seed, "top": top, "n_test": n_test, "n_candidates": n_candidates, "query": query,
+              "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
+              "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
+              "version": 1}
+    key = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:24]
+    path = _cache_file(f"btsr-{src}-{tgt}", key)
+    if path.exists():
+        btsr = BTSRSet.from_json(json.loads(path.read_text()))
+    else:
+        pairs, src_amb, tgt_amb = translation_pairs(wordnet_synsets(), omw_lemmas(tgt), tgt, query)
+        btsr = build_btsr(pairs, src_amb, tgt_amb, corpus.src, corpus.tgt, src_tokens, tgt_tokens, links,
+                          tgt, src, seed=seed, top=top, n_test=n_test, n_candidates=n_candidates)
+        write_json(path, btsr.to_json())
+    rng = np.random.default_rng(seed + 1)
+    used = btsr.used_sentences()
+    origin = np.asarray(corpus.origin)
+    if retrieval_source and (origin == retrieval_source).any():
+        retrieval = np.flatnonzero(origin == retrieval_source)[:n_retrieval]
+    else:
+        pool = np.array([k for k in range(len(corpus)) if k not in used])
+        retrieval = np.sort(rng.choice(pool, size=min(n_retrieval, len(pool) // 5), replace=False))
+    blocked = used | set(retrieval.tolist())
+    train = np.array([k for k in range(len(corpus)) if k not in blocked and src_tokens[k] and tgt_tokens[k]])
+    train = train[rng.permutation(len(train))]
+    return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(muse_dictionary(src, tgt)))
+
+
+# ------------------------------------------------------------ encoded spaces
+
+
+@dataclass
+class Space:
+    """Contextual vectors of every word of a corpus side: ``vectors[offsets[k] + i]`` is word i of sentence k."""
+
+    tokens: list[list[Token]]
+    vectors: np.ndarray  # (n_words, dim) float32
+    offsets: np.ndarray  # (n_sentences + 1,)
+
+    def rows(self, sents, index) -> np.ndarray:
+        return self.offsets[np.asarray(sents)] + np.asarray(index)
+
+    def sentence_means(self, sents) -> np.ndarray:
+        """Mean word vector of each sentence (zeros for a sentence without words); (n, dim)."""
+        out = np.zeros((len(sents), self.vectors.shape[1]), np.float32)
+        for r, k in enumerate(sents):
+            a, b = self.offsets[k], self.offsets[k + 1]
+            if b > a:
+                out[r] = self.vectors[a:b].mean(0)
+        return out
+
+    def context_means(self, sents, index) -> np.ndarray:
+        """Mean vector of the *other* words of each sentence (the word itself left out); (n, dim)."""
+        out = np.zeros((len(sents), self.vectors.shape[1]), np.float32)
+        for r, (k, i) in enumerate(zip(sents, index)):
+            a, b = self.offsets[k], self.offsets[k + 1]
+            if b - a > 1:
+                out[r] = (self.vectors[a:b].sum(0) - self.vectors[a + i]) / (b - a - 1)
+        return out
+
+
+def resolve_layers(encoder, layers) -> list[int]:
+    """``"all"``/None: every Transformer layer 1..L (the paper's average); an int or a list otherwise."""
+    if layers is None or layers == "all":
+        return list(range(1, encoder.n_layers))
+    if isinstance(layers, str):
+        return [int(x) for x in layers.split(",")]
+    return [int(layers)] if np.isscalar(layers) else [int(x) for x in layers]
+
+
+def content_chunks(texts: list[str], mean_size: int = 128, max_size: int = 256) -> list[list[int]]:
+    """Split indices of ``texts`` into chunks whose boundaries depend on content only.
+
+    A chunk ends after a text whose hash is 0 modulo ``mean_size`` (or at
+    ``max_size``), as in content-defined chunking: a corpus that adds, drops
+    or truncates a few sentences still shares every other chunk with the
+    original, so the encoder's per-chunk cache is reused across language
+    pairs (the English side of XNLI) and across profiles (prefixes).
+    """
+    chunks, cur = [], []
+    for k, t in enumerate(texts):
+        cur.append(k)
+        h = int(hashlib.sha1(t.encode()).hexdigest()[:8], 16)
+        if h % mean_size == 0 or len(cur) >= max_size:
+            chunks.append(cur)
+            cur = []
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def encode_space(encoder, texts: list[str], tokens: list[list[Token]], layers=None,
+                 desc: str = "encode") -> Space:
+    """Encode every sentence once with the spans of all its words (layer-averaged vectors).
+
+    Unique texts, in corpus order, are encoded in content-defined chunks
+    (:func:`content_chunks`), each cached by the encoder on its own.
+    """
+    from tqdm.auto import tqdm
+
+    layers = resolve_layers(encoder, layers)
+    first: dict[str, int] = {}
+    for k, t in enumerate(texts):
+        first.setdefault(t, k)
+    unique = list(first.values())
+    per_text: dict[str, np.ndarray] = {}
+    bar = tqdm(total=len(unique), desc=desc, unit="sent", disable=not encoder.progress)
+    progress, encoder.progress = encoder.progress, False
+    try:
+        for chunk in content_chunks([texts[k] for k in unique]):
+            ks = [unique[c] for c in chunk]
+            spans = [[(w.start, w.end) for w in tokens[k]] for k in ks]
+            vec = encoder.encode([texts[k] for k in ks], spans=spans, poolings=(), layers=layers,
+                                 layer_mean=True)["words"][:, 0]
+            pos = 0
+            for k, sp in zip(ks, spans):
+                per_text[texts[k]] = vec[pos : pos + len(sp)]
+                pos += len(sp)
+            bar.update(len(ks))
+    finally:
+        encoder.progress = progress
+        bar.close()
+    offsets = np.cumsum([0] + [len(t) for t in tokens])
+    dim = encoder.dim
+    vectors = np.concatenate([per_text[t] for t in texts]) if offsets[-1] else np.zeros((0, dim), np.float32)
+    return Space(tokens, vectors.astype(np.float32, copy=False), offsets)
+
+
+# ----------------------------------------------------------- type-level vectors
+
+
+@dataclass
+class TypeVectors:
+    """One vector per word type: ``vectors[index[word]]``."""
+
+    words: list[str]
+    vectors: np.ndarray
+
+    def __post_init__(self):
+        self.index = {w: i for i, w in enumerate(self.words)}
+
+    def __contains__(self, word: str) -> bool:
+        return word in self.index
+
+    def lookup(self, words) -> np.ndarray:
+        return self.vectors[[self.index[w] for w in words]]
+
+    def sentence_means(self, tokens: list[list[Token]], sents) -> np.ndarray:
+        """Average type vector of each sentence's known words (zeros if none); (n, dim)."""
+        out = np.zeros((len(sents), self.vectors.shape[1]), np.float32)
+        for r, k in enumerate(sents):
+            idx = [self.index[t.text] for t in tokens[k] if t.text in self.index]
+            if idx:
+                out[r] = self.vectors[idx].mean(0)
+        return out
+
+
+def average_types(space: Space, sents, max_contexts: int = 1000, min_count: int = 1,
+                  rng: np.random.Generator | None = None) -> TypeVectors:
+    """``avg_type``: each word's mean contextual vector over up to ``max_contexts`` random occurrences in ``sents``."""
+    import scipy.sparse as sp
+
+    rng = rng or np.random.default_rng(0)
+    sents = np.asarray(sents)
+    rows = np.concatenate([np.arange(space.offsets[k], space.offsets[k + 1]) for k in sents]) \
+        if len(sents) else np.zeros(0, int)
+    words = [space.tokens[k][i].text for k in sents for i in range(len(space.tokens[k]))]
+    if not words:
+        return TypeVectors([], np.zeros((0, space.vectors.shape[1]), np.float32))
+    vocab = sorted(set(words))
+    wid = {w: i for i, w in enumerate(vocab)}
+    ids = np.array([wid[w] for w in words])
+    counts = np.bincount(ids, minlength=len(vocab))
+    order = rng.permutation(len(ids))  # random occurrence order, then the first max_contexts per word
+    ranks = np.empty(len(ids), int)
+    seen = np.zeros(len(vocab), int)
+    for pos in order:
+        ranks[pos] = seen[ids[pos]]
+        seen[ids[pos]] += 1
+    keep = ranks < max_contexts
+    M = sp.csr_matrix((np.ones(int(keep.sum()), np.float32), (ids[keep], np.arange(len(ids))[keep])),
+                      shape=(len(vocab), len(ids)))
+    n = np.asarray(M.sum(1)).ravel()
+    vec = (M @ space.vectors[rows]) / n[:, None]
+    ok = counts >= min_count
+    return TypeVectors([w for w, o in zip(vocab, ok) if o], vec[ok].astype(np.float32))
+
+
+def isolated_types(encoder, words, layers=None) -> TypeVectors:
+    """``iso_type``: each word fed to the encoder alone (sub-words and layers averaged)."""
+    words = sorted(set(words))
+    if not words:
+        return TypeVectors([], np.zeros((0, encoder.dim), np.float32))
+    vec = encoder.encode_words(words, [[(0, len(w))] for w in words], layers=resolve_layers(encoder, layers),
+                               layer_mean=True)[:, 0]
+    return TypeVectors(words, vec)
+
+
+# ------------------------------------------------------------------ anchors
+
+
+@dataclass
+class PairSpaces:
+    """Everything the alignment methods draw anchors from, for one language pair."""
+
+    data: PairData
+    src: Space
+    tgt: Space
+    avg_src: TypeVectors  # avg_type from the training sentences
+    avg_tgt: TypeVectors
+    iso_src: TypeVectors
+    iso_tgt: TypeVectors
+    all_src: TypeVectors  # avg_type over the whole pool (type-level baselines, [type] evaluation)
+    all_tgt: TypeVectors
+
+
+def aligned_word_pairs(data: PairData, sents) -> list[tuple[str, str]]:
+    """Distinct (source word, target word) pairs linked by the aligner in ``sents`` (a type-level dictionary)."""
+    out = {}
+    for k in sents:
+        s, t = data.src_tokens[k], data.tgt_tokens[k]
+        for i, j in sorted(data.links[k]):
+            out.setdefault((s[i].text, t[j].text), None)
+    return list(out)
+
+
+def type_tables(sp: PairSpaces, level: str) -> tuple[TypeVectors, TypeVectors]:
+    if level == "avg_type":
+        return sp.avg_src, sp.avg_tgt
+    if level == "iso_type":
+        return sp.iso_src, sp.iso_tgt
+    raise ValueError(f"{level!r} is not a type level")
+
+
+def anchors(sp: PairSpaces, level: str, signal: str, n_sentences: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Paired anchor vectors (X source, Y target) for one level and signal, from the first ``n_sentences``
+    training pairs (``dict`` ignores ``n_sentences``)."""
+    if level not in LEVELS:
+        raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
+    if signal not in SIGNALS:
+        raise ValueError(f"signal must be one of {SIGNALS}, got {signal!r}")
+    sents = sp.data.train[:n_sentences] if n_sentences else sp.data.train
+    if level == "token":
+        if signal == "wa":
+            ks, i, j = [], [], []
+            for k in sents:
+                for a, b in sorted(sp.data.links[k]):
+                    ks.append(k), i.append(a), j.append(b)
+            return sp.src.vectors[sp.src.rows(ks, i)], sp.tgt.vectors[sp.tgt.rows(ks, j)]
+        if signal == "sa":
+            return sp.src.sentence_means(sents), sp.tgt.sentence_means(sents)
+        raise ValueError("token-level alignment needs parallel text (wa or sa), not a dictionary")
+    S, T = type_tables(sp, level)
+    if signal == "sa":
+        return S.sentence_means(sp.data.src_tokens, sents), T.sentence_means(sp.data.tgt_tokens, sents)
+    pairs = aligned_word_pairs(sp.data, sents) if signal == "wa" else sp.data.dictionary
+    pairs = [(s, t) for s, t in pairs if s in S and t in T]
+    if len(pairs) < 2:
+        raise ValueError(f"{level} {signal}: only {len(pairs)} anchor pairs have vectors")
+    return S.lookup([s for s, _ in pairs]), T.lookup([t for _, t in pairs])
+
+
+def fit(sp: PairSpaces, level: str, signal: str, technique: str = "orig",
+        n_sentences: int | None = None) -> Alignment:
+    """Procrustes (``orig``) or Procrustes + MIM (``mim``) on the chosen anchors."""
+    if technique not in TECHNIQUES:
+        raise ValueError(f"technique must be one of {TECHNIQUES}, got {technique!r}")
+    X, Y = anchors(sp, level, signal, n_sentences)
+    return fit_alignment(X, Y, mim=technique == "mim")
+
+
+def identity_alignment(dim: int) -> Alignment:
+    """No mapping at all (the original multilingual space)."""
+    eye = np.eye(dim)
+    return Alignment(eye, eye, eye, None, None)
+
+
+# --------------------------------------------------------------- evaluation
+
+
+def btsr_vectors(sp: PairSpaces, kind: str = "token") -> tuple[np.ndarray, np.ndarray]:
+    """(queries, candidates) of the BTSR set as ``token`` vectors in context, ``type`` (avg_type over the pool),
+    ``context`` (mean of the other words of the sentence), ``context_type`` (same with avg_type vectors)
+    or ``word+context`` (mean of the type vector and the type-level context)."""
+    b = sp.data.btsr
+    qs, qi = [it.src_sent for it in b.items], [it.src_index for it in b.items]
+    cs, ci = [c[0] for c in b.candidates], [c[1] for c in b.candidates]
+    if kind == "token":
+        return sp.src.vectors[sp.src.rows(qs, qi)], sp.tgt.vectors[sp.tgt.rows(cs, ci)]
+    if kind == "context":
+        return sp.src.context_means(qs, qi), sp.tgt.context_means(cs, ci)
+    qw = [sp.data.src_tokens[k][i].text for k, i in zip(qs, qi)]
+    cw = [sp.data.tgt_tokens[k][i].text for k, i in zip(cs, ci)]
+    Qt, Ct = sp.all_src.lookup(qw), sp.all_tgt.lookup(cw)
+    if kind == "type":
+        return Qt, Ct
+    Qc = _type_context(sp.all_src, sp.data.src_tokens, qs, qi)
+    Cc = _type_context(sp.all_tgt, sp.data.tgt_tokens, cs, ci)
+    if kind == "context_type":
+        return Qc, Cc
+    if kind == "word+context":
+        return (Qt + Qc) / 2, (Ct + Cc) / 2
+    raise ValueError(f"unknown BTSR representation {kind!r}")
+
+
+def _type_context(types: TypeVectors, tokens, sents, index) -> np.ndarray:
+    out = np.zeros((len(sents), types.vectors.shape[1]), np.float32)
+    for r, (k, i) in enumerate(zip(sents, index)):
+        idx = [types.index[t.text] for n, t in enumerate(tokens[k]) if n != i and t.text in types.index]
+        if idx:
+            out[r] = types.vectors[idx].mean(0)
+    return out
+
+
+def btsr_precision(al: Alignment, Q: np.ndarray, C: np.ndarray, ks=(1, 5)) -> dict[int, float]:
+    """P@k of the BTSR set after mapping queries (source) and candidates (target)."""
+    return precision_at_k(al.transform_src(Q), al.transform_tgt(C), np.arange(len(Q)), ks)
+
+
+def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: int = 5) -> float:
+    """P@k of finding each held-out source sentence's translation among all held-out target sentences."""
+    sents = sp.data.retrieval
+    if kind == "token":
+        Q, C = sp.src.sentence_means(sents), sp.tgt.sentence_means(sents)
+    elif kind == "type":
+        Q = sp.all_src.sentence_means(sp.data.src_tokens, sents)
+        C = sp.all_tgt.sentence_means(sp.data.tgt_tokens, sents)
+    else:
+        raise ValueError(f"kind must be 'token' or 'type', got {kind!r}")
+    return precision_at_k(al.transform_src(Q), al.transform_tgt(C), np.arange(len(sents)), (k,))[k]
+
+
+def build_spaces(encoder_src, encoder_tgt, data: PairData, layers=None, max_contexts: int = 1000,
+                 min_count: int = 1, seed: int = 0, iso: bool = True) -> PairSpaces:
+    """Encode both sides (every word in context), then the avg_type and iso_type tables."""
+    c = data.corpus
+    src = encode_space(encoder_src, c.src, data.src_tokens, layers, desc=f"encode {c.src_lang} ({len(c)})")
+    tgt = encode_space(encoder_tgt, c.tgt, data.tgt_tokens, layers, desc=f"encode {c.tgt_lang} ({len(c)})")
+    rng = np.random.default_rng(seed)
+    avg_src = average_types(src, data.train, max_contexts, min_count, rng)
+    avg_tgt = average_types(tgt, data.train, max_contexts, min_count, rng)
+    everything = np.arange(len(c))
+    all_src = average_types(src, everything, max_contexts, 1, rng)
+    all_tgt = average_types(tgt, everything, max_contexts, 1, rng)
+    if iso:
+        iso_src = isolated_types(encoder_src, set(avg_src.words) | {s for s, _ in data.dictionary}, layers)
+        iso_tgt = isolated_types(encoder_tgt, set(avg_tgt.words) | {t for _, t in data.dictionary}, layers)
+    else:
+        iso_src = iso_tgt = TypeVectors([], np.zeros((0, encoder_src.dim), np.float32))
+    return PairSpaces(data, src, tgt, avg_src, avg_tgt, iso_src, iso_tgt, all_src, all_tgt)
+
+
+def method_label(level: str, signal: str, technique: str) -> str:
+    """The paper's legend label, e.g. ``avg_type wa orig``."""
+    return f"{level} {signal} {technique}"
+
+
+def training_sizes(sizes, available: int) -> list[int]:
+    """The requested sizes that fit, plus ``available`` itself if a requested size exceeds it (or "all")."""
+    out = []
+    for s in sizes:
+        n = available if s in ("all", None) else min(int(s), available)
+        if n not in out:
+            out.append(n)
+    return sorted(out)
+
+
+def word_counts(tokens) -> Counter:
+    return Counter(t.text for s in tokens for t in s)
