@@ -58,10 +58,10 @@ variants = None  # model pairs, e.g. multi_en->multi_zh,multi_en->multi_es (pape
 multi_model = None  # the multilingual encoder (multi_*)
 mono_en_model = None  # English monolingual encoder (mono_en; paper profile only)
 mono_zh_model = None  # Chinese monolingual encoder (mono_zh; paper profile only)
-layers = None  # all = average of Transformer layers 1..L (paper, footnote 1), or one layer 8, or a list 6,7,8
+layers = None  # all: average of Transformer layers 1..L (paper, footnote 1); or one layer 8, or a list 6,7,8
 sources = None  # parallel corpora pooled per language pair: xnli, wmt21, tatoeba, europarl
 max_per_source = None  # keep the first N sentence pairs of each corpus (None: all; XNLI has 10k)
-sizes = None  # training sizes (parallel sentence pairs); all = every training pair available
+sizes = None  # training sizes (parallel sentence pairs); all: every training pair available
 signals = None  # training signals for the curves: wa, sa (dict is always added once)
 n_test = None  # cap on the BTSR test pairs (None: every selected pair)
 top = None  # BTSR selection: pairs with a word among the `top` most frequent / most ambiguous (0: all)
@@ -72,7 +72,7 @@ bcws_pairs = None  # BCWS items evaluated (None: all 2091)
 scws_pairs = None  # SCWS pairs evaluated (None: all 2003)
 max_contexts = None  # avg_type: contexts averaged per word (paper: 1000)
 seed = None  # one seed for the set construction, splits and samples
-autocast = None  # bfloat16 for a faster, slightly different CPU run; None = exact fp32
+autocast = None  # bfloat16 for a faster, slightly different CPU run; None: exact fp32
 
 # %%
 import matplotlib.pyplot as plt

@@ -470,14 +470,20 @@ def btsr_precision(al: Alignment, Q: np.ndarray, C: np.ndarray, ks=(1, 5)) -> di
     return precision_at_k(al.transform_src(Q), al.transform_tgt(C), np.arange(len(Q)), ks)
 
 
-def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: int = 5) -> float:
-    """P@k of finding each held-out source sentence's translation among all held-out target sentences."""
+def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: int = 5,
+                       level: str = "avg_type") -> float:
+    """P@k of finding each held-out source sentence's translation among all held-out target sentences.
+
+    Sentences are the average of their words' ``token`` vectors, or of their
+    type vectors (``kind="type"``: avg_type vectors, or iso_type ones for ``level="iso_type"``).
+    """
     sents = sp.data.retrieval
     if kind == "token":
         Q, C = sp.src.sentence_means(sents), sp.tgt.sentence_means(sents)
     elif kind == "type":
-        Q = sp.all_src.sentence_means(sp.data.src_tokens, sents)
-        C = sp.all_tgt.sentence_means(sp.data.tgt_tokens, sents)
+        S, T = (sp.iso_src, sp.iso_tgt) if level == "iso_type" else (sp.all_src, sp.all_tgt)
+        Q = S.sentence_means(sp.data.src_tokens, sents)
+        C = T.sentence_means(sp.data.tgt_tokens, sents)
     else:
         raise ValueError(f"kind must be 'token' or 'type', got {kind!r}")
     return precision_at_k(al.transform_src(Q), al.transform_tgt(C), np.arange(len(sents)), (k,))[k]
@@ -495,11 +501,13 @@ def build_spaces(encoder_src, encoder_tgt, data: PairData, layers=None, max_cont
     everything = np.arange(len(c))
     all_src = average_types(src, everything, max_contexts, 1, rng)
     all_tgt = average_types(tgt, everything, max_contexts, 1, rng)
-    if iso:  # the training words, and the dictionary's words that occur in the text (as for avg_type)
-        iso_src = isolated_types(encoder_src, set(avg_src.words) | ({s for s, _ in data.dictionary} & set(all_src.words)),
-                                 layers)
-        iso_tgt = isolated_types(encoder_tgt, set(avg_tgt.words) | ({t for _, t in data.dictionary} & set(all_tgt.words)),
-                                 layers)
+    if iso:  # training words, retrieval-test words, and the dictionary's words that occur in the text
+        test_src = {t.text for k in data.retrieval for t in data.src_tokens[k]}
+        test_tgt = {t.text for k in data.retrieval for t in data.tgt_tokens[k]}
+        iso_src = isolated_types(encoder_src, set(avg_src.words) | test_src
+                                 | ({s for s, _ in data.dictionary} & set(all_src.words)), layers)
+        iso_tgt = isolated_types(encoder_tgt, set(avg_tgt.words) | test_tgt
+                                 | ({t for _, t in data.dictionary} & set(all_tgt.words)), layers)
     else:
         iso_src = iso_tgt = TypeVectors([], np.zeros((0, encoder_src.dim), np.float32))
     return PairSpaces(data, src, tgt, avg_src, avg_tgt, iso_src, iso_tgt, all_src, all_tgt)
@@ -594,17 +602,17 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
     rows = []
     for level, signal, tech, n in tqdm(jobs, desc="fit + evaluate", leave=False):
         try:
-            al = fit(sp, level, signal, tech, n or None)
+            X, Y = anchors(sp, level, signal, n or None)
+            al = fit_alignment(X, Y, mim=tech == "mim")
         except ValueError as exc:  # too few anchors with vectors (tiny runs)
             rows.append({"level": level, "signal": signal, "technique": tech, "n": n, "error": str(exc)})
             continue
         p = btsr_precision(al, Q, C, ks)
-        row = {"level": level, "signal": signal, "technique": tech, "n": n,
-               "n_anchors": len(anchors(sp, level, signal, n or None)[0]),
+        row = {"level": level, "signal": signal, "technique": tech, "n": n, "n_anchors": len(X),
                **{f"btsr_p{k}": v for k, v in p.items()},
                "sr_token": sentence_retrieval(al, sp, "token", retrieval_k)}
         if level != "token":
-            row["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k)
+            row["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k, level)
         if bcws is not None:
             row["bcws"] = bcws.spearman(al)
         if scws is not None:
