@@ -290,6 +290,9 @@ cmp3 = run.compare("table3", ours3, ["variant", "level", "signal", "technique"],
                         f"(paper 200k)")
 display(cmp3)
 display(ours3.pivot_table(index=["variant", "technique"], columns=["level", "signal"], values="value").round(2))
+display(Markdown("P@1 (%) of the same alignments:"))
+best.assign(p1=100 * best.btsr_p1).pivot_table(index=["variant", "technique"], columns=["level", "signal"],
+                                               values="p1").round(2)
 
 # %% [markdown]
 # ## BTSR baselines
