@@ -257,7 +257,7 @@ def encode_space(encoder, texts: list[str], tokens: list[list[Token]], layers=No
         first.setdefault(t, k)
     unique = list(first.values())
     per_text: dict[str, np.ndarray] = {}
-    bar = tqdm(total=len(unique), desc=desc, unit="sent", disable=not encoder.progress)
+    bar = tqdm(total=len(unique), desc=desc, unit="sent", disable=not encoder.progress, mininterval=30)
     progress, encoder.progress = encoder.progress, False
     try:
         for chunk in content_chunks([texts[k] for k in unique]):
@@ -600,7 +600,7 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
             for n in ([0] if signal == "dict" else sizes):
                 jobs.append((level, signal, tech, n))
     rows = []
-    for level, signal, tech, n in tqdm(jobs, desc="fit + evaluate", leave=False):
+    for level, signal, tech, n in tqdm(jobs, desc="fit + evaluate", leave=False, mininterval=30):
         try:
             X, Y = anchors(sp, level, signal, n or None)
             al = fit_alignment(X, Y, mim=tech == "mim")
