@@ -89,9 +89,9 @@ from xalign.results import ChapterRun
 PROFILES = {
     "smoke": dict(variants="multi_en->multi_zh", multi_model="multilingual-e5-small",
                   mono_en_model="bert-base-cased", mono_zh_model="bert-base-chinese", layers="all",
-                  sources="xnli,tatoeba", max_per_source=300, sizes="100,all", signals="wa,sa", n_test=None,
-                  top=250, n_candidates=2000, query="first_lemma", n_retrieval=100, bcws_pairs=100,
-                  scws_pairs=100, max_contexts=1000, seed=0, autocast=None),
+                  sources="xnli,tatoeba", max_per_source=200, sizes="100,all", signals="wa,sa", n_test=None,
+                  top=250, n_candidates=1000, query="first_lemma", n_retrieval=100, bcws_pairs=50,
+                  scws_pairs=50, max_contexts=1000, seed=0, autocast=None),
     "default": dict(variants="multi_en->multi_zh,multi_en->multi_es", multi_model="multilingual-e5-small",
                     mono_en_model="bert-base-cased", mono_zh_model="bert-base-chinese", layers="all",
                     sources="xnli,tatoeba", max_per_source=5000, sizes="100,500,1000,2000,all", signals="wa,sa",
@@ -284,10 +284,10 @@ best = grid[(grid.signal.isin(["wa", "sa"])) & (grid.n == grid.variant.map(large
 ours3 = best.assign(value=100 * best.btsr_p5)[["variant", "level", "signal", "technique", "value"]]
 cmp3 = run.compare("table3", ours3, ["variant", "level", "signal", "technique"],
                    title="Table 3: BTSR P@5 (%), largest training set",
-                   note=f"multi->multi rows only (e5-small); rebuilt BTSR set with "
-                        f"{', '.join(str(len(d.btsr.candidates)) for d in pair_data.values())} candidates "
-                        f"(paper 200k); training on {', '.join(str(int(n)) for n in largest)} sentence pairs "
-                        f"(paper 200k)")
+                   note=f"multi->multi rows only (e5-small); rebuilt BTSR set, candidates "
+                        f"{', '.join(f'en-{k}: {len(d.btsr.candidates)}' for k, d in pair_data.items())} "
+                        f"(paper 200k); training sentence pairs "
+                        f"{', '.join(f'{v}: {int(n)}' for v, n in largest.items())} (paper 200k)")
 display(cmp3)
 display(ours3.pivot_table(index=["variant", "technique"], columns=["level", "signal"], values="value").round(2))
 display(Markdown("P@1 (%) of the same alignments:"))
@@ -415,7 +415,7 @@ ours4 = pd.concat([t4.assign(setting=t4.level + " " + t4.signal + " mim", value=
                    original.assign(setting="original", value=100 * original.scws)])[["variant", "setting", "value"]]
 cmp4 = run.compare("table4", ours4, ["variant", "setting"], title="Table 4: SCWS Spearman rho (x100)",
                    note=f"{len(scws_data)} of 2003 SCWS pairs; e5-small multi rows only; alignments from "
-                        f"{', '.join(str(int(n)) for n in largest)} sentence pairs (paper 200k)")
+                        f"{', '.join(f'{v}: {int(n)}' for v, n in largest.items())} sentence pairs (paper 200k)")
 display(cmp4)
 ours4.pivot_table(index="variant", columns="setting", values="value").round(2)
 
