@@ -127,6 +127,7 @@ P
 models = {"multi": P.multi_model, "mono_en": P.mono_en_model, "mono_zh": P.mono_zh_model}
 encoders = ca.load_variant_encoders(VARIANTS, models, autocast=P.autocast)
 run.use_encoder(encoders[ca.parse_variant(VARIANTS[0])[0]])
+run.notes.append("encoders: " + ", ".join(f"{k}={e.name} ({e.revision})" for k, e in encoders.items()))
 pd.DataFrame([{"model key": k, "model": e.name, "revision": e.revision, "layers": e.n_layers, "dim": e.dim,
                "averaged layers": str(ca.resolve_layers(e, P.layers))} for k, e in encoders.items()])
 
