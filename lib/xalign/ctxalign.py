@@ -20,6 +20,7 @@ all its words (:func:`encode_space`).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -582,6 +583,22 @@ class ContextPairVectors:
         return spearman(num / np.maximum(den, 1e-12), self.rating)
 
 
+@contextlib.contextmanager
+def single_thread():
+    """Run BLAS and torch on one thread: the grid's many small products gain little from threads,
+    and on an oversubscribed machine threads that spin-wait make them 10x slower or worse."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(1):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: ContextPairVectors | None = None,
                   scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5) -> "pd.DataFrame":
     """Fit every method at every training size and score it on BTSR (P@k), sentence retrieval
@@ -591,7 +608,6 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
     Returns one row per (level, signal, technique, n) with the scores as columns (fractions).
     """
     import pandas as pd
-    from tqdm.auto import tqdm
 
     Q, C = btsr_vectors(sp, "token")
     jobs = []
@@ -599,6 +615,15 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
         for tech in techniques:
             for n in ([0] if signal == "dict" else sizes):
                 jobs.append((level, signal, tech, n))
+    rows = []
+    with single_thread():
+        rows = _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k)
+    return pd.DataFrame(rows)
+
+
+def _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k) -> list[dict]:
+    from tqdm.auto import tqdm
+
     rows = []
     for level, signal, tech, n in tqdm(jobs, desc="fit + evaluate", leave=False, mininterval=30):
         try:
@@ -618,7 +643,7 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
         if scws is not None:
             row["scws"] = scws.spearman(al)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return rows
 
 
 def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retrieval_k: int = 5) -> dict:
@@ -651,6 +676,11 @@ def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> "pd.DataF
     """
     import pandas as pd
 
+    with single_thread():
+        return pd.DataFrame(_baseline_rows(sp, n, ks))
+
+
+def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:
     rows = []
     for name, (kind, level, signal) in BASELINES.items():
         Q, C = btsr_vectors(sp, kind)
@@ -661,7 +691,7 @@ def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> "pd.DataF
     p = btsr_precision(fit(sp, "avg_type", "wa", "mim", n), Q, C, ks)
     rows.append({"baseline": "(for comparison) avg_type wa mim [token]", "mapped_with": "avg_type wa mim",
                  **{f"btsr_p{k}": v for k, v in p.items()}})
-    return pd.DataFrame(rows)
+    return rows
 
 
 def load_variant_encoders(variants, models: dict[str, str], autocast: str | None = None, **kw) -> dict:
