@@ -36,3 +36,28 @@ def rng():
 def mirror_available() -> bool:
     path = os.environ.get("XALIGN_DATA_MIRROR")
     return bool(path) and os.path.isdir(path)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """Every chapter run with the smoke profile and the book built with -W, once per session.
+
+    Returns (build root, results folder, html folder)."""
+    from xalign.runner import build_book
+
+    root = tmp_path_factory.mktemp("book")
+    results = tmp_path_factory.mktemp("results")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XALIGN_RESULTS", str(results))
+    try:
+        html = build_book("smoke", build_root=root)
+    finally:
+        mp.undo()
+    return root, results, html
+
+
+def smoke_results(built_book, chapter: str) -> dict:
+    """The saved smoke-profile results of one chapter."""
+    import json
+
+    return json.loads((built_book[1] / chapter / "smoke.json").read_text())

@@ -4,22 +4,9 @@ import json
 
 import pytest
 
-from xalign.runner import build_book, chapter_ids
+from xalign.runner import chapter_ids
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def built_book(tmp_path_factory):
-    root = tmp_path_factory.mktemp("book")
-    results = tmp_path_factory.mktemp("results")
-    mp = pytest.MonkeyPatch()
-    mp.setenv("XALIGN_RESULTS", str(results))
-    try:
-        html = build_book("smoke", build_root=root)
-    finally:
-        mp.undo()
-    return root, results, html
 
 
 def test_there_are_chapters():
