@@ -101,3 +101,9 @@ def test_bad_inputs_are_rejected(rng):
         R.s_weak(bad, U)
     with pytest.raises(ValueError, match="2-d"):
         R.csls(U[0], U)
+
+
+def test_alignment_scores_in_one_pass(noisy_pairs):
+    U, V = noisy_pairs
+    both = R.alignment_scores(U, V, k=10, block=17)
+    assert both == {"S_weak": pytest.approx(brute_weak(U, V, 10)), "S_strong": pytest.approx(brute_strong(U, V, 10))}
