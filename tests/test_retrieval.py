@@ -105,5 +105,12 @@ def test_bad_inputs_are_rejected(rng):
 
 def test_alignment_scores_in_one_pass(noisy_pairs):
     U, V = noisy_pairs
-    both = R.alignment_scores(U, V, k=10, block=17)
-    assert both == {"S_weak": pytest.approx(brute_weak(U, V, 10)), "S_strong": pytest.approx(brute_strong(U, V, 10))}
+    ref = {"S_weak": pytest.approx(brute_weak(U, V, 10)), "S_strong": pytest.approx(brute_strong(U, V, 10))}
+    assert R.alignment_scores(U, V, k=10, block=17) == ref   # blocked passes
+    assert R.alignment_scores(U, V, k=10) == ref             # two in-memory products
+
+
+def test_alignment_scores_identical_spaces(rng):
+    U = rng.normal(size=(300, 32))
+    assert R.alignment_scores(U, U.copy(), k=10) == {"S_weak": 1.0, "S_strong": 1.0}
+    assert R.alignment_scores(U, U.copy(), k=10, block=50) == {"S_weak": 1.0, "S_strong": 1.0}
