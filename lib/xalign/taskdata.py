@@ -365,13 +365,16 @@ def xed_splits(lang: str, n_train: int | None, n_dev: int, n_test: int, seed: in
     """Stratified train / dev / test splits of one XED language (8 classes, ids 0..7).
 
     When the language has fewer usable lines than asked for, the training
-    split shrinks (dev and test keep their sizes); ``sizes()`` says what was used.
+    split shrinks; dev and test are capped at a fifth of the lines each (so
+    small projections such as zh still get a training split). ``sizes()``
+    says what was used.
     """
     f = read_xed(xed_path(lang))
     texts, y = single_labels(f.records, policy)
+    n_dev, n_test = min(n_dev, len(y) // 5), min(n_test, len(y) // 5)
     room = len(y) - n_dev - n_test
-    if room <= 0:
-        raise ValueError(f"XED {lang}: {len(y)} usable lines, fewer than dev {n_dev} + test {n_test}")
+    if room <= 0 or n_dev < 1 or n_test < 1:
+        raise ValueError(f"XED {lang}: only {len(y)} usable lines")
     tr, dv, te = stratified_split(y, None if n_train is None or n_train >= room else n_train,
                                   n_dev, n_test, seed)
     pick = lambda idx: [texts[i] for i in idx]  # noqa: E731
