@@ -4,8 +4,16 @@ import numpy as np
 import pytest
 
 from xalign.readers import DataFormatError
-from xalign.taskdata import (class_distribution, premise_groups, read_xed, read_xed_neutral, read_xnli,
-                             sample_groups, single_labels, stratified_split)
+from xalign.taskdata import (
+    class_distribution,
+    premise_groups,
+    read_xed,
+    read_xed_neutral,
+    read_xnli,
+    sample_groups,
+    single_labels,
+    stratified_split,
+)
 
 
 def write(tmp_path, name, data: bytes):
@@ -36,11 +44,11 @@ def test_xed_lf_and_label_order_kept(tmp_path):
 
 
 def test_xed_quoted_fields(tmp_path):
-    data = ('"Dijo ""hola""."\t2, 5\r\n'
-            '"Broken start\r\n'
-            'en/1.xml.gz\tes/1.xml.gz\t3\t4\tmeta row\r\n'
-            'en/1.xml.gz\tes/1.xml.gz\t5\t6\tend."""\t6\r\n'
-            'Fine.\t3\r\n').encode()
+    data = (b'"Dijo ""hola""."\t2, 5\r\n'
+            b'"Broken start\r\n'
+            b'en/1.xml.gz\tes/1.xml.gz\t3\t4\tmeta row\r\n'
+            b'en/1.xml.gz\tes/1.xml.gz\t5\t6\tend."""\t6\r\n'
+            b'Fine.\t3\r\n')
     f = read_xed(write(tmp_path, "p.tsv", data))
     assert [r.text for r in f.records] == ['Dijo "hola".', "Fine."]
     assert [r.line for r in f.records] == [1, 5]
@@ -76,7 +84,7 @@ def test_xed_neutral_layouts(tmp_path):
     lines, skipped = read_xed_neutral(en)
     assert [(x.text, x.code, x.line) for x in lines] == [("Yeah.", "9", 1), ("Nothing", "9", 3)]
     assert [(s.first_line, s.reason) for s in skipped] == [(2, "empty record")]
-    fi = write(tmp_path, "neu_fi.txt", "1620\tNiin voi kai sanoa.\t2\t428\tfi/1965/5.xml.gz\n".encode())
+    fi = write(tmp_path, "neu_fi.txt", b"1620\tNiin voi kai sanoa.\t2\t428\tfi/1965/5.xml.gz\n")
     lines, _ = read_xed_neutral(fi)
     assert lines[0].text == "Niin voi kai sanoa." and lines[0].code == "2"
     with pytest.raises(DataFormatError, match=r"neu_x.txt:1: expected 'code<TAB>text'"):
@@ -95,6 +103,12 @@ def test_xnli_reader(tmp_path):
     with pytest.raises(DataFormatError, match=r"u.tsv:1: expected 3 tab-separated fields"):
         read_xnli(write(tmp_path, "u.tsv", b"P\tH\n"))
     assert read_xnli(tmp_path / "u.tsv", labelled=False)[0].label is None
+    mixed = read_xnli(write(tmp_path, "m.tsv", b"P\tH\nP\tH2\tneutral\n"), labelled=None)
+    assert [p.label for p in mixed] == [None, "neutral"]
+    with pytest.raises(DataFormatError, match=r"v.tsv:1: expected premise<TAB>hypothesis"):
+        read_xnli(write(tmp_path, "v.tsv", b"P\n"), labelled=None)
+    # U+2028 inside a row is text, not a line break (the Greek XNLI test file has some)
+    assert read_xnli(write(tmp_path, "w.tsv", "P\u2028x\tH\n".encode()), labelled=False)[0].premise == "P\u2028x"
 
 
 def test_sample_groups_keeps_whole_groups():

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -51,15 +51,13 @@ def _physical_lines(path: Path) -> list[str]:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise DataFormatError(f"{path}:{line}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = text.removeprefix("\ufeff")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the final newline
     out = []
     for n, line in enumerate(lines, 1):
-        if line.endswith("\r"):
-            line = line[:-1]
+        line = line.removesuffix("\r")
         if "\r" in line:
             raise DataFormatError(f"{path}:{n}: stray carriage return inside the line: {line[:80]!r}")
         out.append(line)
@@ -77,24 +75,29 @@ class NLIPair:
     line: int
 
 
-def read_xnli(path: str | Path, labelled: bool = True) -> list[NLIPair]:
+def read_xnli(path: str | Path, labelled: bool | None = True) -> list[NLIPair]:
     """Rows of an XNLI file: ``premise<TAB>hypothesis[<TAB>label]``.
 
     ``labelled=True`` requires the label column (entailment / neutral /
-    contradiction; ``contradictory`` is read as contradiction).
+    contradiction; ``contradictory`` is read as contradiction), ``False``
+    forbids it, ``None`` accepts both (the label is checked where present).
+    Lines end in LF or CRLF only: XNLI text contains other Unicode line
+    separators (e.g. U+2028 in the Greek test file) that are part of a row.
     """
     path = Path(path)
-    want = 3 if labelled else 2
+    want = {True: (3,), False: (2,), None: (2, 3)}[labelled]
     out = []
     for n, line in enumerate(_physical_lines(path), 1):
         cols = line.split("\t")
-        if len(cols) != want:
-            raise DataFormatError(f"{path}:{n}: expected {want} tab-separated fields (premise, hypothesis"
-                                  f"{', label' if labelled else ''}), got {len(cols)}: {line[:80]!r}")
+        if len(cols) not in want:
+            what = {True: "3 tab-separated fields (premise, hypothesis, label)",
+                    False: "2 tab-separated fields (premise, hypothesis)",
+                    None: "premise<TAB>hypothesis[<TAB>label]"}[labelled]
+            raise DataFormatError(f"{path}:{n}: expected {what}, got {len(cols)} fields: {line[:80]!r}")
         if not cols[0].strip() or not cols[1].strip():
             raise DataFormatError(f"{path}:{n}: empty premise or hypothesis")
         label = None
-        if labelled:
+        if len(cols) == 3:
             label = _NLI_ALIASES.get(cols[2].strip(), cols[2].strip())
             if label not in NLI_LABELS:
                 raise DataFormatError(f"{path}:{n}: label {cols[2]!r} is not one of {NLI_LABELS}")
@@ -122,7 +125,7 @@ def sample_groups(n_rows: int, groups: np.ndarray, n: int | None, seed: int) -> 
         return np.arange(n_rows)
     uniq = np.unique(groups)
     size = n_rows / len(uniq)
-    k = max(1, int(round(n / size)))
+    k = max(1, round(n / size))
     chosen = np.random.default_rng(seed).choice(uniq, size=min(k, len(uniq)), replace=False)
     return np.flatnonzero(np.isin(groups, chosen))
 
@@ -377,7 +380,7 @@ def xed_splits(lang: str, n_train: int | None, n_dev: int, n_test: int, seed: in
         raise ValueError(f"XED {lang}: only {len(y)} usable lines")
     tr, dv, te = stratified_split(y, None if n_train is None or n_train >= room else n_train,
                                   n_dev, n_test, seed)
-    pick = lambda idx: [texts[i] for i in idx]  # noqa: E731
+    pick = lambda idx: [texts[i] for i in idx]
     return XedSplits(lang, {"train": pick(tr), "dev": pick(dv), "test": pick(te)},
                      {"train": y[tr], "dev": y[dv], "test": y[te]}, f.summary())
 
@@ -402,7 +405,7 @@ def xnli_task(train_lang: str, test_lang: str, n_train: int | None = None, n_tes
 
     tr = xnli_pairs(train_lang, "dev", n_train, seed)
     te = xnli_pairs(test_lang, "test", n_test, seed)
-    split = lambda ps: Split(([p.premise for p in ps], [p.hypothesis for p in ps]), nli_label_ids(ps))  # noqa: E731
+    split = lambda ps: Split(([p.premise for p in ps], [p.hypothesis for p in ps]), nli_label_ids(ps))
     mode = "per-language" if train_lang == test_lang else f"zero-shot from {train_lang}"
     return Task(f"XNLI {train_lang}->{test_lang}", split(tr), split(te), 3,
                 meta={"lang": test_lang, "train_lang": train_lang, "setting": mode})
@@ -418,7 +421,7 @@ def xed_task(lang: str, n_train: int | None, n_dev: int, n_test: int, seed: int 
 
     s = xed_splits(lang, n_train, n_dev, n_test, seed, policy)
     src = s if train_lang in (None, lang) else xed_splits(train_lang, n_train, n_dev, n_test, seed, policy)
-    sp = lambda d, k: Split((d.texts[k],), d.labels[k])  # noqa: E731
+    sp = lambda d, k: Split((d.texts[k],), d.labels[k])
     mode = "per-language" if src is s else f"zero-shot from {train_lang}"
     return Task(f"XED {src.lang}->{lang}", sp(src, "train"), sp(s, "test"), len(XED_EMOTIONS), dev=sp(src, "dev"),
                 meta={"lang": lang, "train_lang": src.lang, "setting": mode, **{f"n_{k}": v for k, v in src.sizes().items()}})
