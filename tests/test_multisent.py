@@ -2,15 +2,22 @@
 
 import pytest
 
-from xalign.multisent import (latin1_mojibake, senteval_words, thesis_ids, thesis_probes, unk_share,
-                              whole_word_ids, word_start_marker)
+from xalign.multisent import (
+    latin1_mojibake,
+    senteval_words,
+    thesis_ids,
+    thesis_probes,
+    unk_share,
+    whole_word_ids,
+    word_start_marker,
+)
 
 
 class WordPieceLike:
     """A BERT-like tokenizer stub: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, whole words and '##' pieces."""
 
     unk_token_id, cls_token_id, sep_token_id, bos_token_id, eos_token_id = 1, 2, 3, None, None
-    all_special_ids = [0, 1, 2, 3]
+    all_special_ids = (0, 1, 2, 3)
 
     def __init__(self, words):
         self.vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3}
@@ -25,7 +32,7 @@ class SentencePieceLike(WordPieceLike):
     """An XLM-R-like stub: <s>=0, <pad>=1, </s>=2, <unk>=3, word-initial pieces carry '▁'."""
 
     unk_token_id, cls_token_id, sep_token_id = 3, 0, 2
-    all_special_ids = [0, 1, 2, 3]
+    all_special_ids = (0, 1, 2, 3)
 
     def __init__(self, words):
         self.vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}

@@ -3,8 +3,19 @@
 import numpy as np
 import pytest
 
-from xalign.probe import (ProbeSpec, Split, Task, embed, evaluate, evaluate_features, features, fit_probe,
-                          learning_curve, pair_features, scores)
+from xalign.probe import (
+    ProbeSpec,
+    Split,
+    Task,
+    embed,
+    evaluate,
+    evaluate_features,
+    features,
+    fit_probe,
+    learning_curve,
+    pair_features,
+    scores,
+)
 from xalign.sentbank import SentenceBank, unique
 
 
@@ -54,9 +65,9 @@ def test_probe_is_deterministic_with_a_seed():
 def test_selection_uses_the_grid_and_dev():
     X, y = separable(n=120)
     spec = ProbeSpec("lr", config="prototyping", kfold=4, regs=(1e-5, 10.0))
-    clf, info = fit_probe(X, y, spec, seed=0)
+    _, info = fit_probe(X, y, spec, seed=0)
     assert info["selection"] == "4-fold" and info["reg"] == 1e-5 and len(info["cv_scores"]) == 2
-    clf, info = fit_probe(X, y, spec, dev=(X[:30], y[:30]), seed=0)
+    _, info = fit_probe(X, y, spec, dev=(X[:30], y[:30]), seed=0)
     assert info["selection"] == "dev"
     _, info = fit_probe(X, y, spec.with_(regs=()), seed=0)
     assert info["reg"] == 1e-9 and info["cv_scores"] == []
@@ -158,7 +169,7 @@ def test_zero_shot_transfer_fits_once():
     names = [f"t{i}" for i in range(60)]
     table = dict(zip(names, X))
     other = {f"o{i}": X[i] + 0.01 for i in range(60)}  # a "translation" close to the source
-    batcher = lambda texts: np.stack([table.get(t, other.get(t)) for t in texts])  # noqa: E731
+    batcher = lambda texts: np.stack([table.get(t, other.get(t)) for t in texts])
     src = Task("src", Split((names,), y), Split((names,), y), 3)
     tgt = Task("tgt", Split((names,), y), Split((list(other),), y), 3, meta={"lang": "xx"})
     rows = evaluate_transfer(src, [src, tgt], batcher, [ProbeSpec("lr", config="prototyping", kfold=3)])

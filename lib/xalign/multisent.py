@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -183,9 +183,9 @@ def thesis_probes(task: str = "xnli", max_epoch: int | None = None) -> list[Prob
     early stopping. Pass ``max_epoch=15`` for the literal setting.
     """
     if task == "xnli":
-        kw = dict(config="prototyping", regs=(), max_epoch=max_epoch or 200, epoch_size=1)
+        kw = {"config": "prototyping", "regs": (), "max_epoch": max_epoch or 200, "epoch_size": 1}
     elif task == "xed":
-        kw = dict(config="prototyping", regs=None, max_epoch=max_epoch or 200)
+        kw = {"config": "prototyping", "regs": None, "max_epoch": max_epoch or 200}
     else:
         raise ValueError(f"task must be 'xnli' or 'xed', got {task!r}")
     return [ProbeSpec("MLP", kind="mlp", nhid=5, **kw), ProbeSpec("LR", kind="logreg", **kw)]

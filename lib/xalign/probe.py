@@ -27,10 +27,9 @@ Scores are percentages: accuracy and macro-F1 on the test set.
 from __future__ import annotations
 
 import contextlib
-import copy
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -106,7 +105,7 @@ class ProbeSpec:
             return (1e9,) if self.backend == "sklearn" else (1e-9,)
         return tuple(self.regs)
 
-    def with_(self, **kw) -> "ProbeSpec":
+    def with_(self, **kw) -> ProbeSpec:
         return replace(self, **kw)
 
 
@@ -134,7 +133,7 @@ class TorchProbe:
         s = spec.settings
         self.batch_size, self.tenacity, self.epoch_size = s["batch_size"], s["tenacity"], s["epoch_size"]
         torch.manual_seed(seed)
-        rep = lambda t: nn.Parameter(t.detach().clone().unsqueeze(0).repeat(H, *([1] * t.dim())))  # noqa: E731
+        rep = lambda t: nn.Parameter(t.detach().clone().unsqueeze(0).repeat(H, *([1] * t.dim())))
         if spec.kind == "logreg":
             lin = nn.Linear(n_features, n_classes)
             self.params = {"W": rep(lin.weight.T), "b": rep(lin.bias)}
@@ -318,7 +317,7 @@ def _fit_probe(X, y, spec, n_classes, dev, seed):
 
     if len(grid) > 1:
         if dev is not None:
-            sc, fitted = grid_scores(X, y, dev)
+            sc, _ = grid_scores(X, y, dev)
             cv = [float(v) for v in sc]
         else:
             skf = StratifiedKFold(n_splits=spec.settings["kfold"], shuffle=True, random_state=seed)
@@ -475,7 +474,7 @@ def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
 
     idx = np.arange(len(task.train.labels))
     tr, dv = train_test_split(idx, test_size=frac, stratify=task.train.labels, random_state=seed)
-    take = lambda ii: Split(tuple([slot[i] for i in ii] for slot in task.train.texts), task.train.labels[ii])  # noqa: E731
+    take = lambda ii: Split(tuple([slot[i] for i in ii] for slot in task.train.texts), task.train.labels[ii])
     return Task(task.name, take(np.sort(tr)), task.test, task.n_classes, dev=take(np.sort(dv)),
                 meta={**task.meta, "holdout": frac})
 

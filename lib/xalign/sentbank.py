@@ -13,8 +13,8 @@ token-type embeddings, no LayerNorm, no special tokens and no input prefix.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 
@@ -47,7 +47,7 @@ class SentenceBank:
     @classmethod
     def from_encoder(cls, enc, texts: Sequence[str], poolings: Sequence[str] = ("mean", "first"),
                      keep_layers: Sequence[int] | None = None, block: int = 4096,
-                     desc: str | None = None, dtype=np.float32) -> "SentenceBank":
+                     desc: str | None = None, dtype=np.float32) -> SentenceBank:
         """Encode ``texts`` (all layers, one pass, cached) and keep ``keep_layers`` (default all).
 
         The encoder is called on blocks of ``block`` texts (a multiple of its
@@ -68,7 +68,7 @@ class SentenceBank:
         vectors = {p: (np.concatenate(v) if v else empty) for p, v in parts.items()}
         return cls(texts, vectors, {p: list(keep) for p in poolings})
 
-    def merge(self, other: "SentenceBank") -> "SentenceBank":
+    def merge(self, other: SentenceBank) -> SentenceBank:
         """A bank with both banks' texts (same names and layers required)."""
         if set(self.vectors) != set(other.vectors) or self.layers != other.layers:
             raise ValueError("merge needs banks with the same poolings and layers")
