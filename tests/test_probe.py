@@ -174,3 +174,14 @@ def test_zero_shot_transfer_fits_once():
     tgt = Task("tgt", Split((names,), y), Split((list(other),), y), 3, meta={"lang": "xx"})
     rows = evaluate_transfer(src, [src, tgt], batcher, [ProbeSpec("lr", config="prototyping", kfold=3)])
     assert [r["acc"] for r in rows] == [100.0, 100.0] and rows[1]["lang"] == "xx"
+
+
+def test_standardize_rescues_a_small_scale_mlp():
+    """Features 1000x smaller: SentEval's unscaled MLP stays on its plateau; z-scoring learns them."""
+    X, y = separable(n=240, seed=3)
+    X = X * 1e-3
+    spec = ProbeSpec("mlp", kind="mlp", nhid=8, config="prototyping", regs=(), standardize=True, min_validation=0.2)
+    res = evaluate_features(X[:180], y[:180], X[180:], y[180:], spec, seed=0)
+    assert res["acc"] == 100.0
+    plain = evaluate_features(X[:180], y[:180], X[180:], y[180:], spec.with_(standardize=False), seed=0)
+    assert plain["acc"] < 100.0

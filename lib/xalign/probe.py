@@ -76,6 +76,8 @@ class ProbeSpec:
     epoch_size: int | None = None
     dropout: float = 0.0
     kfold: int | None = None  # override the config's k
+    standardize: bool = False  # z-score features with the training data's mean and std (SentEval does not)
+    min_validation: float = 0.05  # held-out share for early stopping when no dev split is given (SentEval: 5 %)
 
     def __post_init__(self):
         if self.kind not in ("logreg", "mlp"):
@@ -143,6 +145,7 @@ class TorchProbe:
         opt = {"rmsprop": torch.optim.RMSprop, "adam": torch.optim.Adam}[s["optim"]]
         self.optimizer = opt(list(self.params.values()))
         self.rng = np.random.default_rng(seed)
+        self.shift, self.scale = None, None
         self.n_epochs = 0
         self.best_val = np.full(H, -1.0)
 
@@ -165,18 +168,28 @@ class TorchProbe:
         h = torch.sigmoid(h).view(n, H, -1).permute(1, 0, 2)  # (H, n, k)
         return torch.bmm(h, p["W2"]) + p["b2"][:, None, :]
 
-    def fit(self, X, y, validation: tuple | None = None, validation_split: float = 0.05) -> np.ndarray:
-        """Train every head; returns each head's best validation accuracy (fractions)."""
+    def _scaled(self, X) -> np.ndarray:
+        X = np.asarray(X, np.float32)
+        return X if self.shift is None else (X - self.shift) / self.scale
+
+    def fit(self, X, y, validation: tuple | None = None, validation_split: float | None = None) -> np.ndarray:
+        """Train every head; returns each head's best validation accuracy (fractions).
+
+        Without ``validation``, a ``validation_split`` share (default: the
+        spec's ``min_validation``) of the data is held out for early stopping."""
         import torch
 
         X, y = np.asarray(X, np.float32), np.asarray(y)
         if validation is None:
             perm = self.rng.permutation(len(X))
-            n_val = max(1, int(validation_split * len(X)))
+            n_val = max(1, int((validation_split or self.spec.min_validation) * len(X)))
             validation = (X[perm[:n_val]], y[perm[:n_val]])
             X, y = X[perm[n_val:]], y[perm[n_val:]]
+        if self.spec.standardize:
+            self.shift, self.scale = X.mean(0), X.std(0) + 1e-6
+        X = self._scaled(X)
         Xt, yt = torch.from_numpy(X), torch.from_numpy(y.astype(np.int64))
-        Xv, yv = np.asarray(validation[0], np.float32), np.asarray(validation[1])
+        Xv, yv = np.asarray(validation[0], np.float32), np.asarray(validation[1])  # scaled by score_heads
         H = self.n_heads
         best_state = {k: v.detach().clone() for k, v in self.params.items()}
         strikes = np.zeros(H, dtype=int)
@@ -217,7 +230,7 @@ class TorchProbe:
         import torch
 
         with torch.no_grad():
-            return self.logits(torch.from_numpy(np.asarray(X, np.float32))).argmax(-1).numpy()
+            return self.logits(torch.from_numpy(self._scaled(X))).argmax(-1).numpy()
 
     def score_heads(self, X, y) -> np.ndarray:
         return (self.predict_heads(X) == np.asarray(y)[None, :]).mean(1)
@@ -441,11 +454,12 @@ def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequen
              seed: int = 1111, progress: bool = True):
     """Every task x feature set (name -> batcher) x probe; returns a long DataFrame, one row per run."""
     import pandas as pd
-    from tqdm.auto import tqdm
+
+    from .progress import bar
 
     rows = []
     jobs = [(t, name, b) for t in tasks for name, b in batchers.items()]
-    for task, name, batcher in tqdm(jobs, desc="probes", disable=not progress or len(jobs) < 2):
+    for task, name, batcher in bar(jobs, desc="probes", disable=not progress or len(jobs) < 2):
         for r in evaluate(task, batcher, probes, seed=seed):
             rows.append({"features": name, **r})
     return pd.DataFrame(rows)
@@ -459,10 +473,11 @@ def sweep(task: Task, batcher_for: Callable[..., Batcher], grid: Sequence[dict],
     keys become columns.
     """
     import pandas as pd
-    from tqdm.auto import tqdm
+
+    from .progress import bar
 
     rows = []
-    for point in tqdm(list(grid), desc=f"sweep {task.name}", disable=not progress):
+    for point in bar(list(grid), desc=f"sweep {task.name}", disable=not progress):
         for r in evaluate(task, batcher_for(**point), [spec], seed=seed):
             rows.append({**point, **r})
     return pd.DataFrame(rows)
