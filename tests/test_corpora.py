@@ -2,7 +2,7 @@
 
 import pytest
 
-import xalign.corpora as corpora
+from xalign import corpora
 from xalign.readers import DataFormatError
 
 
@@ -25,3 +25,6 @@ def test_read_xnli_pairs(tmp_path):
     es.write_text("Él vino.\n")
     with pytest.raises(DataFormatError, match="dev-es.tsv:1"):
         corpora.read_xnli_pairs(en, es)
+    # a Unicode line separator inside a row does not shift the rows (Greek XNLI test file)
+    es.write_text("Él\u2028vino.\tÉl llegó.\tentailment\n", encoding="utf-8")
+    assert len(corpora.read_xnli_pairs(en, es)) == 2

@@ -95,20 +95,19 @@ class ParallelCorpus:
 
 
 def read_xnli_pairs(src_path, tgt_path) -> list[tuple[str, str]]:
-    """Premise and hypothesis pairs of two line-parallel XNLI files (2 or 3 tab columns)."""
-    src = src_path.read_text(encoding="utf-8").splitlines()
-    tgt = tgt_path.read_text(encoding="utf-8").splitlines()
+    """Premise and hypothesis translation pairs of two line-parallel XNLI files (2 or 3 tab columns).
+
+    Rows are parsed by :func:`xalign.taskdata.read_xnli` (LF/CRLF line ends
+    only, labels checked where present)."""
+    from .taskdata import read_xnli
+
+    src, tgt = read_xnli(src_path, labelled=None), read_xnli(tgt_path, labelled=None)
     if len(src) != len(tgt):
         raise DataFormatError(f"{src_path} has {len(src)} lines but {tgt_path} has {len(tgt)}")
     out = []
-    for n, (a, b) in enumerate(zip(src, tgt), 1):
-        ca, cb = a.split("\t"), b.split("\t")
-        for path, cols in ((src_path, ca), (tgt_path, cb)):
-            if len(cols) not in (2, 3):
-                raise DataFormatError(f"{path}:{n}: expected premise<TAB>hypothesis[<TAB>label], "
-                                      f"found {len(cols)} columns")
-        out.append((ca[0].strip(), cb[0].strip()))
-        out.append((ca[1].strip(), cb[1].strip()))
+    for a, b in zip(src, tgt):
+        out.append((a.premise.strip(), b.premise.strip()))
+        out.append((a.hypothesis.strip(), b.hypothesis.strip()))
     return out
 
 

@@ -1,0 +1,90 @@
+"""The thesis' input path: Latin-1 mojibake, whole-word vocabulary lookup, unknown-token share."""
+
+import pytest
+
+from xalign.multisent import (
+    latin1_mojibake,
+    senteval_words,
+    thesis_ids,
+    thesis_probes,
+    unk_share,
+    whole_word_ids,
+    word_start_marker,
+)
+
+
+class WordPieceLike:
+    """A BERT-like tokenizer stub: [PAD]=0, [UNK]=1, [CLS]=2, [SEP]=3, whole words and '##' pieces."""
+
+    unk_token_id, cls_token_id, sep_token_id, bos_token_id, eos_token_id = 1, 2, 3, None, None
+    all_special_ids = (0, 1, 2, 3)
+
+    def __init__(self, words):
+        self.vocab = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3}
+        for w in words:
+            self.vocab.setdefault(w, len(self.vocab))
+
+    def get_vocab(self):
+        return dict(self.vocab)
+
+
+class SentencePieceLike(WordPieceLike):
+    """An XLM-R-like stub: <s>=0, <pad>=1, </s>=2, <unk>=3, word-initial pieces carry '▁'."""
+
+    unk_token_id, cls_token_id, sep_token_id = 3, 0, 2
+    all_special_ids = (0, 1, 2, 3)
+
+    def __init__(self, words):
+        self.vocab = {"<s>": 0, "<pad>": 1, "</s>": 2, "<unk>": 3}
+        for w in words:
+            self.vocab.setdefault(w, len(self.vocab))
+
+
+def test_latin1_mojibake():
+    assert latin1_mojibake("café") == "cafÃ©"
+    assert latin1_mojibake("plain ascii") == "plain ascii"
+    assert len(latin1_mojibake("我")) == 3  # one CJK character -> three Latin-1 characters
+    assert senteval_words("Él dijo: sí .", latin1=True) == ["Ã\x89l", "dijo:", "sÃ\xad", "."]
+    assert senteval_words("Él dijo: sí .", latin1=False) == ["Él", "dijo:", "sí", "."]
+
+
+def test_whole_word_lookup_wordpiece():
+    tok = WordPieceLike(["He", "go", "home", "##s", "."] + [f"w{i}" for i in range(200)])
+    assert word_start_marker(tok) == ""
+    ids = whole_word_ids(["He", "go", "home.", "homes"], tok)
+    v = tok.vocab
+    assert ids == [2, v["He"], v["go"], 1, 1, 3]  # "home." and "homes" are not entries: [UNK]
+    assert whole_word_ids([], tok) == [2, v["."], 3]  # SentEval's empty sentence -> ['.']
+
+
+def test_whole_word_lookup_sentencepiece_and_unk_share():
+    tok = SentencePieceLike(["▁He", "▁go", "▁home", "s", "."] + [f"▁w{i}" for i in range(200)])
+    assert word_start_marker(tok) == "▁"
+    ids = thesis_ids(["He go home", "He went héme"], tok, latin1=True)
+    v = tok.vocab
+    assert ids[0] == [0, v["▁He"], v["▁go"], v["▁home"], 2]
+    assert ids[1] == [0, v["▁He"], 3, 3, 2]
+    assert unk_share(ids, tok) == pytest.approx(2 / 6)
+
+
+def test_thesis_probes():
+    mlp, lr = thesis_probes("xnli")
+    assert (mlp.kind, mlp.nhid, mlp.config, mlp.grid(), mlp.epoch_size) == ("mlp", 5, "prototyping", (1e-9,), 1)
+    assert lr.kind == "logreg" and lr.max_epoch == 200
+    assert thesis_probes("xnli", max_epoch=15)[0].max_epoch == 15
+    mlp, lr = thesis_probes("xed")
+    assert len(mlp.grid()) == 4
+    with pytest.raises(ValueError):
+        thesis_probes("sst")
+
+
+@pytest.mark.slow
+def test_real_tokenizer_path():
+    from xalign.models import load_encoder
+
+    enc = load_encoder(progress=False)
+    tok = enc.tokenizer
+    ids = thesis_ids(["He didn't go home.", "我没有特别的商店。"], tok, latin1=True)
+    pieces = [tok.convert_ids_to_tokens(x) for x in ids]
+    assert pieces[0][:2] == ["<s>", "▁He"] and pieces[0][-1] == "</s>"
+    assert pieces[1] == ["<s>", "<unk>", "</s>"]
