@@ -85,3 +85,12 @@ def test_finetune_run_is_cached_and_checkpoints_load(tiny_model, tmp_path, monke
 
     with pytest.raises(ValueError, match="score in"):
         ft.finetune_sentence_encoder(str(tiny_model), NLI, [("a", "b", 4.0)], cfg, cache_root=tmp_path)
+
+
+def test_frozen_embeddings_stay_fixed(tiny_model):
+    model = ft.build_sentence_transformer(str(tiny_model), max_length=16, device="cpu")
+    emb = model[0].auto_model.get_input_embeddings().weight.detach().clone()
+    cfg = ft.SentenceFinetuneConfig(batch_size=4, nli_epochs=1, sts_epochs=0, checkpoints=1, lr=1e-2,
+                                    freeze_embeddings=True)
+    ft.train_steps(model, NLI, [], cfg, progress=False)
+    assert np.allclose(model[0].auto_model.get_input_embeddings().weight.detach(), emb)

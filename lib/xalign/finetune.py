@@ -62,6 +62,7 @@ class SentenceFinetuneConfig:
     weight_decay: float = 0.01
     max_grad_norm: float = 1.0
     mnrl_scale: float = 20.0     # MultipleNegativesRankingLoss similarity scale
+    freeze_embeddings: bool = False  # keep the (sub-)word embedding matrix fixed (saves CPU time)
     order: str = "interleave"
     seed: int = 0
 
@@ -84,6 +85,7 @@ class FinetuneResult:
     checkpoints: list[tuple[float, Path]]   # (fraction of steps done, checkpoint directory)
     losses: pd.DataFrame                    # step, task, loss
     info: dict
+    cached: bool = True                     # loaded from the cache rather than trained by this call
 
     @property
     def final(self) -> Path:
@@ -212,10 +214,14 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
     total = len(steps)
     save_at = set(checkpoint_steps(total, config.checkpoints))
     torch.manual_seed(config.seed)
+    if config.freeze_embeddings:
+        model[0].auto_model.get_input_embeddings().weight.requires_grad_(False)
     losses = {"nli": MultipleNegativesRankingLoss(model, scale=config.mnrl_scale),
               "sts": CosineSimilarityLoss(model)}
     decay, no_decay = [], []
     for name, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
         (no_decay if ("bias" in name or "LayerNorm" in name or "layer_norm" in name) else decay).append(p)
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
@@ -316,7 +322,9 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return load_run(out)
+    result = load_run(out)
+    result.cached = False
+    return result
 
 
 def load_run(directory: str | Path) -> FinetuneResult:

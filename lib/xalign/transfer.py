@@ -98,6 +98,12 @@ class XNLIManual:
     def sizes(self) -> pd.DataFrame:
         return pd.DataFrame([{"lang": lang, **{s: len(v[s]) for s in SPLITS}} for lang, v in self.rows.items()])
 
+    def head(self, split: str, n: int | None) -> "XNLIManual":
+        """The same data with only the first ``n`` rows of ``split`` in every language."""
+        rows = {lang: {s: (r[:n] if s == split else r) for s, r in v.items()} for lang, v in self.rows.items()}
+        idx = {s: (i[:n] if s == split else i) for s, i in self.indices.items()}
+        return XNLIManual(rows=rows, indices=idx, seed=self.seed)
+
 
 def xnli_manual(langs: Sequence[str] = XNLI_LANGS, seed: int = 0, n_train: int | None = None,
                 n_val: int | None = None, n_test: int | None = None, loader=None) -> XNLIManual:
@@ -170,6 +176,12 @@ def encode_pair_features(encoder, data: XNLIManual, layer: int = -1,
     return out
 
 
+def head_features(feats, split: str, n: int | None):
+    """Features with only the first ``n`` rows of ``split`` (matches :meth:`XNLIManual.head`)."""
+    return {lang: {s: ((X[:n], y[:n]) if s == split else (X, y)) for s, (X, y) in v.items()}
+            for lang, v in feats.items()}
+
+
 def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
     """A scikit-learn pipeline: standardisation then logistic regression or a one-hidden-layer MLP."""
     from sklearn.linear_model import LogisticRegression
@@ -201,20 +213,44 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
                     classifier: str = "logreg", seed: int = 0) -> tuple[pd.DataFrame, dict]:
     """Train on the train splits of ``train_langs``, pick C by mean validation accuracy over
     ``val_langs`` (default: every language, as the paper selects checkpoints), test on each
-    of ``test_langs``. Returns (frame of lang, value = test accuracy %, and info)."""
+    of ``test_langs``. With a single C no validation split is needed. Returns (frame of lang,
+    value = test accuracy %, and info)."""
     langs = list(feats)
     test_langs = list(test_langs or langs)
     val_langs = list(val_langs or langs)
+    Cs = list(Cs)
+    if not Cs:
+        raise ValueError("no regularisation strength to try (Cs is empty)")
     X, y = _stack(feats, list(train_langs), "train")
     best = None
     for C in Cs:
         model = make_classifier(classifier, C, seed).fit(X, y)
+        if len(Cs) == 1:
+            best = (float("nan"), C, model)
+            break
         val = float(np.mean([100 * model.score(*feats[lang]["val"]) for lang in val_langs]))
         if best is None or val > best[0]:
             best = (val, C, model)
     val, C, model = best
     rows = [{"lang": lang, "value": 100 * float(model.score(*feats[lang]["test"]))} for lang in test_langs]
     return pd.DataFrame(rows), {"C": C, "val_accuracy": val, "n_train": int(len(y)), "classifier": classifier}
+
+
+def control_before_after(before, after, source: str = "en", Cs: Sequence[float] = (0.1, 1.0),
+                         classifier: str = "logreg", seed: int = 0) -> pd.DataFrame:
+    """Frozen-feature zero-shot from ``source`` with the features of one encoder before and after
+    fine-tuning. C is chosen on the validation splits *before* fine-tuning and kept, so only the
+    features differ. Returns one row per state: source accuracy, mean target accuracy, and
+    target / source x 100."""
+    _, info = frozen_transfer(before, [source], Cs=Cs, classifier=classifier, seed=seed)
+    rows = []
+    for state, feats in (("before", before), ("after", after)):
+        acc, _ = frozen_transfer(feats, [source], Cs=[info["C"]], classifier=classifier, seed=seed)
+        src = acc.loc[acc.lang == source, "value"].item()
+        tgt = acc.loc[acc.lang != source, "value"].mean()
+        rows.append({"state": state, "C": info["C"], "source": src, "targets (mean)": tgt,
+                     "targets / source x 100": 100 * tgt / src})
+    return pd.DataFrame(rows)
 
 
 # ------------------------------------------------------------------ full fine-tuning (paper protocol)
