@@ -160,6 +160,11 @@ P = resolve(PROFILES, profile, models=models, sentence_models=sentence_models, r
             xnli_method=xnli_method, xnli_classifier=xnli_classifier, xnli_Cs=xnli_Cs, xnli_layer=xnli_layer,
             xnli_lrs=xnli_lrs, xnli_batch_sizes=xnli_batch_sizes, xnli_seeds=xnli_seeds, xnli_epochs=xnli_epochs,
             control_n_test=control_n_test, seed=seed)
+P.xnli_Cs = [float(c) for c in as_list(P.xnli_Cs)]  # lists may come from papermill as "a,b,c"
+P.xnli_lrs = [float(c) for c in as_list(P.xnli_lrs)]
+P.xnli_batch_sizes = [int(c) for c in as_list(P.xnli_batch_sizes)]
+P.xnli_seeds = [int(c) for c in as_list(P.xnli_seeds)]
+P.fig2_fractions = [float(c) for c in as_list(P.fig2_fractions)]
 MODELS = as_list(P.models)
 SENTENCE_MODELS = as_list(P.sentence_models)
 TAT_LANGS = as_list(P.tatoeba_langs)

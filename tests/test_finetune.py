@@ -94,3 +94,22 @@ def test_frozen_embeddings_stay_fixed(tiny_model):
                                     freeze_embeddings=True)
     ft.train_steps(model, NLI, [], cfg, progress=False)
     assert np.allclose(model[0].auto_model.get_input_embeddings().weight.detach(), emb)
+
+
+def test_full_nli_finetuning_path_runs_on_a_toy_set(tiny_model):
+    """The paper profile's XNLI protocol (full fine-tuning) on six rows of a 21-word language."""
+    from xalign.transfer import NLIFinetuneConfig, XNLIManual, finetune_nli, finetune_transfer
+
+    rows = [("the cat sits", "a cat sits", "entailment"), ("the cat sits", "a dog runs", "contradiction"),
+            ("the cat sits", "the cat is big", "neutral"), ("a man runs", "a man runs", "entailment"),
+            ("a man runs", "a woman sits", "contradiction"), ("a man runs", "the man is small", "neutral")]
+    out = finetune_nli(str(tiny_model), rows, {"en": rows[:3]}, {"en": rows, "xx": rows[3:]},
+                       NLIFinetuneConfig(lr=1e-3, batch_size=3, epochs=2, eval_every=0.5), device="cpu",
+                       progress=False)
+    assert set(out["test"]) == {"en", "xx"} and 0 <= out["val"] <= 100 and out["step"] >= 1
+    data = XNLIManual(rows={lang: {"train": rows, "val": rows[:3], "test": rows[3:]} for lang in ("en", "xx")},
+                      indices={}, seed=0)
+    frame, info = finetune_transfer(str(tiny_model), data, ["en"], lrs=[1e-3], batch_sizes=[3], seeds=[0, 1],
+                                    epochs=1, device="cpu", progress=False)
+    assert list(frame["lang"]) == ["en", "xx"] and {"value", "std"} <= set(frame.columns)
+    assert info["lr"] == 1e-3 and info["seeds"] == [0, 1]
