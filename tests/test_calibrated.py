@@ -123,3 +123,18 @@ def test_control_keeps_C_and_reports_ratio():
     assert out.loc[1, "targets / source x 100"] > out.loc[0, "targets / source x 100"]  # better aligned after
     small = head_features(before, "test", 10)
     assert small["de"]["test"][0].shape[0] == 10 and small["de"]["train"][0].shape[0] == 60
+
+
+def test_finetuning_changes():
+    paper = pd.DataFrame({"model": ["mBERT"] * 4 + ["LaBSE"] * 2,
+                          "setup": ["none", "sentence_embedding"] * 3,
+                          "task": ["CLSR", "CLSR", "STS", "STS", "CLSR", "CLSR"],
+                          "value": [40.0, 70.0, 50.0, 75.0, 90.0, 91.0]})
+    ours = pd.DataFrame({"model": ["e5"] * 3, "setup": ["none", "sentence_embedding", "none"],
+                         "task": ["CLSR", "CLSR", "STS"], "value": [80.0, 85.5, 60.0]})
+    out = cal.finetuning_changes(paper, ours).set_index(["model", "source"])
+    assert out.loc[("mBERT", "paper"), "change in CLSR"] == 30.0
+    assert out.loc[("mBERT", "paper"), "change in STS"] == 25.0
+    assert out.loc[("LaBSE", "paper"), "change in CLSR"] == 1.0
+    assert np.isnan(out.loc[("LaBSE", "paper"), "change in STS"])
+    assert out.loc[("e5", "ours"), "change in CLSR"] == 5.5

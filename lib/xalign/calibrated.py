@@ -251,3 +251,22 @@ def side_by_side(merged: pd.DataFrame, index: Sequence[str], columns: Sequence[s
     wide.columns = pd.MultiIndex.from_tuples([(*c[1:], c[0]) for c in cols],
                                              names=[*columns, ""])
     return wide.round(digits)
+
+
+def finetuning_changes(paper: pd.DataFrame, ours: pd.DataFrame, before: str = "none",
+                       after: str = "sentence_embedding", tasks: Sequence[str] = ("CLSR", "STS")) -> pd.DataFrame:
+    """Change (after - before) per model and task, the paper's next to ours.
+
+    Both frames are long Table 1 frames (``model``, ``setup``, ``task``, ``value``). Returns one row per
+    (model, source) with a ``change in <task>`` column per task; models without a before/after pair are
+    dropped.
+    """
+    def changes(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+        wide = frame[frame.task.isin(tasks)].pivot_table(index=["model", "task"], columns="setup", values="value")
+        if before not in wide or after not in wide:
+            return pd.DataFrame()
+        return (wide[after] - wide[before]).unstack("task").assign(source=source)
+
+    out = pd.concat([changes(paper, "paper"), changes(ours, "ours")])
+    out = out.dropna(subset=[t for t in tasks if t in out], how="all")
+    return out.rename(columns={t: f"change in {t}" for t in tasks}).reset_index()
