@@ -2,8 +2,6 @@ import hashlib
 
 import numpy as np
 import pandas as pd
-import pytest
-
 from xalign import calibrated as cal
 from xalign.sentvec import sentence_vectors
 from xalign.transfer import control_before_after, head_features

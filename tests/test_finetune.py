@@ -1,9 +1,8 @@
 import numpy as np
 import pytest
-
 from xalign import finetune as ft
 
-WORDS = "the a cat dog sits runs on mat park man woman is are big small red".split()
+WORDS = ["the", "a", "cat", "dog", "sits", "runs", "on", "mat", "park", "man", "woman", "is", "are", "big", "small", "red"]
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +97,12 @@ def test_frozen_embeddings_stay_fixed(tiny_model):
 
 def test_full_nli_finetuning_path_runs_on_a_toy_set(tiny_model):
     """The paper profile's XNLI protocol (full fine-tuning) on six rows of a 21-word language."""
-    from xalign.transfer import NLIFinetuneConfig, XNLIManual, finetune_nli, finetune_transfer
+    from xalign.transfer import (
+        NLIFinetuneConfig,
+        XNLIManual,
+        finetune_nli,
+        finetune_transfer,
+    )
 
     rows = [("the cat sits", "a cat sits", "entailment"), ("the cat sits", "a dog runs", "contradiction"),
             ("the cat sits", "the cat is big", "neutral"), ("a man runs", "a man runs", "entailment"),

@@ -5,9 +5,7 @@ its other numbers; a typo in our transcription shows up here.
 """
 
 import numpy as np
-import pandas as pd
 import pytest
-
 from xalign.results import paper_table
 from xalign.transfer import pearson
 

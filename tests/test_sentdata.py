@@ -1,8 +1,13 @@
 import pytest
-
 from xalign.readers import DataFormatError
-from xalign.sentdata import (read_nli_columns, read_sts, read_stsbenchmark, read_tatoeba, read_xnli,
-                             tatoeba_iso3)
+from xalign.sentdata import (
+    read_nli_columns,
+    read_sts,
+    read_stsbenchmark,
+    read_tatoeba,
+    read_xnli,
+    tatoeba_iso3,
+)
 
 
 def _write(path, text, newline="\n"):

@@ -1,9 +1,13 @@
 import numpy as np
 import pytest
-
 from xalign.retrieval import csls
-from xalign.sentence_retrieval import (add_mean_direction, best_layer, layerwise_retrieval, nearest,
-                                       retrieval_accuracy)
+from xalign.sentence_retrieval import (
+    add_mean_direction,
+    best_layer,
+    layerwise_retrieval,
+    nearest,
+    retrieval_accuracy,
+)
 from xalign.sts import layerwise_sts, pair_cosines, sts_spearman
 
 

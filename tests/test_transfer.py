@@ -1,9 +1,18 @@
 import numpy as np
 import pandas as pd
 import pytest
-
-from xalign.transfer import (correlations, frozen_transfer, limit_groups, pair_features, pearson,
-                             premise_groups, split_groups, transfer_gap, transfer_rate, xnli_manual)
+from xalign.transfer import (
+    correlations,
+    frozen_transfer,
+    limit_groups,
+    pair_features,
+    pearson,
+    premise_groups,
+    split_groups,
+    transfer_gap,
+    transfer_rate,
+    xnli_manual,
+)
 
 # The paper's Table 8 (four models, French column and 14-language average)
 MODELS = ["mBERT", "XLM-R_Base", "XLM-R", "LaBSE"]

@@ -1,6 +1,6 @@
 """The calibrated-retrieval chapter's evaluation steps, one function per step.
 
-- :func:`validation_retrieval`: WMT21 newstest2021 (en -> de, ru, zh; the
+- :func:`validation_retrieval`: WMT21 newstest2021 (en-de, en-ru, en-zh, both directions; the
   paper used WMT20 en -> cs, de, ja, pl, ru, ta, zh), every layer, both
   directions: picks the layer used for Tatoeba and STS, and the checkpoint.
 - :func:`tatoeba_retrieval`: the paper's 36 Tatoeba pairs, both directions.
@@ -16,14 +16,19 @@ with the number of languages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from .sentence_retrieval import DIRECTIONS, add_mean_direction, best_layer, layerwise_retrieval
+from .sentence_retrieval import (
+    DIRECTIONS,
+    add_mean_direction,
+    best_layer,
+    layerwise_retrieval,
+)
 from .sentvec import sentence_vectors
 from .sts import layerwise_sts
 
@@ -93,9 +98,16 @@ def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed:
 
 def validation_retrieval(encoder, pairs=VALIDATION_PAIRS, n: int | None = None, seed: int = 0, layers=None,
                          method: str = "cosine", loader=None) -> pd.DataFrame:
-    """WMT21 validation accuracy (%) per language pair, layer and direction (with ``mean``)."""
+    """WMT21 validation accuracy (%) per language pair, layer and direction (with ``mean``).
+
+    ``loader(src, tgt)`` -> (src, tgt) sentence pairs; default: newstest2021, both translation
+    directions of the language pair (:func:`xalign.corpora.wmt_newstest`).
+    """
     if loader is None:
-        from .sentdata import wmt21_pairs as loader
+        from .corpora import wmt_newstest
+
+        def loader(src, tgt):
+            return wmt_newstest("wmt21", f"{src}-{tgt}")
     frames = []
     for src, tgt in pairs:
         rows = loader(src, tgt)
@@ -269,4 +281,5 @@ def finetuning_changes(paper: pd.DataFrame, ours: pd.DataFrame, before: str = "n
 
     out = pd.concat([changes(paper, "paper"), changes(ours, "ours")])
     out = out.dropna(subset=[t for t in tasks if t in out], how="all")
-    return out.rename(columns={t: f"change in {t}" for t in tasks}).reset_index()
+    out = out.rename(columns={t: f"change in {t}" for t in tasks}).rename_axis(columns=None)
+    return out.reset_index()

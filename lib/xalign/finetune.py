@@ -35,9 +35,9 @@ import math
 import os
 import shutil
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -120,7 +120,7 @@ def subsample(items: Sequence, n: int | None = None, fraction: float | None = No
     if fraction is not None:
         if not 0 < fraction <= 1:
             raise ValueError(f"fraction must be in (0, 1], got {fraction}")
-        n = max(1, int(round(fraction * len(items))))
+        n = max(1, round(fraction * len(items)))
     if n is None or n >= len(items):
         return [items[i] for i in order]
     return [items[i] for i in order[:n]]
@@ -152,7 +152,7 @@ def checkpoint_steps(total: int, checkpoints: int) -> list[int]:
     """Steps (1-based) after which a checkpoint is saved: evenly spread, the last one at ``total``."""
     if total < 1:
         raise ValueError("no training steps")
-    steps = sorted({max(1, int(round(total * k / checkpoints))) for k in range(1, checkpoints + 1)})
+    steps = sorted({max(1, round(total * k / checkpoints)) for k in range(1, checkpoints + 1)})
     return steps
 
 
@@ -202,8 +202,10 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
     ``on_checkpoint(step, fraction)`` is called after each checkpoint step.
     """
     import torch
-    from sentence_transformers.sentence_transformer.losses import (CosineSimilarityLoss,
-                                                                   MultipleNegativesRankingLoss)
+    from sentence_transformers.sentence_transformer.losses import (
+        CosineSimilarityLoss,
+        MultipleNegativesRankingLoss,
+    )
     from tqdm.auto import tqdm
     from transformers import get_linear_schedule_with_warmup
 
@@ -225,7 +227,7 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
         (no_decay if ("bias" in name or "LayerNorm" in name or "layer_norm" in name) else decay).append(p)
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
                              {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
-    sched = get_linear_schedule_with_warmup(opt, int(math.ceil(config.warmup * total)), total)
+    sched = get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total)
     device = model.device
     model.train()
     log = []
@@ -311,7 +313,7 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
 
         losses = train_steps(model, nli, sts, config, prefix, on_checkpoint, progress)
         losses.to_csv(tmp / "losses.csv", index=False)
-        info = {"key": key, "checkpoints": saved, "steps": int(len(losses)),
+        info = {"key": key, "checkpoints": saved, "steps": len(losses),
                 "n_nli": len(nli), "n_sts": len(sts), "seconds": round(time.time() - started, 1)}
         (tmp / "done.json").write_text(json.dumps(info, indent=2))
         try:

@@ -1,4 +1,7 @@
-"""Readers for the sentence-level data sets: Tatoeba, WMT21, STS 2017, STS-B, SNLI, XNLI.
+"""Readers for the sentence-level data sets: Tatoeba, STS 2017, STS-B, SNLI, XNLI (labelled rows).
+
+WMT newstest pairs come from :func:`xalign.corpora.wmt_newstest`; XNLI as
+parallel text (no labels) from :func:`xalign.corpora.read_xnli_pairs`.
 
 Every reader checks its input and fails with :class:`~xalign.readers.DataFormatError`
 naming the file, the line and what was expected. The ``*_pairs`` / ``*_rows``
@@ -80,22 +83,6 @@ def tatoeba_pairs(lang: str) -> list[tuple[str, str]]:
     code = tatoeba_iso3(lang)
     return read_tatoeba(fetch("tatoeba", f"tatoeba.{code}-eng.{code}"),
                         fetch("tatoeba", f"tatoeba.{code}-eng.eng"))
-
-
-# ------------------------------------------------------------------ WMT21
-def wmt21_pairs(src: str, tgt: str, ref: str = "A") -> list[tuple[str, str]]:
-    """newstest2021 ``src``-``tgt``: (source sentence, reference translation) pairs."""
-    from .datasets import fetch, get
-    from .readers import read_parallel
-
-    pair = f"{src}-{tgt}"
-    src_file = f"sources/newstest2021.{pair}.src.{src}"
-    ref_file = f"references/newstest2021.{pair}.ref.{ref}.{tgt}"
-    files = get("wmt21").files()
-    if src_file not in files or ref_file not in files:
-        have = sorted({f.split(".")[1] for f in files if f.startswith("sources/")})
-        raise KeyError(f"wmt21 has no {pair} with reference {ref!r} (pairs: {', '.join(have)})")
-    return read_parallel(fetch("wmt21", src_file), fetch("wmt21", ref_file))
 
 
 # ------------------------------------------------------------------ STS

@@ -12,8 +12,8 @@ cached like the transformer encoders' (:mod:`xalign.cache`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import numpy as np
 

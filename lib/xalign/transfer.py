@@ -30,8 +30,8 @@ All accuracies are percentages.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -61,8 +61,8 @@ def split_groups(groups: np.ndarray, ratios=(8, 1, 1), seed: int = 0) -> dict[st
     ids = np.unique(groups)
     perm = np.random.default_rng(seed).permutation(ids)
     r = np.asarray(ratios, float) / sum(ratios)
-    n_train = int(round(r[0] * len(ids)))
-    n_val = int(round(r[1] * len(ids)))
+    n_train = round(r[0] * len(ids))
+    n_val = round(r[1] * len(ids))
     parts = {"train": perm[:n_train], "val": perm[n_train : n_train + n_val], "test": perm[n_train + n_val :]}
     return {k: np.flatnonzero(np.isin(groups, v)) for k, v in parts.items()}
 
@@ -98,7 +98,7 @@ class XNLIManual:
     def sizes(self) -> pd.DataFrame:
         return pd.DataFrame([{"lang": lang, **{s: len(v[s]) for s in SPLITS}} for lang, v in self.rows.items()])
 
-    def head(self, split: str, n: int | None) -> "XNLIManual":
+    def head(self, split: str, n: int | None) -> XNLIManual:
         """The same data with only the first ``n`` rows of ``split`` in every language."""
         rows = {lang: {s: (r[:n] if s == split else r) for s, r in v.items()} for lang, v in self.rows.items()}
         idx = {s: (i[:n] if s == split else i) for s, i in self.indices.items()}
@@ -233,7 +233,7 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
             best = (val, C, model)
     val, C, model = best
     rows = [{"lang": lang, "value": 100 * float(model.score(*feats[lang]["test"]))} for lang in test_langs]
-    return pd.DataFrame(rows), {"C": C, "val_accuracy": val, "n_train": int(len(y)), "classifier": classifier}
+    return pd.DataFrame(rows), {"C": C, "val_accuracy": val, "n_train": len(y), "classifier": classifier}
 
 
 def control_before_after(before, after, source: str = "en", Cs: Sequence[float] = (0.1, 1.0),
@@ -300,7 +300,11 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     """
     import torch
     from tqdm.auto import tqdm
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer, get_linear_schedule_with_warmup
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
 
     from .finetune import resolve_base
     from .models import default_device
@@ -315,7 +319,7 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     total = steps_per_epoch * config.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     sched = get_linear_schedule_with_warmup(opt, int(config.warmup * total), total)
-    every = max(1, int(round(config.eval_every * total)))
+    every = max(1, round(config.eval_every * total))
     best = {"val": -1.0, "test": {}, "step": 0}
     step = 0
     bar = tqdm(total=total, desc=f"fine-tune {model_name} on NLI", disable=not progress)
