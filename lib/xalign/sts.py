@@ -1,0 +1,42 @@
+"""Semantic textual similarity: Spearman correlation of cosine similarities with gold scores.
+
+The STS convention (SemEval 2017, SentEval): score each sentence pair by the
+cosine of its two sentence vectors and report Spearman's rank correlation
+with the gold similarities, times 100.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import spearmanr
+
+
+def pair_cosines(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """Cosine of each row pair (u_i, v_i); (n,) float64. Zero vectors give 0."""
+    U, V = np.asarray(U, np.float64), np.asarray(V, np.float64)
+    if U.shape != V.shape or U.ndim != 2:
+        raise ValueError(f"expected two (n, d) arrays of the same shape, got {U.shape} and {V.shape}")
+    num = (U * V).sum(1)
+    den = np.linalg.norm(U, axis=1) * np.linalg.norm(V, axis=1)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def sts_spearman(U: np.ndarray, V: np.ndarray, gold) -> float:
+    """Spearman's rho x 100 between pair cosines and gold scores."""
+    gold = np.asarray(gold, np.float64)
+    if len(gold) != len(U):
+        raise ValueError(f"{len(gold)} gold scores for {len(U)} sentence pairs")
+    if len(gold) < 3:
+        raise ValueError("need at least three pairs for a rank correlation")
+    rho = spearmanr(pair_cosines(U, V), gold).statistic
+    return float(100 * rho)
+
+
+def layerwise_sts(U: np.ndarray, V: np.ndarray, gold, layers: list[int] | None = None) -> pd.DataFrame:
+    """Spearman x 100 per layer for paired (n, L, d) arrays; tidy (layer, value)."""
+    if U.ndim != 3 or U.shape != V.shape:
+        raise ValueError(f"expected paired (n, L, d) arrays, got {U.shape} and {V.shape}")
+    layers = list(range(U.shape[1])) if layers is None else list(layers)
+    return pd.DataFrame([{"layer": layer, "value": sts_spearman(U[:, i], V[:, i], gold)}
+                         for i, layer in enumerate(layers)])

@@ -1,0 +1,119 @@
+import numpy as np
+import pytest
+from xalign import finetune as ft
+
+WORDS = ["the", "a", "cat", "dog", "sits", "runs", "on", "mat", "park", "man", "woman", "is", "are", "big", "small", "red"]
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """A 2-layer, 16-dim random BERT with a 21-word vocabulary (no download)."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    d = tmp_path_factory.mktemp("tiny-bert")
+    (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS) + "\n")
+    BertTokenizerFast(vocab_file=str(d / "vocab.txt")).save_pretrained(str(d))
+    cfg = BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                     intermediate_size=32, max_position_embeddings=64)
+    torch.manual_seed(0)
+    BertModel(cfg, add_pooling_layer=False).save_pretrained(str(d))
+    return d
+
+
+NLI = [("the cat sits on the mat", "a cat sits"), ("a man runs in the park", "a man runs"),
+       ("the woman is big", "a woman is big"), ("the red dog runs", "a dog runs")]
+STS = [("the cat sits", "a cat sits", 0.9), ("a man runs", "the red mat", 0.1),
+       ("a dog runs", "the dog runs", 0.95), ("the woman", "a park", 0.0)]
+
+
+def test_schedule_and_checkpoint_steps():
+    assert ft.checkpoint_steps(10, 10) == list(range(1, 11))
+    assert ft.checkpoint_steps(25, 4) == [6, 12, 19, 25]
+    cfg = ft.SentenceFinetuneConfig(batch_size=2, nli_epochs=1, sts_epochs=3, seed=1)
+    steps = ft.training_schedule(4, 4, cfg)
+    assert sum(t == "nli" for t, _ in steps) == 2 and sum(t == "sts" for t, _ in steps) == 6
+    seq = ft.training_schedule(4, 4, ft.SentenceFinetuneConfig(batch_size=2, sts_epochs=3, order="sequential"))
+    assert [t for t, _ in seq] == ["nli"] * 2 + ["sts"] * 6
+    with pytest.raises(ValueError):
+        ft.SentenceFinetuneConfig(order="random")
+
+
+def test_training_data_helpers():
+    rows = [("p1", "h1", "entailment"), ("p1", "h2", "contradiction"), ("p2", "h3", "neutral"),
+            ("p2", "h4", "entailment")]
+    assert ft.nli_training_pairs(rows) == [("p1", "h1"), ("p2", "h4")]
+    assert ft.nli_training_pairs(rows, hard_negatives=True) == [("p1", "h1", "h2")]
+    assert ft.sts_training_pairs([("a", "b", 4.0)]) == [("a", "b", 0.8)]
+    items = list(range(50))
+    assert ft.subsample(items, 10, seed=3) == ft.subsample(items, 20, seed=3)[:10]
+    assert sorted(ft.subsample(items, fraction=1.0)) == items
+
+
+def test_one_step_changes_the_weights(tiny_model):
+    model = ft.build_sentence_transformer(str(tiny_model), max_length=16, device="cpu")
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    cfg = ft.SentenceFinetuneConfig(batch_size=4, nli_epochs=1, sts_epochs=0, checkpoints=1, lr=1e-2, warmup=0.0)
+    seen = []
+    losses = ft.train_steps(model, NLI, [], cfg, on_checkpoint=lambda s, f: seen.append((s, f)), progress=False)
+    assert len(losses) == 1 and losses["task"].item() == "nli" and np.isfinite(losses["loss"]).all()
+    assert seen == [(1, 1.0)]
+    changed = [k for k, v in model.named_parameters() if not np.allclose(v.detach(), before[k])]
+    assert any("encoder.layer" in k for k in changed)
+
+
+def test_finetune_run_is_cached_and_checkpoints_load(tiny_model, tmp_path, monkeypatch):
+    cfg = ft.SentenceFinetuneConfig(batch_size=2, nli_epochs=1, sts_epochs=1, checkpoints=2, lr=1e-3)
+    res = ft.finetune_sentence_encoder(str(tiny_model), NLI, STS, cfg, cache_root=tmp_path, device="cpu",
+                                       progress=False)
+    assert [round(f, 2) for f, _ in res.checkpoints] == [0.5, 1.0]
+    assert res.info["steps"] == 4 and len(res.losses) == 4
+    assert not list(tmp_path.glob(".*part*"))  # the temporary directory is gone
+
+    def boom(*a, **k):
+        raise AssertionError("retrained a cached run")
+    monkeypatch.setattr(ft, "train_steps", boom)
+    again = ft.finetune_sentence_encoder(str(tiny_model), NLI, STS, cfg, cache_root=tmp_path, device="cpu")
+    assert again.directory == res.directory and again.final == res.final
+
+    from xalign.cache import EmbeddingCache
+    from xalign.models import load_encoder
+    enc = load_encoder(str(res.final), prefix="", device="cpu", cache=EmbeddingCache(tmp_path / "emb"),
+                       progress=False)
+    assert enc.encode_sentences(["the cat sits"]).shape == (1, 3, 16)
+
+    with pytest.raises(ValueError, match="score in"):
+        ft.finetune_sentence_encoder(str(tiny_model), NLI, [("a", "b", 4.0)], cfg, cache_root=tmp_path)
+
+
+def test_frozen_embeddings_stay_fixed(tiny_model):
+    model = ft.build_sentence_transformer(str(tiny_model), max_length=16, device="cpu")
+    emb = model[0].auto_model.get_input_embeddings().weight.detach().clone()
+    cfg = ft.SentenceFinetuneConfig(batch_size=4, nli_epochs=1, sts_epochs=0, checkpoints=1, lr=1e-2,
+                                    freeze_embeddings=True)
+    ft.train_steps(model, NLI, [], cfg, progress=False)
+    assert np.allclose(model[0].auto_model.get_input_embeddings().weight.detach(), emb)
+
+
+def test_full_nli_finetuning_path_runs_on_a_toy_set(tiny_model):
+    """The paper profile's XNLI protocol (full fine-tuning) on six rows of a 21-word language."""
+    from xalign.transfer import (
+        NLIFinetuneConfig,
+        XNLIManual,
+        finetune_nli,
+        finetune_transfer,
+    )
+
+    rows = [("the cat sits", "a cat sits", "entailment"), ("the cat sits", "a dog runs", "contradiction"),
+            ("the cat sits", "the cat is big", "neutral"), ("a man runs", "a man runs", "entailment"),
+            ("a man runs", "a woman sits", "contradiction"), ("a man runs", "the man is small", "neutral")]
+    out = finetune_nli(str(tiny_model), rows, {"en": rows[:3]}, {"en": rows, "xx": rows[3:]},
+                       NLIFinetuneConfig(lr=1e-3, batch_size=3, epochs=2, eval_every=0.5), device="cpu",
+                       progress=False)
+    assert set(out["test"]) == {"en", "xx"} and 0 <= out["val"] <= 100 and out["step"] >= 1
+    data = XNLIManual(rows={lang: {"train": rows, "val": rows[:3], "test": rows[3:]} for lang in ("en", "xx")},
+                      indices={}, seed=0)
+    frame, info = finetune_transfer(str(tiny_model), data, ["en"], lrs=[1e-3], batch_sizes=[3], seeds=[0, 1],
+                                    epochs=1, device="cpu", progress=False)
+    assert list(frame["lang"]) == ["en", "xx"] and {"value", "std"} <= set(frame.columns)
+    assert info["lr"] == 1e-3 and info["seeds"] == [0, 1]

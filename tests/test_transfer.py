@@ -1,0 +1,117 @@
+import numpy as np
+import pandas as pd
+import pytest
+from xalign.transfer import (
+    correlations,
+    frozen_transfer,
+    limit_groups,
+    pair_features,
+    pearson,
+    premise_groups,
+    split_groups,
+    transfer_gap,
+    transfer_rate,
+    xnli_manual,
+)
+
+# The paper's Table 8 (four models, French column and 14-language average)
+MODELS = ["mBERT", "XLM-R_Base", "XLM-R", "LaBSE"]
+FR = {"zs": [73.4, 79.7, 84.1, 81.0], "tta": [77.8, 81.4, 85.1, 81.9], "cal": [70.9, 87.0, 91.8, 96.0]}
+AVG = {"zs": [64.3, 75.5, 80.3, 76.5], "tta": [74.6, 78.7, 83.2, 79.1], "cal": [50.0, 79.4, 86.5, 95.8]}
+
+
+def test_transfer_rate_arithmetic_reproduces_table_8_french():
+    zs = pd.DataFrame({"model": MODELS, "lang": "fr", "value": FR["zs"]})
+    tta = pd.DataFrame({"model": MODELS, "lang": "fr", "value": FR["tta"]})
+    tr = transfer_rate(zs, tta, keys=["model", "lang"])
+    assert list(tr["value"].round(1)) == [94.3, 97.9, 98.8, 98.9]  # the paper's transfer-rate row
+    assert transfer_rate(pd.DataFrame({"lang": ["x"], "value": [40.0]}),
+                         pd.DataFrame({"lang": ["x"], "value": [80.0]}))["value"].item() == 50.0
+    with pytest.raises(ValueError):
+        transfer_rate(zs, tta.iloc[:2], keys=["model", "lang"])
+
+
+def test_pearson_reproduces_table_8_correlations():
+    assert round(pearson(FR["zs"], FR["cal"]), 1) == 90.4
+    assert round(pearson(FR["zs"], FR["tta"]), 1) == 98.5
+    assert round(pearson(AVG["zs"], AVG["cal"]), 1) == 91.0
+    assert round(pearson(AVG["zs"], AVG["tta"]), 1) == 95.1
+    tr = 100 * np.array(AVG["zs"]) / np.array(AVG["tta"])
+    assert round(pearson(tr, AVG["cal"]), 0) == 96  # paper 95.7 from rounded transfer rates
+    assert np.isnan(pearson([1, 2], [3, 4]))
+    assert np.isnan(pearson([1, 1, 1], [3, 4, 5]))
+    frame = pd.DataFrame({"model": MODELS * 2, "lang": ["fr"] * 4 + ["avg"] * 4,
+                          "zs": FR["zs"] + AVG["zs"], "cal": FR["cal"] + AVG["cal"]})
+    c = correlations(frame, "zs", "cal", over="model", by="lang")
+    assert list(c["value"].round(1)) == [90.4, 91.0]
+    assert list(c["n"]) == [4, 4]
+
+
+def test_transfer_gap_matches_table_2_urdu_source():
+    # mBERT, XNLI Manual block of Table 2: ur 54.5, 15-language average 56.1, gap -1.7
+    langs = ["ur", "x"]
+    scores = pd.DataFrame({"lang": langs, "value": [54.5, 56.1 * 15 / 14 - 54.5 / 14]})
+    assert transfer_gap(scores, "ur") == pytest.approx(-1.71, abs=0.01)
+    with pytest.raises(KeyError):
+        transfer_gap(scores, "de")
+
+
+def _toy_rows(lang, n_groups=20):
+    rows = []
+    for g in range(n_groups):
+        for lab in ("entailment", "neutral", "contradiction"):
+            rows.append((f"{lang} premise {g}", f"{lang} hyp {g} {lab}", lab))
+    return rows
+
+
+def test_premise_groups_and_split_are_disjoint_and_parallel():
+    rows = _toy_rows("en")
+    groups = premise_groups(rows)
+    assert list(groups[:6]) == [0, 0, 0, 1, 1, 1]
+    idx = split_groups(groups, seed=3)
+    assert [len(idx[s]) for s in ("train", "val", "test")] == [48, 6, 6]  # 16/2/2 groups
+    all_idx = np.concatenate(list(idx.values()))
+    assert sorted(all_idx) == list(range(60))
+    for a in idx:
+        for b in idx:
+            if a != b:
+                assert not set(groups[idx[a]]) & set(groups[idx[b]])  # no premise in two splits
+    few = limit_groups(idx["train"], groups, 10, seed=0)
+    assert len(few) == 9 and len(set(groups[few])) == 3
+
+    data = xnli_manual(["en", "de"], seed=1, n_train=12, loader=_toy_rows)
+    assert data.sizes().set_index("lang").loc["de"].tolist() == [12, 6, 6]
+    for s in ("train", "val", "test"):
+        en = [r[0].split()[-1] for r in data.rows["en"][s]]
+        de = [r[0].split()[-1] for r in data.rows["de"][s]]
+        assert en == de  # same rows in every language
+
+
+def test_xnli_manual_refuses_non_parallel_files():
+    def loader(lang):
+        rows = _toy_rows(lang)
+        return rows if lang == "en" else rows[1:] + rows[:1]
+    with pytest.raises(ValueError, match="not line-parallel|labels differ"):
+        xnli_manual(["en", "de"], loader=loader)
+
+
+def test_frozen_classifier_learns_a_separable_task_and_transfers():
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(3, 5)) * 4
+
+    def make(n, shift):
+        y = rng.integers(0, 3, n)
+        return centers[y] + rng.normal(size=(n, 5)) + shift, y
+
+    feats = {lang: {s: make(90, shift) for s in ("train", "val", "test")}
+             for lang, shift in (("en", 0.0), ("xx", 0.3))}
+    frame, info = frozen_transfer(feats, ["en"], Cs=(0.01, 1.0))
+    assert set(frame["lang"]) == {"en", "xx"}
+    assert (frame["value"] > 90).all()
+    assert info["C"] in (0.01, 1.0) and info["n_train"] == 90
+
+
+def test_pair_features():
+    u = np.array([[1.0, 2.0]])
+    v = np.array([[3.0, -1.0]])
+    assert pair_features(u, v).tolist() == [[1, 2, 3, -1, 2, 3, 3, -2]]
