@@ -1,7 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make book   create the environment, materialise the offline model, fetch (or mirror)
 #               the data, run every chapter with papermill, build the HTML book
-#   make test   the test suite (unit tests, every chapter's smoke run, a book build with -W)
+#   make test   lint, then the test suite (unit tests, every chapter's smoke run, a book build with -W)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
@@ -30,6 +30,7 @@ book: model data
 	@echo "open _build/html/index.html"
 
 test: env
+	$(BIN)/ruff check lib tests notebooks bench
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: env

@@ -249,7 +249,7 @@ if P.dist_pair in PAIRS:
 
 encoded = {}
 for lp in PAIRS:
-    wanted = word_pairs[lp] + (sum(extra_pairs.values(), []) if lp == P.dist_pair else [])
+    wanted = word_pairs[lp] + ([p for ps in extra_pairs.values() for p in ps] if lp == P.dist_pair else [])
     src_side = IC.encode_side(enc, [s for s, _ in corpus[lp]], IC.spans_needed(wanted, "src"),
                               layers=LAYERS, desc=f"{lp} source")
     tgt_side = IC.encode_side(enc, [t for _, t in corpus[lp]], IC.spans_needed(wanted, "tgt"),

@@ -76,7 +76,6 @@ autocast = None  # bfloat16 for a faster, slightly different CPU run; None: exac
 
 # %%
 import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display

@@ -101,6 +101,7 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 from transformers.utils import logging as hf_logging
+
 from xalign import calibrated as cal
 from xalign import corpora, finetune, sentdata, transfer
 from xalign.models import load_encoder

@@ -5,8 +5,18 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from xalign.btsr import (BTSRItem, build_btsr, candidate_space, check_non_parallel, contextualize,
-                         precision_at_k, select_items, sense_clusters, translation_pairs, valid_word)
+from xalign.btsr import (
+    BTSRItem,
+    build_btsr,
+    candidate_space,
+    check_non_parallel,
+    contextualize,
+    precision_at_k,
+    select_items,
+    sense_clusters,
+    translation_pairs,
+    valid_word,
+)
 from xalign.wordnet import Synset
 from xalign.words import tokenize
 
@@ -41,7 +51,7 @@ def test_sense_clusters_merge_senses_sharing_a_translation():
 
 
 def test_translation_pairs_and_ambiguity():
-    pairs, src_amb, tgt_amb = translation_pairs(SYNSETS, OMW, "es", query="all")
+    pairs, src_amb, _tgt_amb = translation_pairs(SYNSETS, OMW, "es", query="all")
     got = {(p.src, p.tgt, p.cluster) for p in pairs}
     assert ("bank", "banco", 0) in got and ("bank", "banca", 0) in got and ("bank", "orilla", 1) in got
     assert ("swim", "nadar", 0) in got
@@ -91,7 +101,7 @@ def test_select_items_by_frequency_or_ambiguity():
 
 
 def test_candidate_space_excludes_test_words_and_test_sentences():
-    src, tgt = toks()
+    _src, tgt = toks()
     items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]
     cands, n_avail = candidate_space(items, tgt, 100, "es", np.random.default_rng(0))
     assert cands[0] == (2, 1)

@@ -2,6 +2,7 @@ import hashlib
 
 import numpy as np
 import pandas as pd
+
 from xalign import calibrated as cal
 from xalign.sentvec import sentence_vectors
 from xalign.transfer import control_before_after, head_features

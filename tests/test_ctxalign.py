@@ -5,9 +5,20 @@ import pytest
 
 from xalign.btsr import BTSRItem, BTSRSet
 from xalign.corpora import ParallelCorpus
-from xalign.ctxalign import (PairData, PairSpaces, aligned_word_pairs, anchors,
-                             average_types, btsr_precision, btsr_vectors, content_chunks, encode_space, fit,
-                             identity_alignment, training_sizes)
+from xalign.ctxalign import (
+    PairData,
+    PairSpaces,
+    aligned_word_pairs,
+    anchors,
+    average_types,
+    btsr_precision,
+    btsr_vectors,
+    content_chunks,
+    encode_space,
+    fit,
+    identity_alignment,
+    training_sizes,
+)
 from xalign.words import tokenize
 
 SRC = ["the cat sleeps", "the dog runs", "a cat runs", "the bird sings"]
@@ -86,7 +97,7 @@ def test_type_anchors_from_alignments_and_dictionary():
     _, sp = toy_spaces()
     assert aligned_word_pairs(sp.data, [0, 3]) == [("the", "le"), ("cat", "chat"), ("sleeps", "dort"),
                                                    ("bird", "oiseau")]
-    X, Y = anchors(sp, "avg_type", "wa")
+    X, _Y = anchors(sp, "avg_type", "wa")
     assert len(X) == len(aligned_word_pairs(sp.data, sp.data.train))
     Xd, Yd = anchors(sp, "avg_type", "dict")  # "zebra" has no vector and is skipped
     assert np.allclose(Xd, sp.avg_src.lookup(["cat", "dog"])) and np.allclose(Yd, sp.avg_tgt.lookup(["chat", "chien"]))

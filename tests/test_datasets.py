@@ -4,8 +4,8 @@ import hashlib
 
 import pytest
 
-from xalign import datasets as D
 from conftest import mirror_available
+from xalign import datasets as D
 
 
 @pytest.fixture

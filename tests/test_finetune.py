@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from xalign import finetune as ft
 
 WORDS = ["the", "a", "cat", "dog", "sits", "runs", "on", "mat", "park", "man", "woman", "is", "are", "big", "small", "red"]

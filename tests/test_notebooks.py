@@ -25,7 +25,7 @@ def test_chapter_runs_and_writes_results(built_book, chapter):
 
 
 def test_book_builds_with_status_page(built_book):
-    root, _, html = built_book
+    _, _, html = built_book
     index = (html / "intro.html") if (html / "intro.html").exists() else (html / "book" / "intro.html")
     text = index.read_text()
     assert "Reproduction status" in text and "Table II" in text

@@ -6,6 +6,7 @@ its other numbers; a typo in our transcription shows up here.
 
 import numpy as np
 import pytest
+
 from xalign.results import paper_table
 from xalign.transfer import pearson
 

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from xalign.readers import (DataFormatError, dictionary_map, read_dictionary, read_gold_alignment,
-                            read_parallel)
+from xalign.readers import DataFormatError, dictionary_map, read_dictionary, read_gold_alignment, read_parallel
 from xalign.static import read_vec
 
 

@@ -1,4 +1,5 @@
 import pytest
+
 from xalign.readers import DataFormatError
 from xalign.sentdata import (
     read_nli_columns,

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+
 from xalign.retrieval import csls
 from xalign.sentence_retrieval import (
     add_mean_direction,

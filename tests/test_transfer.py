@@ -1,6 +1,7 @@
 import numpy as np
 import pandas as pd
 import pytest
+
 from xalign.transfer import (
     correlations,
     frozen_transfer,

@@ -34,7 +34,7 @@ def toy_world(rng, n=60, dim=64):
 
 def test_static_baseline_on_identical_vectors_is_perfect(rng):
     pairs, tokens, src, tgt = toy_world(rng)
-    known, U, V = WS.static_pair_vectors(pairs, src, tgt)
+    known, U, _V = WS.static_pair_vectors(pairs, src, tgt)
     assert len(known) == 55 and U.shape == (55, 1, 64)
     rows = WS.static_baseline_rows({"xx-yy": pairs}, {"xx-yy": tokens}, {"xx": src, "yy": tgt},
                                    k=5, n_pairs=40, n_sentences=40, runs=3, seed=0)

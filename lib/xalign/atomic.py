@@ -6,8 +6,8 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 
@@ -42,9 +42,8 @@ def write_text(path: str | Path, text: str) -> None:
 
 
 def save_npz(path: str | Path, **arrays: np.ndarray) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 def _json_default(obj):

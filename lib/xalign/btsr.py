@@ -249,7 +249,7 @@ class BTSRSet:
                 "candidates": [list(c) for c in self.candidates], "stats": self.stats}
 
     @classmethod
-    def from_json(cls, d: dict) -> "BTSRSet":
+    def from_json(cls, d: dict) -> BTSRSet:
         return cls(d["src_lang"], d["tgt_lang"], [BTSRItem(**i) for i in d["items"]],
                    [tuple(c) for c in d["candidates"]], d["stats"])
 

@@ -537,7 +537,7 @@ def parse_variant(variant: str) -> tuple[str, str, str, str]:
     for k, lang in ((ka, la), (kb, lb)):
         if k not in ("mono", "multi"):
             raise ValueError(f"{variant!r}: model kind must be 'mono' or 'multi', got {k!r}")
-    key = lambda k, lang: "multi" if k == "multi" else f"mono_{lang}"  # noqa: E731
+    key = lambda k, lang: "multi" if k == "multi" else f"mono_{lang}"
     return key(ka, la), la, key(kb, lb), lb
 
 
@@ -588,7 +588,7 @@ def single_thread():
 
 
 def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: ContextPairVectors | None = None,
-                  scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5) -> "pd.DataFrame":
+                  scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5) -> pd.DataFrame:
     """Fit every method at every training size and score it on BTSR (P@k), sentence retrieval
     (P@``retrieval_k`` with token and, for type levels, type vectors), BCWS and SCWS (Spearman).
 
@@ -656,7 +656,7 @@ BASELINES = {  # name: (BTSR representation, alignment level, signal) used to ma
 }
 
 
-def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> "pd.DataFrame":
+def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> pd.DataFrame:
     """The paper's BTSR baselines: the word without its context, the context without the word, and both.
 
     Each representation is mapped with the orthogonal alignment of the level
@@ -711,7 +711,7 @@ def context_pair_vectors(encoder_a, encoder_b, data, layers=None, b_side: str = 
     return ContextPairVectors(A, B, np.asarray(data.rating, float), b_side)
 
 
-def btsr_sample(data: PairData, n: int = 8, seed: int = 0, width: int = 70) -> "pd.DataFrame":
+def btsr_sample(data: PairData, n: int = 8, seed: int = 0, width: int = 70) -> pd.DataFrame:
     """A few test pairs with their two (non-parallel) contexts, the words in [brackets]."""
     import pandas as pd
 

@@ -214,7 +214,7 @@ def _download_sacrebleu(ds: Dataset, relpath: str, target: Path) -> None:
 
     pair, fname = relpath.split("/", 1)
     lang = fname.rsplit(".", 1)[1]
-    src, tgt = pair.split("-")
+    src, _tgt = pair.split("-")
     test_set = DATASETS[ds.sacrebleu_set]
     test_set.process_to_text(pair)
     path = test_set.get_source_file(pair) if lang == src else test_set.get_reference_files(pair)[0]

@@ -7,7 +7,7 @@ paired representations have shape (n_pairs, n_layers, dim).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd

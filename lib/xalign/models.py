@@ -24,9 +24,9 @@ import contextlib
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -197,8 +197,8 @@ class Encoder:
                 for name in missing:
                     self.cache.put(keys[name], x=fresh[name])
                     got[name] = {"x": fresh[name]}
-            for name in outputs:
-                outputs[name].append(got[name]["x"])
+            for name, parts in outputs.items():
+                parts.append(got[name]["x"])
             progress.update(len(chunk))
         progress.close()
         empty = np.zeros((0, 1 if layer_mean else len(layers), self.dim), np.float32)
@@ -367,7 +367,7 @@ def _is_bert_like(source: str) -> bool:
         from transformers import AutoConfig
 
         return AutoConfig.from_pretrained(source).model_type in ("bert", "roberta", "xlm-roberta")
-    except Exception:
+    except Exception:  # noqa: BLE001 - any failure to read a config means "not BERT-like"
         return False
 
 

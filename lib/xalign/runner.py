@@ -17,8 +17,8 @@ import tempfile
 from pathlib import Path
 
 from .atomic import write_text
-from .paths import PROJECT_ROOT
 from .datasets import datasets_markdown
+from .paths import PROJECT_ROOT
 from .status import CHAPTERS, status_markdown
 
 NOTEBOOKS = PROJECT_ROOT / "notebooks"

@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -98,7 +98,7 @@ def static_baseline_rows(word_pairs: dict[str, list[PR.WordPair]], tokens: dict[
         if s_lang not in static or t_lang not in static:
             continue
         for table, score in (("table3", s_weak), ("table4", s_strong)):
-            vals = 100 * static_scores(wp, static[s_lang], static[t_lang], lambda a, b: score(a, b, k),
+            vals = 100 * static_scores(wp, static[s_lang], static[t_lang], lambda a, b, score=score: score(a, b, k),
                                        n_pairs, runs, seed)["value"]
             rows[table].append({"model": "FastText", "layer": "-", "pair": lp,
                                 "value": vals.mean(), "std": vals.std()})
