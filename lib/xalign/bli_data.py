@@ -61,9 +61,14 @@ def bli_dictionary(src: str, tgt: str, split: str, sinhala_variant: str = "wiki"
 
 
 def sinhala_vocabulary(n: int | None = None) -> list[str]:
-    """The Sinhala words of every Sinhala-English dictionary file (full wiki dictionaries first)."""
+    """The Sinhala words of every Sinhala-English dictionary file, in order of first appearance.
+
+    The full wiki Si-En dictionary comes first (its Sinhala source words are
+    in fastText frequency order), then the full En-Si one, then the splits.
+    """
+    first = ("all_data/wiki-si-en.txt", "all_data/wiki-en-si.txt")
     files = get("sinhala_en_dict").files("all_data/*.txt")
-    files = sorted(files, key=lambda f: (not f.endswith(("wiki-si-en.txt", "wiki-en-si.txt")), f))
+    files = sorted(files, key=lambda f: (first.index(f) if f in first else len(first), f))
     dicts, sides = [], []
     for f in files:
         m = re.search(r"(en|si)-(en|si)", f.rsplit("/", 1)[-1])
