@@ -95,9 +95,9 @@ vec_pattern_cc = None      # common-crawl .vec files for the cc rows of Table 4,
 ALL_LANGS = ["es", "fr", "de", "ru", "it", "si", "zh", "ta", "ja", "tr"]
 PROFILES = {
     "smoke": dict(model="multilingual-e5-small", table1_models={"multilingual-e5-small": "LaBSE"},
-                  backend="layer", layer=-1, pooling="word", autocast="bfloat16", n_vocab=1500, n_vocab_si=3000,
+                  backend="layer", layer=-1, pooling="word", autocast="bfloat16", n_vocab=3000, n_vocab_si=6000,
                   languages=["es", "zh", "si"], table1_languages=["es", "zh"], prune_languages=["zh", "si"],
-                  prune_rule="script", mappings=list(MAPPINGS), rcsls_iterations=3, rcsls_negatives=1500,
+                  prune_rule="script", mappings=list(MAPPINGS), rcsls_iterations=3, rcsls_negatives=3000,
                   sinhala_stemmer="sinling-splitter", vec_pattern="", vec_pattern_cc=""),
     "default": dict(model="multilingual-e5-small", table1_models={"multilingual-e5-small": "LaBSE"},
                     backend="layer", layer=-1, pooling="word", autocast="bfloat16", n_vocab=20000, n_vocab_si=0,

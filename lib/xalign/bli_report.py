@@ -202,9 +202,8 @@ def plot_inflection(t4: pd.DataFrame, title: str):
 def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str) -> str:
     """A short Markdown summary of this run's evidence on the paper's three claims."""
     lines = []
-    raw = _pick(t3, method=MULTILINGUAL)
-    if len(raw):
-        gains = table5(t3).dropna()
+    gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
+    if len(gains):
         combined = relative_improvement(t3[t3["method"].str.startswith(f"{MULTILINGUAL} +")], "pruned", "no", "yes",
                                         ["method", "pair", "retrieval"]).dropna()
         per_pair = ", ".join(f"{r.pair} {r.retrieval} {r.value:+.0f}%" for r in gains.itertuples())
