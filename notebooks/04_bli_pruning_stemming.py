@@ -129,8 +129,8 @@ P
 # %% [markdown]
 # ## Data: dictionaries and candidate vocabularies
 #
-# **Test and training dictionaries.** MUSE (Conneau et al. 2018; CC BY-NC 4.0) pairs English with de, es, fr, it, ja, ru, ta, tr and zh; its `0-5000` split
-# (5000 source words) trains the maps and its `5000-6500` split (1500 source words) is the test
+# **Test and training dictionaries.** MUSE (Conneau et al. 2018; CC BY-NC 4.0) pairs English
+# with de, es, fr, it, ja, ru, ta, tr and zh; its `0-5000` split (5000 source words) trains the maps and its `5000-6500` split (1500 source words) is the test
 # set, in both directions. For Sinhala the paper uses the dictionaries Wickramasinghe and de Silva
 # (2023) built with MUSE's criteria (MIT license), in two versions matched to the wiki and the
 # common-crawl fastText vocabularies (`wiki_en-si_testset_1500_5000_200k.txt`, ...).
@@ -254,16 +254,17 @@ cmp1[cmp1["ours"].notna()]
 # %% [markdown]
 # ## Table 2: P@1 of every method on the ten language pairs
 #
-# Unpruned vocabularies, as in the paper. The `multilingual model` rows compare e5-small here
-# with LaBSE there; the `multilingual model + <map>` rows are our combined rows (a map learned on
-# the model's word vectors), which the paper has no counterpart for except its C2 (on LaBSE).
-# The fastText rows (Procrustes, RCSLS, VecMap) and C1/C2 are the paper's. For En-Si and Si-En
-# the wiki dictionaries are used (the paper's LaBSE numbers for these pairs are the wiki ones).
+# Unpruned vocabularies, as in the paper. The `multilingual model` rows compare our model
+# (e5-small in the default profile) with LaBSE; the `multilingual model + <map>` rows are our
+# combined rows (a map learned on the model's word vectors), which the paper has no counterpart
+# for except its C2 (on LaBSE). The fastText rows (Procrustes, RCSLS, VecMap) and C1/C2 are the
+# paper's. For En-Si and Si-En the wiki dictionaries are used (the paper's LaBSE numbers for
+# these pairs are the wiki ones).
 
 # %%
 t2 = table2(results)
 cmp2 = run.compare("table2", t2, ["method", "retrieval", "pair"], title="Table 2: top-1 BLI accuracy",
-                   note="multilingual model: e5-small here, LaBSE in the paper; fastText, C1 and C2 rows not run "
+                   note=f"multilingual model: {P.model} here, LaBSE in the paper; fastText, C1 and C2 rows not run "
                         "here (no fastText vectors offline; C1/C2 not implemented)")
 order = list(dict.fromkeys(t2["pair"]))
 display(cmp2.pivot_table(index=["method", "retrieval"], columns="pair", values="ours").reindex(columns=order).round(1))
@@ -293,7 +294,7 @@ pruned_pairs = [f"en-{x}" for x in LANGS if x in PRUNE]
 t3 = table3(results, pruned_pairs)
 cmp3 = run.compare("table3", t3, ["method", "retrieval", "pair", "pruned"],
                    title="Table 3: effect of vocabulary pruning on P@1",
-                   note="multilingual model: e5-small here, LaBSE in the paper; Sinhala candidates are dictionary "
+                   note=f"multilingual model: {P.model} here, LaBSE in the paper; Sinhala candidates are dictionary "
                         "words here (almost no foreign tokens to prune), fastText vocabulary in the paper")
 cmp3.pivot_table(index=["method", "retrieval"], columns=["pair", "pruned"], values=["paper", "ours"]).round(1)
 
@@ -311,7 +312,7 @@ plt.show()
 # %%
 t5 = table5(t3)
 run.compare("table5", t5, ["pair", "retrieval"], title="Table 5: P@1 improvement from pruning (%)",
-            note="e5-small here, LaBSE in the paper; the improvement depends on how many foreign-script tokens "
+            note=f"{P.model} here, LaBSE in the paper; the improvement depends on how many foreign-script tokens "
                  "the candidate vocabulary holds (wordfreq lists here, fastText vocabularies in the paper)")
 
 # %% [markdown]
@@ -344,8 +345,8 @@ if P.vec_pattern_cc:
 t4 = table4(si_results[si_results["method"].isin([MULTILINGUAL, f"{MULTILINGUAL} + RCSLS", "RCSLS"])])
 cmp4 = run.compare("table4", t4, ["method", "retrieval", "soft", "dictionary", "direction", "k"],
                    title="Table 4: impact of Sinhala inflection (stem-based BLI)",
-                   note="multilingual model: e5-small here, LaBSE in the paper; the paper's RCSLS rows map fastText "
-                        "vectors (not run here); ours add RCSLS learned on e5's word vectors").astype({"k": int})
+                   note=f"multilingual model: {P.model} here, LaBSE in the paper; the paper's RCSLS rows map fastText "
+                        "vectors (not run here); ours add RCSLS learned on our model's word vectors").astype({"k": int})
 cmp4.pivot_table(index=["method", "retrieval", "soft"], columns=["dictionary", "direction", "k"],
                  values=["paper", "ours"]).round(1)
 
@@ -363,7 +364,7 @@ plt.show()
 t6 = table6(t4)
 run.compare("table6", t6, ["method", "retrieval", "dictionary", "k"],
             title="Table 6: En->Si improvement from stem-based BLI (%)",
-            note="e5-small here, LaBSE in the paper; the paper's RCSLS rows map fastText vectors (not run here)"
+            note=f"{P.model} here, LaBSE in the paper; the paper's RCSLS rows map fastText vectors (not run here)"
             ).astype({"k": int}).sort_values(["method", "retrieval", "dictionary", "k"])
 
 # %% [markdown]
