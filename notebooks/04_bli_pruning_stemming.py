@@ -130,8 +130,8 @@ P
 # ## Data: dictionaries and candidate vocabularies
 #
 # **Test and training dictionaries.** MUSE (Conneau et al. 2018; CC BY-NC 4.0) pairs English
-# with de, es, fr, it, ja, ru, ta, tr and zh; its `0-5000` split (5000 source words) trains the maps and its `5000-6500` split (1500 source words) is the test
-# set, in both directions. For Sinhala the paper uses the dictionaries Wickramasinghe and de Silva
+# with de, es, fr, it, ja, ru, ta, tr and zh; its `0-5000` split (5000 source words) trains
+# the maps and its `5000-6500` split (1500 source words) is the test set, in both directions. For Sinhala the paper uses the dictionaries Wickramasinghe and de Silva
 # (2023) built with MUSE's criteria (MIT license), in two versions matched to the wiki and the
 # common-crawl fastText vocabularies (`wiki_en-si_testset_1500_5000_200k.txt`, ...).
 #
