@@ -131,9 +131,10 @@ P
 #
 # **Test and training dictionaries.** MUSE (Conneau et al. 2018; CC BY-NC 4.0) pairs English
 # with de, es, fr, it, ja, ru, ta, tr and zh; its `0-5000` split (5000 source words) trains
-# the maps and its `5000-6500` split (1500 source words) is the test set, in both directions. For Sinhala the paper uses the dictionaries Wickramasinghe and de Silva
-# (2023) built with MUSE's criteria (MIT license), in two versions matched to the wiki and the
-# common-crawl fastText vocabularies (`wiki_en-si_testset_1500_5000_200k.txt`, ...).
+# the maps and its `5000-6500` split (1500 source words) is the test set, in both directions.
+# For Sinhala the paper uses the dictionaries Wickramasinghe and de Silva (2023) built with
+# MUSE's criteria (MIT license), in two versions matched to the wiki and the common-crawl
+# fastText vocabularies (`wiki_en-si_testset_1500_5000_200k.txt`, ...).
 #
 # **Candidate vocabularies.** For every language but Sinhala, the most frequent words of
 # [wordfreq](https://github.com/rspeer/wordfreq)'s frequency list (data CC BY-SA 4.0),
@@ -239,8 +240,9 @@ for name, paper_name in P.table1_models.items():
         other = WordEncoder(name, P.backend, int(P.layer), P.pooling, P.autocast)
         vec_other = {lang: other(vocab[lang]) for lang in ["en"] + T1_LANGS}
         t1_dirs = [pair for x in T1_LANGS for pair in (("en", x), (x, "en"))]
-        res = label(evaluate_directions(t1_dirs, vec_other, bli_dictionary, methods=["none"], prune_langs=PRUNE,
-                                        prune_rule=P.prune_rule, prune_source=True, progress=False)[0], "multilingual")
+        res_other, _ = evaluate_directions(t1_dirs, vec_other, bli_dictionary, methods=["none"], prune_langs=PRUNE,
+                                           prune_rule=P.prune_rule, prune_source=True, progress=False)
+        res = label(res_other, "multilingual")
     t1_parts.append(table1(res, paper_name, T1_LANGS, pruned_langs=PRUNE).assign(our_model=name))
 t1 = pd.concat(t1_parts, ignore_index=True)
 cmp1 = run.compare("table1", t1, ["model", "lang", "direction", "retrieval", "k"],
@@ -267,7 +269,8 @@ cmp2 = run.compare("table2", t2, ["method", "retrieval", "pair"], title="Table 2
                    note=f"multilingual model: {P.model} here, LaBSE in the paper; fastText, C1 and C2 rows not run "
                         "here (no fastText vectors offline; C1/C2 not implemented)")
 order = list(dict.fromkeys(t2["pair"]))
-display(cmp2.pivot_table(index=["method", "retrieval"], columns="pair", values="ours").reindex(columns=order).round(1))
+display(cmp2.pivot_table(index=["method", "retrieval"], columns="pair", values="ours")
+        .reindex(columns=order).round(1))
 cmp2.pivot_table(index=["method", "retrieval"], columns="pair", values="paper").reindex(columns=order).round(1)
 
 # %% [markdown]
@@ -345,8 +348,9 @@ if P.vec_pattern_cc:
 t4 = table4(si_results[si_results["method"].isin([MULTILINGUAL, f"{MULTILINGUAL} + RCSLS", "RCSLS"])])
 cmp4 = run.compare("table4", t4, ["method", "retrieval", "soft", "dictionary", "direction", "k"],
                    title="Table 4: impact of Sinhala inflection (stem-based BLI)",
-                   note=f"multilingual model: {P.model} here, LaBSE in the paper; the paper's RCSLS rows map fastText "
-                        "vectors (not run here); ours add RCSLS learned on our model's word vectors").astype({"k": int})
+                   note=f"multilingual model: {P.model} here, LaBSE in the paper; the paper's RCSLS rows map "
+                        "fastText vectors (not run here); ours add RCSLS learned on our model's word vectors"
+                   ).astype({"k": int})
 cmp4.pivot_table(index=["method", "retrieval", "soft"], columns=["dictionary", "direction", "k"],
                  values=["paper", "ours"]).round(1)
 
