@@ -94,3 +94,20 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
     ref = enc.encode_sentences(words, "mean", layers=[12])[:, 0]
     cos = (sv.vectors * ref).sum(1) / np.linalg.norm(sv.vectors, axis=1) / np.linalg.norm(ref, axis=1)
     assert (cos > 0.999).all()
+
+
+def test_bli_dictionary_arguments_are_checked():
+    from xalign.bli_data import muse_dictionary, sinhala_dictionary, vocabulary
+
+    with pytest.raises(ValueError, match="split"):
+        muse_dictionary("en", "es", "dev")
+    with pytest.raises(ValueError, match="English"):
+        muse_dictionary("es", "fr", "test")
+    with pytest.raises(ValueError, match="no MUSE dictionary"):
+        muse_dictionary("en", "si", "test")
+    with pytest.raises(ValueError, match="variant"):
+        sinhala_dictionary("en", "si", "test", "news")
+    with pytest.raises(ValueError, match="not a Sinhala pair"):
+        sinhala_dictionary("en", "es", "test")
+    with pytest.raises(ValueError, match="vocabulary size"):
+        vocabulary("es", None)
