@@ -41,7 +41,8 @@ def test_sinhala_splitter_equals_sinling():
 
 
 def test_clean_words_and_dictionary_vocabulary():
-    assert clean_words(["The", "the", " cat ", "two words", "", "x\u200dy", "a\x00b"]) == ["the", "cat", "x\u200dy"]
+    assert clean_words(["The", "the", " cat ", "two words", "", "x\u200dy", "a\x00b", "\u200c"]) == [
+        "the", "cat", "x\u200dy"]
     pairs_a = [("cat", "ගෙදර"), ("dog", "බල්ලා")]
     pairs_b = [("ගෙදර", "house"), ("පොත", "book")]
     assert dictionary_vocabulary([pairs_a, pairs_b], [1, 0]) == ["ගෙදර", "බල්ලා", "පොත"]
@@ -82,6 +83,8 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
     assert not np.allclose(sent.vectors, v.vectors)
     with pytest.raises(ValueError):
         encoder_word_vectors(enc, ["cat", "cat"])
+    # a word the tokenizer normalises away entirely has no vector of its own and is left out
+    assert encoder_word_vectors(enc, ["cat", "\u200c"]).words == ["cat"]
     we = WordEncoder("multilingual-e5-small", layer=-1, autocast="float32", progress=False)
     assert np.allclose(we(words).vectors, v.vectors) and "layer 12 of 12" in we.describe()
 

@@ -24,13 +24,16 @@ POOLINGS = ("word", "sentence", "first")
 
 
 def clean_words(words: Iterable[str], lowercase: bool = True) -> list[str]:
-    """Unique non-empty single tokens in input order (lower-cased; no whitespace or control chars)."""
+    """Unique single tokens in input order: lower-cased, no whitespace or control characters, and
+    at least one visible character (zero-width joiners are kept inside words, never alone)."""
     out, seen = [], set()
     for w in words:
         w = w.strip()
         if lowercase:
             w = w.lower()
-        if not w or any(c.isspace() or not c.isprintable() and c not in "\u200c\u200d" for c in w):
+        if not any(c.isprintable() for c in w):
+            continue
+        if any(c.isspace() or not c.isprintable() and c not in "\u200c\u200d" for c in w):
             continue
         if w not in seen:
             seen.add(w)
@@ -80,7 +83,9 @@ def encoder_word_vectors(encoder, words: Sequence[str], layer: int = -1, pooling
     prefix, e.g. e5's ``"passage: "``, and special tokens excluded);
     ``"sentence"`` = mean over all tokens (the model's sentence pooling);
     ``"first"`` = the first token (``[CLS]`` / ``<s>``). ``layer``: hidden
-    state index (0 = embeddings, -1 = last).
+    state index (0 = embeddings, -1 = last). With ``"word"`` pooling, words
+    that cover no token of their own (:func:`encodable`) are left out of the
+    result.
     """
     if pooling not in POOLINGS:
         raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
@@ -90,12 +95,26 @@ def encoder_word_vectors(encoder, words: Sequence[str], layer: int = -1, pooling
     if len(set(words)) != len(words):
         raise ValueError("words must be unique (use clean_words)")
     if pooling == "word":
+        words = [w for w, ok in zip(words, encodable(encoder, words)) if ok]
         out = encoder.encode(words, spans=[[(0, len(w))] for w in words], poolings=(), layers=[layer],
                              desc=desc)["words"]
     else:
         key = "mean" if pooling == "sentence" else "first"
         out = encoder.encode(words, poolings=(key,), layers=[layer], desc=desc)[key]
     return StaticVectors(words, np.ascontiguousarray(out[:, 0, :], dtype=np.float32))
+
+
+def encodable(encoder, words: Sequence[str]) -> np.ndarray:
+    """(n_words,) bool: does the word, fed alone after the encoder's prefix, cover at least one token?
+
+    A word made only of characters the tokenizer normalises away has no
+    sub-word of its own, so it cannot get a word vector.
+    """
+    shift = len(encoder.prefix)
+    enc = encoder.tokenizer([encoder.prefix + w for w in words], add_special_tokens=True, truncation=True,
+                            max_length=encoder.max_length, return_offsets_mapping=True)
+    return np.array([any(b > a and a < len(w) + shift and b > shift for a, b in offs)
+                     for w, offs in zip(words, enc["offset_mapping"])], bool)
 
 
 def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], batch_size: int = 512,
