@@ -55,11 +55,22 @@ from functools import partial
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
-
 from xalign.bli import MAPPINGS, evaluate_directions
 from xalign.bli_data import bli_dictionary, vocabulary
-from xalign.bli_report import (MULTILINGUAL, findings, label, plot_inflection, plot_pruning, table1, table2,
-                               table3, table4, table5, table6, vocabulary_summary)
+from xalign.bli_report import (
+    MULTILINGUAL,
+    findings,
+    label,
+    plot_inflection,
+    plot_pruning,
+    table1,
+    table2,
+    table3,
+    table4,
+    table5,
+    table6,
+    vocabulary_summary,
+)
 from xalign.datasets import get
 from xalign.profiles import as_list, resolve
 from xalign.results import ChapterRun, paper_table
@@ -93,27 +104,25 @@ vec_pattern_cc = None      # common-crawl .vec files for the cc rows of Table 4,
 
 # %%
 ALL_LANGS = ["es", "fr", "de", "ru", "it", "si", "zh", "ta", "ja", "tr"]
+COMMON = {"backend": "layer", "layer": -1, "pooling": "word", "autocast": "bfloat16", "mappings": list(MAPPINGS),
+          "sinhala_stemmer": "sinling-splitter", "vec_pattern": "", "vec_pattern_cc": ""}
 PROFILES = {
-    "smoke": dict(model="multilingual-e5-small", table1_models={"multilingual-e5-small": "LaBSE"},
-                  backend="layer", layer=-1, pooling="word", autocast="bfloat16", n_vocab=3000, n_vocab_si=6000,
-                  languages=["es", "zh", "si"], table1_languages=["es", "zh"], prune_languages=["zh", "si"],
-                  prune_rule="script", mappings=list(MAPPINGS), rcsls_iterations=3, rcsls_negatives=3000,
-                  sinhala_stemmer="sinling-splitter", vec_pattern="", vec_pattern_cc=""),
-    "default": dict(model="multilingual-e5-small", table1_models={"multilingual-e5-small": "LaBSE"},
-                    backend="layer", layer=-1, pooling="word", autocast="bfloat16", n_vocab=20000, n_vocab_si=0,
-                    languages=ALL_LANGS, table1_languages=["es", "zh", "tr"],
-                    prune_languages=["ru", "si", "zh", "ta", "ja"], prune_rule="script", mappings=list(MAPPINGS),
-                    rcsls_iterations=10, rcsls_negatives=10000, sinhala_stemmer="sinling-splitter",
-                    vec_pattern="", vec_pattern_cc=""),
-    "paper": dict(model="sentence-transformers/LaBSE",
-                  table1_models={"sentence-transformers/LaBSE": "LaBSE",
-                                 "sentence-transformers/distiluse-base-multilingual-cased": "mBERT",
-                                 "sentence-transformers/stsb-xlm-r-multilingual": "XLM-R"},
-                  backend="sentence-transformers", layer=-1, pooling="word", autocast="float32", n_vocab=200000,
-                  n_vocab_si=0, languages=ALL_LANGS, table1_languages=["es", "zh", "tr"],
-                  prune_languages=["ru", "si", "zh", "ta", "ja"], prune_rule="ascii", mappings=list(MAPPINGS),
-                  rcsls_iterations=20, rcsls_negatives=200000, sinhala_stemmer="sinling-splitter",
-                  vec_pattern="", vec_pattern_cc=""),
+    "smoke": {**COMMON, "model": "multilingual-e5-small", "table1_models": {"multilingual-e5-small": "LaBSE"},
+              "n_vocab": 3000, "n_vocab_si": 6000, "languages": ["es", "zh", "si"],
+              "table1_languages": ["es", "zh"], "prune_languages": ["zh", "si"], "prune_rule": "script",
+              "rcsls_iterations": 3, "rcsls_negatives": 3000},
+    "default": {**COMMON, "model": "multilingual-e5-small", "table1_models": {"multilingual-e5-small": "LaBSE"},
+                "n_vocab": 20000, "n_vocab_si": 0, "languages": ALL_LANGS, "table1_languages": ["es", "zh", "tr"],
+                "prune_languages": ["ru", "si", "zh", "ta", "ja"], "prune_rule": "script",
+                "rcsls_iterations": 10, "rcsls_negatives": 10000},
+    "paper": {**COMMON, "model": "sentence-transformers/LaBSE",
+              "table1_models": {"sentence-transformers/LaBSE": "LaBSE",
+                                "sentence-transformers/distiluse-base-multilingual-cased": "mBERT",
+                                "sentence-transformers/stsb-xlm-r-multilingual": "XLM-R"},
+              "backend": "sentence-transformers", "autocast": "float32", "n_vocab": 200000, "n_vocab_si": 0,
+              "languages": ALL_LANGS, "table1_languages": ["es", "zh", "tr"],
+              "prune_languages": ["ru", "si", "zh", "ta", "ja"], "prune_rule": "ascii",
+              "rcsls_iterations": 20, "rcsls_negatives": 200000},
 }
 P = resolve(PROFILES, profile, model=model, table1_models=table1_models, backend=backend, layer=layer,
             pooling=pooling, autocast=autocast, n_vocab=n_vocab, n_vocab_si=n_vocab_si, languages=languages,
@@ -122,9 +131,9 @@ P = resolve(PROFILES, profile, model=model, table1_models=table1_models, backend
             sinhala_stemmer=sinhala_stemmer, vec_pattern=vec_pattern, vec_pattern_cc=vec_pattern_cc)
 LANGS, T1_LANGS = as_list(P.languages), as_list(P.table1_languages)
 PRUNE, MAPS = as_list(P.prune_languages), as_list(P.mappings)
-RCSLS = dict(n_iter=int(P.rcsls_iterations), n_negatives=int(P.rcsls_negatives))
+RCSLS = {"n_iter": int(P.rcsls_iterations), "n_negatives": int(P.rcsls_negatives)}
 run = ChapterRun("04_bli_pruning_stemming", "wickramasinghe", profile, vars(P))
-P
+display(P)
 
 # %% [markdown]
 # ## Data: dictionaries and candidate vocabularies
@@ -134,7 +143,11 @@ P
 # the maps and its `5000-6500` split (1500 source words) is the test set, in both directions.
 # For Sinhala the paper uses the dictionaries Wickramasinghe and de Silva (2023) built with
 # MUSE's criteria (MIT license), in two versions matched to the wiki and the common-crawl
-# fastText vocabularies (`wiki_en-si_testset_1500_5000_200k.txt`, ...).
+# fastText vocabularies (`wiki_en-si_testset_1500_5000_200k.txt`, ...). MUSE's Chinese words are
+# mostly in Traditional characters while wordfreq's Chinese list (our candidates) is Simplified, so
+# we convert the Chinese side to Simplified characters (`hanziconv`); without it most Chinese
+# test words would not be in the vocabulary. The paper used the dictionaries as they are, with
+# fastText's mixed-script Chinese vocabulary.
 #
 # **Candidate vocabularies.** For every language but Sinhala, the most frequent words of
 # [wordfreq](https://github.com/rspeer/wordfreq)'s frequency list (data CC BY-SA 4.0),
@@ -152,7 +165,7 @@ display(Markdown(f"MUSE license: **{get('muse').license}**; Sinhala-English dict
                  f"{'all' if not P.n_vocab_si else f'the first {P.n_vocab_si:,}'} dictionary words."))
 vocab = {lang: vocabulary(lang, (P.n_vocab_si or None) if lang == "si" else P.n_vocab) for lang in ["en"] + LANGS}
 vocab_table = run.record("vocabularies", vocabulary_summary(vocab, P.prune_rule), title="Candidate vocabularies")
-vocab_table
+display(vocab_table)
 
 # %% [markdown]
 # ## Static word vectors from a multilingual encoder
@@ -203,7 +216,7 @@ raw, fits = evaluate_directions(directions, vectors, bli_dictionary, methods=["n
                                 rcsls_options=RCSLS)
 results = label(raw, "multilingual", sinhala_dictionary="wiki")
 run.record("fits", fits, title="Learned maps: training pairs covered, RCSLS loss")
-fits
+display(fits)
 
 # %% [markdown]
 # Readers with fastText `.vec` files get the paper's aligned-monolingual rows (the same maps

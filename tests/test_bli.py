@@ -1,11 +1,14 @@
 """BLI evaluation: P@k (NN, CSLS) against a brute-force reference, coverage, Algorithm 1, pruning."""
 
 import numpy as np
-import pandas as pd
 import pytest
-
-from xalign.bli import (Lexicon, build_lexicon, evaluate_bli, evaluate_directions, exact_hits, retrieve,
-                        stem_hits)
+from xalign.bli import (
+    build_lexicon,
+    evaluate_bli,
+    evaluate_directions,
+    exact_hits,
+    stem_hits,
+)
 from xalign.scripts import ascii_free, in_script, script_mask, scripts_of
 from xalign.static import StaticVectors
 

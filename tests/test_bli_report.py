@@ -2,8 +2,16 @@
 
 import pandas as pd
 import pytest
-
-from xalign.bli_report import MULTILINGUAL, label, method_label, table1, table3, table4, table5, table6
+from xalign.bli_report import (
+    MULTILINGUAL,
+    label,
+    method_label,
+    table1,
+    table3,
+    table4,
+    table5,
+    table6,
+)
 from xalign.results import paper_table
 
 

@@ -4,10 +4,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-
 from xalign.static import StaticVectors
 from xalign.stemming import SinhalaSplitter, get_stemmer
-from xalign.wordvectors import clean_words, dictionary_vocabulary, frequency_vocabulary, subset
+from xalign.wordvectors import (
+    clean_words,
+    dictionary_vocabulary,
+    frequency_vocabulary,
+    subset,
+)
 
 
 def test_snowball_stemmers():
@@ -70,9 +74,12 @@ def test_subset_keeps_order():
 def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_path):
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules as models
-
     from xalign.models import load_encoder, materialize_offline_model
-    from xalign.wordvectors import WordEncoder, encoder_word_vectors, sentence_transformer_word_vectors
+    from xalign.wordvectors import (
+        WordEncoder,
+        encoder_word_vectors,
+        sentence_transformer_word_vectors,
+    )
 
     words = ["cat", "gato", "猫"]
     enc = load_encoder(progress=False)
@@ -100,14 +107,14 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
 
 
 def test_bli_dictionary_arguments_are_checked():
-    from xalign.bli_data import muse_dictionary, sinhala_dictionary, vocabulary
+    from xalign.bli_data import bli_dictionary, sinhala_dictionary, vocabulary
 
     with pytest.raises(ValueError, match="split"):
-        muse_dictionary("en", "es", "dev")
+        bli_dictionary("en", "es", "dev")
     with pytest.raises(ValueError, match="English"):
-        muse_dictionary("es", "fr", "test")
+        bli_dictionary("es", "fr", "test")
     with pytest.raises(ValueError, match="no MUSE dictionary"):
-        muse_dictionary("en", "si", "test")
+        bli_dictionary("en", "ko", "test")
     with pytest.raises(ValueError, match="variant"):
         sinhala_dictionary("en", "si", "test", "news")
     with pytest.raises(ValueError, match="not a Sinhala pair"):

@@ -19,14 +19,20 @@ vectors (unit length, centred on the vocabulary mean, unit length).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .mapping import Alignment, normalize_center, procrustes
-from .retrieval import _as_unit_tensor, _block_rows, _device, cosine_topk, mean_topk_similarity
+from .retrieval import (
+    _as_unit_tensor,
+    _block_rows,
+    _device,
+    cosine_topk,
+    mean_topk_similarity,
+)
 from .static import StaticVectors
 from .wordvectors import subset
 
@@ -109,7 +115,7 @@ def stem_hits(predictions: Sequence[Sequence[str]], gold: Sequence[frozenset[str
     if stem_many is None:
         if stem is None:
             raise ValueError("give stem or stem_many")
-        stem_many = lambda ws: [stem(w) for w in ws]  # noqa: E731
+        stem_many = lambda ws: [stem(w) for w in ws]
     words = sorted({w for p in predictions for w in p[:k]} | {w for g in gold for w in g})
     stems = dict(zip(words, stem_many(words)))
     out = np.empty(len(gold), bool)
@@ -145,8 +151,8 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
     if not lex.sources:
         for r in retrievals:
             for k in ks:
-                rows.append(dict(retrieval=r, k=k, match="exact", precision=np.nan, coverage=0.0,
-                                 n_queries=0, n_test=lex.n_total))
+                rows.append({"retrieval": r, "k": k, "match": "exact", "precision": np.nan, "coverage": 0.0,
+                             "n_queries": 0, "n_test": lex.n_total})
         return pd.DataFrame(rows)
     Q = src.lookup(lex.sources)
     for r in retrievals:
@@ -157,8 +163,8 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
             if stemmer is not None:
                 matches.append(("stem", stem_hits(preds, lex.gold, k, stem_many=stemmer.stem_many)))
             for name, hits in matches:
-                rows.append(dict(retrieval=r, k=k, match=name, precision=100.0 * hits.mean(),
-                                 coverage=lex.coverage, n_queries=len(lex.sources), n_test=lex.n_total))
+                rows.append({"retrieval": r, "k": k, "match": name, "precision": 100.0 * hits.mean(),
+                             "coverage": lex.coverage, "n_queries": len(lex.sources), "n_test": lex.n_total})
     return pd.DataFrame(rows)
 
 
@@ -188,7 +194,7 @@ def fit_map(method: str, src: StaticVectors, tgt: StaticVectors, train_pairs: Se
     Xn, mean_x = normalize_center(src.vectors)
     Yn, mean_y = normalize_center(tgt.vectors)
     X, Y = Xn[i], Yn[j]
-    d_s, d_t = X.shape[1], Y.shape[1]
+    d_t = Y.shape[1]
     info = {"method": method, "n_train_pairs": len(train_pairs), "n_anchors": len(i)}
     if method == "procrustes":
         return Alignment(procrustes(X, Y), np.eye(d_t), np.eye(d_t), mean_x, mean_y), info

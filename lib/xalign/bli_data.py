@@ -2,7 +2,8 @@
 
 - MUSE (Conneau et al. 2018; CC BY-NC 4.0): ``{src}-{tgt}.0-5000.txt`` (train,
   5000 source words) and ``{src}-{tgt}.5000-6500.txt`` (test, 1500 source
-  words), English paired with de, es, fr, it, ja, ru, ta, tr, zh.
+  words), English paired with de, es, fr, it, ja, ru, ta, tr, zh; read with
+  :func:`xalign.corpora.muse_pairs` (Chinese made Simplified).
 - Sinhala-English (Wickramasinghe and de Silva 2023; MIT): train/test splits
   built with MUSE's criteria for two fastText vocabularies, ``wiki`` and
   ``cc`` (``{variant}_{src}-{tgt}_{trainset|testset}_1500_5000_200k.txt``),
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from .corpora import muse_pairs
 from .datasets import fetch, get
 from .readers import read_dictionary
 from .wordvectors import dictionary_vocabulary, frequency_vocabulary
@@ -33,14 +35,18 @@ def _check(src: str, tgt: str, split: str) -> None:
         raise ValueError(f"dictionaries pair English with another language, got {src}-{tgt}")
 
 
-def muse_dictionary(src: str, tgt: str, split: str) -> list[tuple[str, str]]:
-    """MUSE train (0-5000) or test (5000-6500) pairs for ``src``-``tgt``."""
+def _muse_split(src: str, tgt: str, split: str) -> list[tuple[str, str]]:
+    """MUSE train (0-5000) or test (5000-6500) pairs for ``src``-``tgt``.
+
+    Read through :func:`xalign.corpora.muse_pairs`, so Chinese words are made
+    Simplified (MUSE's zh files are largely Traditional; wordfreq's zh list,
+    our candidate vocabulary, is Simplified).
+    """
     _check(src, tgt, split)
     other = tgt if src == "en" else src
     if other not in MUSE_LANGUAGES:
         raise ValueError(f"no MUSE dictionary for {src}-{tgt} here (languages: {', '.join(MUSE_LANGUAGES)})")
-    rng = "0-5000" if split == "train" else "5000-6500"
-    return read_dictionary(fetch("muse", f"{src}-{tgt}.{rng}.txt"))
+    return muse_pairs(f"{src}-{tgt}", split)
 
 
 def sinhala_dictionary(src: str, tgt: str, split: str, variant: str = "wiki") -> list[tuple[str, str]]:
@@ -57,7 +63,7 @@ def bli_dictionary(src: str, tgt: str, split: str, sinhala_variant: str = "wiki"
     """The train or test dictionary of a direction: Sinhala-English for si, MUSE otherwise."""
     if "si" in (src, tgt):
         return sinhala_dictionary(src, tgt, split, sinhala_variant)
-    return muse_dictionary(src, tgt, split)
+    return _muse_split(src, tgt, split)
 
 
 def sinhala_vocabulary(n: int | None = None) -> list[str]:

@@ -12,7 +12,7 @@ long format with a ``value`` column (percent), ready for
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -80,9 +80,9 @@ def table1(results: pd.DataFrame, model: str, languages: Sequence[str], pruned_l
             want = lang in pruned_langs and bool(sel["pruned"].any())
             sel = sel[sel["pruned"] == want]
             for r in sel.itertuples():
-                rows.append(dict(model=model, lang=lang, direction=direction, retrieval=r.retrieval, k=r.k,
-                                 value=r.precision, coverage=r.coverage, n_queries=r.n_queries,
-                                 pruned=want))
+                rows.append({"model": model, "lang": lang, "direction": direction, "retrieval": r.retrieval,
+                             "k": r.k, "value": r.precision, "coverage": r.coverage,
+                             "n_queries": r.n_queries, "pruned": want})
     return pd.DataFrame(rows)
 
 

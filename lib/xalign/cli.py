@@ -47,6 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     f = sub.add_parser("fetch", help="fetch data sets into the cache (mirror first)")
     f.add_argument("datasets", nargs="*", help="data set names (default: list them)")
     f.add_argument("--pattern", default="*", help="glob over the data set's files")
+    f.add_argument("--all", action="store_true", help="every declared data set (reports those not obtainable)")
 
     c = sub.add_parser("cache", help="show or clear the cache")
     c.add_argument("action", choices=["path", "clear", "clear-embeddings"])
@@ -77,6 +78,18 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "fetch":
         from . import datasets as D
 
+        if args.all:
+            failed = []
+            for name in D.datasets():
+                try:
+                    paths = D.fetch_many(name, args.pattern)
+                    print(f"{name:22s} {len(paths):4d} files")
+                except D.DataNotFoundError as exc:
+                    failed.append(name)
+                    print(f"{name:22s} NOT AVAILABLE: {exc}", file=sys.stderr)
+            if failed:
+                print(f"not available here: {', '.join(failed)} (chapters that need them will say so)")
+            return 0
         if not args.datasets:
             for name, ds in D.datasets().items():
                 print(f"{name:22s} {len(ds.checksums):4d} files  {ds.license:40.40s}  {ds.title}")

@@ -11,7 +11,8 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
+
+from .progress import bar
 
 
 def sample_runs(n_available: int, n: int, runs: int, seed: int) -> list[np.ndarray]:
@@ -24,14 +25,22 @@ def sample_runs(n_available: int, n: int, runs: int, seed: int) -> list[np.ndarr
 def layerwise_scores(U: np.ndarray, V: np.ndarray, score: Callable[[np.ndarray, np.ndarray], float],
                      samples: list[np.ndarray], layers: list[int] | None = None,
                      desc: str = "layers") -> pd.DataFrame:
-    """score(U[idx, l], V[idx, l]) for every layer l and every sample; tidy (layer, run, value)."""
+    """score(U[idx, l], V[idx, l]) for every layer l and every sample; tidy (layer, run, value).
+
+    A score function may return a dict of named scores; the frame then has a
+    ``metric`` column (one row per metric).
+    """
     if U.shape[:2] != V.shape[:2]:
         raise ValueError(f"U and V must be paired: {U.shape} vs {V.shape}")
     layers = list(range(U.shape[1])) if layers is None else list(layers)
     rows = []
-    for li, layer in enumerate(tqdm(layers, desc=desc, leave=False)):
+    for li, layer in enumerate(bar(layers, desc=desc, leave=False)):
         for run, idx in enumerate(samples):
-            rows.append({"layer": layer, "run": run, "value": score(U[idx, li], V[idx, li])})
+            value = score(U[idx, li], V[idx, li])
+            if isinstance(value, dict):
+                rows += [{"layer": layer, "run": run, "metric": m, "value": v} for m, v in value.items()]
+            else:
+                rows.append({"layer": layer, "run": run, "value": value})
     return pd.DataFrame(rows)
 
 

@@ -134,22 +134,25 @@ class Encoder:
         return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
 
     def encode_words(self, texts: Sequence[str], spans: Sequence[Sequence[Span]],
-                     layers=None, mask: bool = False) -> np.ndarray:
+                     layers=None, mask: bool = False, layer_mean: bool = False) -> np.ndarray:
         """Word vectors for character spans; returns (n_spans_total, n_layers_sel, dim).
 
-        Rows follow the order of ``spans`` flattened text by text.
+        Rows follow the order of ``spans`` flattened text by text (L = 1 with ``layer_mean``).
         """
-        return self.encode(texts, spans=spans, poolings=(), layers=layers, mask=mask)["words"]
+        return self.encode(texts, spans=spans, poolings=(), layers=layers, mask=mask,
+                           layer_mean=layer_mean)["words"]
 
     def encode(self, texts: Sequence[str], spans: Sequence[Sequence[Span]] | None = None,
                poolings: Sequence[str] = ("mean",), layers=None, mask: bool = False,
-               desc: str | None = None) -> dict[str, np.ndarray]:
+               desc: str | None = None, layer_mean: bool = False) -> dict[str, np.ndarray]:
         """Run the model once per chunk and return every requested representation.
 
         Returns a dict with one (n_texts, L, dim) array per sentence pooling and,
-        if ``spans`` is given, ``"words"``: (n_spans_total, L, dim).
+        if ``spans`` is given, ``"words"``: (n_spans_total, L, dim). With
+        ``layer_mean`` the selected layers are averaged before pooling and
+        caching, so L is 1 (12x less memory and disk than keeping 12 layers).
         """
-        from tqdm.auto import tqdm
+        from .progress import bar
 
         texts = list(texts)
         for i, t in enumerate(texts):
@@ -173,8 +176,8 @@ class Encoder:
         if spans is not None:
             outputs["words"] = []
         starts = list(range(0, len(texts), self.chunk_size)) or [0]
-        bar = tqdm(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
-                   disable=not self.progress or len(texts) < 2 * self.chunk_size)
+        progress = bar(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
+                       disable=not self.progress or len(texts) < 2 * self.chunk_size)
         for start in starts:
             chunk = texts[start : start + self.chunk_size]
             chunk_spans = spans[start : start + self.chunk_size] if spans is not None else None
@@ -183,19 +186,22 @@ class Encoder:
             if chunk_spans is not None:
                 span_digest = text_hash([json.dumps(s) for s in chunk_spans])
                 keys["words"] = self._key(masked + "word-mean", layers, digest + span_digest)
+            if layer_mean:  # a separate cache entry; keys without it are unchanged
+                for k in keys.values():
+                    k["layer_reduce"] = "mean"
             got = {name: self.cache.get(k) for name, k in keys.items()}
             missing = [name for name, v in got.items() if v is None]
             if missing:
                 fresh = self._forward(chunk, chunk_spans, [p for p in poolings if p in missing],
-                                      "words" in missing, layers, mask)
+                                      "words" in missing, layers, mask, layer_mean)
                 for name in missing:
                     self.cache.put(keys[name], x=fresh[name])
                     got[name] = {"x": fresh[name]}
             for name in outputs:
                 outputs[name].append(got[name]["x"])
-            bar.update(len(chunk))
-        bar.close()
-        empty = np.zeros((0, len(layers), self.dim), np.float32)
+            progress.update(len(chunk))
+        progress.close()
+        empty = np.zeros((0, 1 if layer_mean else len(layers), self.dim), np.float32)
         return {k: (np.concatenate(v) if v else empty) for k, v in outputs.items()}
 
     # ---------------------------------------------------------------- internals
@@ -205,7 +211,7 @@ class Encoder:
                              return_offsets_mapping=True)
         return enc["input_ids"], enc["offset_mapping"]
 
-    def _forward(self, texts, spans, poolings, want_words, layers, mask):
+    def _forward(self, texts, spans, poolings, want_words, layers, mask, layer_mean=False):
         import torch
 
         ids, offsets = self._tokenize(texts)
@@ -226,10 +232,11 @@ class Encoder:
             ids, span_tokens = _apply_masks(ids, span_tokens, self.tokenizer.mask_token_id)
 
         order = np.argsort([len(x) for x in ids], kind="stable")[::-1]
-        out = {p: np.zeros((len(texts), len(layers), self.dim), np.float32) for p in poolings}
+        n_out = 1 if layer_mean else len(layers)
+        out = {p: np.zeros((len(texts), n_out, self.dim), np.float32) for p in poolings}
         word_rows = np.cumsum([0] + [len(s) for s in span_tokens]) if want_words else None
         if want_words:
-            out["words"] = np.zeros((int(word_rows[-1]), len(layers), self.dim), np.float32)
+            out["words"] = np.zeros((int(word_rows[-1]), n_out, self.dim), np.float32)
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         layer_index = torch.tensor(layers)
         pos = 0
@@ -251,6 +258,8 @@ class Encoder:
                                  attention_mask=attn.to(self.device), output_hidden_states=True)
                 hs = torch.stack(res.hidden_states, 0).index_select(0, layer_index.to(self.device))
                 hs = hs.float().permute(1, 0, 2, 3)  # (B, L, T, H)
+                if layer_mean:
+                    hs = hs.mean(1, keepdim=True)
                 a = attn.to(self.device).float()
                 if "mean" in out:
                     mean = (hs * a[:, None, :, None]).sum(2) / a.sum(1)[:, None, None]
@@ -310,9 +319,14 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     convention) and ``""`` otherwise. On a GPU the model runs in fp16 unless
     ``half=False``.
     """
-    import torch
     from transformers import AutoModel, AutoTokenizer
 
+    from .progress import enabled
+
+    if not (progress and enabled()):
+        import transformers
+
+        transformers.utils.logging.disable_progress_bar()
     device = device or default_device()
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()

@@ -124,3 +124,28 @@ def random_pairs(src_tokens, tgt_tokens, n: int, rng: np.random.Generator,
         j = int(rng.integers(len(tgt_tokens[b])))
         out.append(WordPair(a, b, src_tokens[a][i], tgt_tokens[b][j], i, j))
     return out
+
+
+def sample_distinct(pairs: list[WordPair], n: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices of up to ``n`` pairs with pairwise distinct (source word, target word) types.
+
+    Occurrences are shuffled and the first occurrence of each type is kept,
+    so repeated samples differ in which context represents a word pair
+    (Gaschi et al. sample distinct pairs to avoid favouring contextual models).
+    """
+    order = rng.permutation(len(pairs))
+    seen, keep = set(), []
+    for i in order:
+        key = (pairs[i].src.text, pairs[i].tgt.text)
+        if key in seen:
+            continue
+        seen.add(key)
+        keep.append(i)
+        if len(keep) == n:
+            break
+    return np.sort(np.asarray(keep, dtype=np.int64))
+
+
+def n_distinct(pairs: list[WordPair]) -> int:
+    """Number of distinct (source word, target word) types among the pairs."""
+    return len({(p.src.text, p.tgt.text) for p in pairs})

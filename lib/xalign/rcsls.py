@@ -92,7 +92,7 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
     if n_iter < 0 or lr <= 0 or k < 1:
         raise ValueError(f"need n_iter >= 0, lr > 0, k >= 1 (got {n_iter}, {lr}, {k})")
     dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
-    t = lambda a: torch.as_tensor(np.asarray(a, np.float32), device=dev)  # noqa: E731
+    t = lambda a: torch.as_tensor(np.asarray(a, np.float32), device=dev)
     Xt, Yt = t(X), t(Y)
     Zst = Xt if Zs is None else t(Zs)
     Ztt = Yt if Zt is None else t(Zt)

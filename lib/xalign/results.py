@@ -101,6 +101,13 @@ class ChapterRun:
             rows=_records(merged), note=note)
         return merged
 
+    def show(self, frame: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
+        """A comparison frame for display: rounded, with our model named in the column headers."""
+        who = self.model or "ours"
+        out = frame.rename(columns={"ours": f"ours ({who})", "ours_std": "ours std",
+                                    "paper_std": "paper std", "diff": "diff (ours - paper)"})
+        return out.round(digits)
+
     def record(self, table: str, frame: pd.DataFrame, title: str = "", note: str = "",
                status: str = "reproduced") -> pd.DataFrame:
         """Store a table (or figure data) that has no paper numbers to compare with."""

@@ -52,10 +52,11 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     nb = jupytext.read(NOTEBOOKS / f"{chapter}.py")
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata.pop("jupytext", None)
+    os.environ.setdefault("XALIGN_PROGRESS", "0")  # executed pages carry no progress-bar debris
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / f"{chapter}.ipynb"
         jupytext.write(nb, source, fmt="ipynb")
-        partial = output.with_name(f".{output.name}.part")
+        partial = output.with_name(f".{output.stem}.part.ipynb")
         try:
             pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
                                 kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=progress,

@@ -14,7 +14,7 @@ punctuation and letters of any other script make the word foreign.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import regex

@@ -16,8 +16,9 @@ one pass, so a BLI run stems tens of thousands of words in seconds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from statistics import harmonic_mean
-from typing import Iterable, Protocol
+from typing import Protocol
 
 SNOWBALL_LANGUAGES = {
     "ar": "arabic", "ca": "catalan", "da": "danish", "de": "german", "el": "greek", "en": "english",

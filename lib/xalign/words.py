@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass
 
 WORD_RE = re.compile(r"\w+", re.UNICODE)
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+NON_CJK_WORD_RE = re.compile(rf"[^\W{_CJK}]+", re.UNICODE)
 UNSEGMENTED = {"zh", "ja", "th", "cmn", "jpn", "yue", "wuu"}
 
 
@@ -46,7 +48,7 @@ def _max_match(sentence: str, vocabulary: set[str], max_len: int) -> list[Token]
         for j in range(min(n, i + max_len), i, -1):
             piece = sentence[i:j].lower()
             if piece in vocabulary or j == i + 1:
-                m = WORD_RE.match(sentence, i) if j == i + 1 and not _is_cjk(sentence[i]) else None
+                m = NON_CJK_WORD_RE.match(sentence, i) if j == i + 1 and not _is_cjk(sentence[i]) else None
                 if m is not None:  # a Latin word or number inside CJK text
                     j = m.end()
                     piece = sentence[i:j].lower()
@@ -65,3 +67,11 @@ def _is_cjk(ch: str) -> bool:
 def whitespace_tokens(sentence: str) -> list[Token]:
     """Whitespace-separated tokens (for pre-tokenised corpora)."""
     return [Token(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"\S+", sentence)]
+
+
+_PUNCT_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+
+
+def punct_tokens(sentence: str) -> list[str]:
+    """Words and single punctuation marks, for aligner input (like a tokenizer's output)."""
+    return _PUNCT_RE.findall(sentence)

@@ -14,7 +14,7 @@ or fastText ``.vec`` files (:func:`xalign.static.read_vec`). All return
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 

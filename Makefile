@@ -1,0 +1,42 @@
+# Two commands do everything on a fresh machine:
+#   make book   create the environment, materialise the offline model, fetch (or mirror)
+#               the data, run every chapter with papermill, build the HTML book
+#   make test   the test suite (unit tests, every chapter's smoke run, a book build with -W)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+PROFILE ?= default
+# the data mirror next to the checkout is used when present (override or unset as you like)
+export XALIGN_DATA_MIRROR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
+
+.PHONY: env book chapters test bench model data clean-book clean-cache
+env: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -e .
+	touch $@
+
+model: env
+	$(BIN)/xalign model
+
+data: env
+	$(BIN)/xalign fetch --all
+
+book: model data
+	$(BIN)/xalign book --profile $(PROFILE)
+	@echo "open _build/html/index.html"
+
+test: env
+	$(BIN)/python -m pytest -q -p no:cacheprovider
+
+bench: env
+	$(BIN)/python bench/bench_encode_retrieval.py
+
+clean-book:
+	rm -rf _build book/chapters book/_generated results
+
+clean-cache: env
+	$(BIN)/xalign cache clear

@@ -1,0 +1,63 @@
+"""Shared fixtures. The real offline encoder is converted once into the user cache
+(or $XALIGN_CACHE) and reused; results and book builds go to temporary folders."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="session")
+def encoder():
+    from xalign.models import load_encoder
+
+    return load_encoder("multilingual-e5-small", progress=False)
+
+
+@pytest.fixture
+def fresh_cache(tmp_path):
+    from xalign.cache import EmbeddingCache
+
+    return EmbeddingCache(tmp_path / "emb")
+
+
+@pytest.fixture(autouse=True)
+def _results_to_tmp(tmp_path, monkeypatch):
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)
+
+
+def mirror_available() -> bool:
+    path = os.environ.get("XALIGN_DATA_MIRROR")
+    return bool(path) and os.path.isdir(path)
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory):
+    """Every chapter run with the smoke profile and the book built with -W, once per session.
+
+    Returns (build root, results folder, html folder)."""
+    from xalign.runner import build_book
+
+    root = tmp_path_factory.mktemp("book")
+    results = tmp_path_factory.mktemp("results")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("XALIGN_RESULTS", str(results))
+    try:
+        html = build_book("smoke", build_root=root)
+    finally:
+        mp.undo()
+    return root, results, html
+
+
+def smoke_results(built_book, chapter: str) -> dict:
+    """The saved smoke-profile results of one chapter."""
+    import json
+
+    return json.loads((built_book[1] / chapter / "smoke.json").read_text())

@@ -1,0 +1,141 @@
+"""The BTSR builder: sense clusters, contextualisation (non-parallel contexts), candidates, P@k."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from xalign.btsr import (BTSRItem, build_btsr, candidate_space, check_non_parallel, contextualize,
+                         precision_at_k, select_items, sense_clusters, translation_pairs, valid_word)
+from xalign.wordnet import Synset
+from xalign.words import tokenize
+
+# a toy wordnet: "bank" has 3 senses, two of which share the Spanish "banco"
+SYNSETS = {
+    "00000001-n": Synset("00000001-n", "n", ("bank", "depository")),
+    "00000002-n": Synset("00000002-n", "n", ("bank",)),
+    "00000003-n": Synset("00000003-n", "n", ("bank", "slope")),
+    "00000004-n": Synset("00000004-n", "n", ("river",)),
+    "00000005-v": Synset("00000005-v", "v", ("swim",)),
+}
+OMW = {"00000001-n": ["banco"], "00000002-n": ["banco", "banca"], "00000003-n": ["orilla"],
+       "00000004-n": ["río"], "00000005-v": ["nadar", "dos palabras"]}
+
+# a toy parallel corpus (every sentence distinct on both sides) and hand-made links
+SRC = ["the bank is closed", "the bank of the river", "a bank lends money", "we swim in the river",
+       "the river is long", "they swim every day", "my bank is near the river"]
+TGT = ["el banco está cerrado", "la orilla del río", "un banco presta dinero", "nadamos en el río",
+       "el río es largo", "ellos nadan cada día", "mi banco está cerca del río"]
+LINKS = [{(1, 1)}, {(1, 1), (4, 3)}, {(1, 1)}, {(1, 0), (4, 3)}, {(1, 1)}, set(), {(1, 1), (5, 5)}]
+
+
+def toks():
+    return [tokenize(s, "en") for s in SRC], [tokenize(t, "es") for t in TGT]
+
+
+def test_sense_clusters_merge_senses_sharing_a_translation():
+    tr = {k: set(v) for k, v in OMW.items()}
+    clusters = sense_clusters(["00000001-n", "00000002-n", "00000003-n"], tr)
+    assert [sorted(m) for m, _ in clusters] == [["00000001-n", "00000002-n"], ["00000003-n"]]
+    assert clusters[0][1] == {"banco", "banca"} and clusters[1][1] == {"orilla"}
+
+
+def test_translation_pairs_and_ambiguity():
+    pairs, src_amb, tgt_amb = translation_pairs(SYNSETS, OMW, "es", query="all")
+    got = {(p.src, p.tgt, p.cluster) for p in pairs}
+    assert ("bank", "banco", 0) in got and ("bank", "banca", 0) in got and ("bank", "orilla", 1) in got
+    assert ("swim", "nadar", 0) in got
+    assert not any(p.tgt == "dos palabras" for p in pairs)  # multi-word translations are dropped
+    assert src_amb["bank"] == 2 and src_amb["river"] == 1
+    # "slope" is only reachable with query="all"; first_lemma keeps one word per synset
+    first, _, _ = translation_pairs(SYNSETS, OMW, "es", query="first_lemma")
+    assert "slope" not in {p.src for p in first} and "slope" in {p.src for p in pairs}
+
+
+def test_valid_word():
+    assert valid_word("banco", "es") and not valid_word("dos palabras", "es") and not valid_word("b2b", "es")
+    assert valid_word("制服", "zh") and not valid_word("制服s", "zh")
+
+
+def test_contextualize_uses_two_different_sentence_pairs():
+    src, tgt = toks()
+    pairs, _, _ = translation_pairs(SYNSETS, OMW, "es", query="all")
+    for seed in range(20):
+        items = contextualize(pairs, src, tgt, LINKS, np.random.default_rng(seed))
+        by = {(i.src_word, i.tgt_word): i for i in items}
+        # bank-banco is aligned in sentence pairs 0, 2 and 6; river-río in 1, 3, 4 and 6; bank-orilla only in 1
+        assert set(by) == {("bank", "banco"), ("river", "río")}
+        for it in items:
+            assert it.src_sent != it.tgt_sent
+            assert src[it.src_sent][it.src_index].text == it.src_word
+            assert tgt[it.tgt_sent][it.tgt_index].text == it.tgt_word
+        assert by[("bank", "banco")].n_contexts == 3 and by[("river", "río")].n_contexts == 4
+        check_non_parallel(items, SRC, TGT)
+
+
+def test_non_parallel_check_catches_shared_sentences():
+    bad = [BTSRItem("bank", "banco", 0, 2, 1, 2, 1, 2)]
+    with pytest.raises(AssertionError, match="both contexts"):
+        check_non_parallel(bad, SRC, TGT)
+    dup_src = SRC + [SRC[0]]
+    with pytest.raises(AssertionError, match="share a sentence"):
+        check_non_parallel([BTSRItem("bank", "banco", 0, 0, 1, 7, 1, 2)], dup_src, TGT + ["otra frase"])
+
+
+def test_select_items_by_frequency_or_ambiguity():
+    items = [BTSRItem(s, t, 0, 0, 0, 1, 0, 2) for s, t in [("a", "x"), ("b", "y"), ("c", "z")]]
+    kept = select_items(items, Counter({"a": 5, "b": 1, "c": 1}), Counter(), {"c": 3}, {}, top=1)
+    assert [i.src_word for i in kept] == ["a", "c"]
+    assert len(select_items(items, Counter(), Counter(), {}, {}, top=0)) == 3
+    assert len(select_items(items, Counter(), Counter(), {}, {}, top=0, n_max=2)) == 2
+
+
+def test_candidate_space_excludes_test_words_and_test_sentences():
+    src, tgt = toks()
+    items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]
+    cands, n_avail = candidate_space(items, tgt, 100, "es", np.random.default_rng(0))
+    assert cands[0] == (2, 1)
+    fillers = cands[1:]
+    assert len(fillers) == n_avail
+    words = [tgt[k][j].text for k, j in fillers]
+    assert len(set(words)) == len(words) and "banco" not in words
+    assert not {k for k, _ in fillers} & {0, 2}
+    few, _ = candidate_space(items, tgt, 3, "es", np.random.default_rng(0))
+    assert len(few) == 3
+
+
+def test_build_btsr_is_deterministic_and_non_parallel():
+    src, tgt = toks()
+    pairs, sa, ta = translation_pairs(SYNSETS, OMW, "es", query="all")
+    a = build_btsr(pairs, sa, ta, SRC, TGT, src, tgt, LINKS, "es", seed=3, top=0, n_candidates=10)
+    b = build_btsr(pairs, sa, ta, SRC, TGT, src, tgt, LINKS, "es", seed=3, top=0, n_candidates=10)
+    assert a.to_json() == b.to_json()
+    assert a.stats["test_pairs"] == 2 and len(a.candidates) <= 10
+    check_non_parallel(a.items, SRC, TGT)
+
+
+def brute_force_precision(Q, C, gold, k):
+    Qn = Q / np.linalg.norm(Q, axis=1, keepdims=True)
+    Cn = C / np.linalg.norm(C, axis=1, keepdims=True)
+    S = Qn @ Cn.T
+    hits = 0
+    for i, g in enumerate(gold):
+        better = (S[i] > S[i, g]).sum()  # candidates strictly closer than the gold one
+        hits += better < k
+    return hits / len(gold)
+
+
+def test_precision_at_k_matches_brute_force():
+    rng = np.random.default_rng(0)
+    Q, C = rng.normal(size=(60, 8)), rng.normal(size=(300, 8))
+    gold = rng.integers(0, 300, size=60)
+    C[gold[:20]] = Q[:20] + 0.01 * rng.normal(size=(20, 8))  # a third are easy
+    got = precision_at_k(Q, C, gold, ks=(1, 5, 10))
+    for k in (1, 5, 10):
+        assert got[k] == pytest.approx(brute_force_precision(Q, C, gold, k))
+    assert got[1] >= 20 / 60
+
+
+def test_precision_at_k_checks_lengths():
+    with pytest.raises(ValueError, match="gold"):
+        precision_at_k(np.ones((3, 2)), np.ones((4, 2)), np.arange(2))

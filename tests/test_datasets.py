@@ -1,0 +1,94 @@
+"""Data sets: mirror first, checksums enforced, clear errors, no half-written cache files."""
+
+import hashlib
+
+import pytest
+
+from xalign import datasets as D
+from conftest import mirror_available
+
+
+@pytest.fixture
+def toy_registry(tmp_path, monkeypatch):
+    """A declarations file and registry for two toy data sets, a mirror and an empty cache."""
+    mirror = tmp_path / "mirror"
+    (mirror / "toy").mkdir(parents=True)
+    good = b"haus\thouse\n"
+    (mirror / "toy" / "de-en.txt").write_bytes(good)
+    (mirror / "toy" / "bad.txt").write_bytes(b"tampered\n")
+    decl = tmp_path / "datasets.yaml"
+    decl.write_text(
+        "toy:\n  title: Toy dictionary\n  mirror: toy\n  base_url: null\n  license: CC0\n"
+        "  citation: nobody\n  obtain: ask the toy maker\n"
+        "web:\n  title: Web toy\n  mirror: web\n  base_url: http://127.0.0.1:9/files/\n  verified: true\n"
+        "  license: CC0\n  citation: nobody\n")
+    reg = tmp_path / "registry.txt"
+    reg.write_text(f"toy/de-en.txt {hashlib.sha256(good).hexdigest()}\n"
+                   f"toy/bad.txt {hashlib.sha256(b'original').hexdigest()}\n"
+                   f"web/x.txt {'0' * 64}\n")
+    monkeypatch.setattr(D, "DECLARATIONS", decl)
+    monkeypatch.setattr(D, "REGISTRY", reg)
+    D.datasets.cache_clear()
+    D._registry.cache_clear()
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("XALIGN_DATA_MIRROR", str(mirror))
+    yield tmp_path
+    D.datasets.cache_clear()
+    D._registry.cache_clear()
+
+
+def test_fetch_copies_from_the_mirror_into_the_cache(toy_registry):
+    path = D.fetch("toy", "de-en.txt")
+    assert path.read_text() == "haus\thouse\n"
+    assert str(toy_registry / "cache") in str(path)
+    assert any(p["file"] == "de-en.txt" and p["origin"] == "mirror" for p in D.provenance())
+    assert D.fetch("toy", "de-en.txt") == path  # second time: from the cache
+
+
+def test_checksum_mismatch_is_an_error_and_leaves_no_file(toy_registry):
+    with pytest.raises(D.ChecksumError, match="bad.txt"):
+        D.fetch("toy", "bad.txt")
+    cached = list((toy_registry / "cache").rglob("bad.txt*"))
+    assert cached == []
+
+
+def test_missing_file_names_the_dataset_the_source_and_the_mirror_variable(toy_registry, monkeypatch):
+    monkeypatch.delenv("XALIGN_DATA_MIRROR")
+    with pytest.raises(D.DataNotFoundError) as err:
+        D.fetch("toy", "de-en.txt")
+    msg = str(err.value)
+    assert "'toy'" in msg and "ask the toy maker" in msg and "XALIGN_DATA_MIRROR" in msg
+    with pytest.raises(D.DataNotFoundError) as err:
+        D.fetch("web", "x.txt")  # nothing listens on port 9: the download fails
+    assert "http://127.0.0.1:9/files/x.txt" in str(err.value)
+    assert not list((toy_registry / "cache").rglob("x.txt*"))
+
+
+def test_unknown_dataset_and_file(toy_registry):
+    with pytest.raises(KeyError, match="unknown data set 'nope'"):
+        D.get("nope")
+    with pytest.raises(D.DataNotFoundError, match="declares no file"):
+        D.fetch("toy", "other.txt")
+
+
+def test_every_declaration_is_complete():
+    D.datasets.cache_clear()
+    table = D.datasets()
+    assert {"muse", "wmt19", "wmt21", "gold_alignments", "tatoeba", "xnli", "xed"} <= set(table)
+    for ds in table.values():
+        assert ds.license and ds.citation and ds.title, ds.name
+        assert ds.base_url or ds.obtain or ds.fetch == "sacrebleu", f"{ds.name}: no way to obtain it"
+        assert ds.checksums, f"{ds.name}: no files in the registry"
+
+
+@pytest.mark.skipif(not mirror_available(), reason="needs XALIGN_DATA_MIRROR")
+def test_mirror_matches_the_registry():
+    """Every declared file is in the mirror with the declared sha256."""
+    import os
+    from pathlib import Path
+
+    D.datasets.cache_clear()
+    root = Path(os.environ["XALIGN_DATA_MIRROR"])
+    for ds in D.datasets().values():
+        for rel, sha in ds.checksums.items():
+            assert D.sha256_of(root / ds.mirror / rel) == sha, f"{ds.name}/{rel}"

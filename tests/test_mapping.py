@@ -1,0 +1,77 @@
+"""Procrustes and Meeting-in-the-Middle (xalign.mapping)."""
+
+import numpy as np
+import pytest
+
+from xalign.mapping import fit_alignment, least_squares_map, normalize_center, procrustes
+
+
+def random_rotation(d, rng):
+    Q, R = np.linalg.qr(rng.normal(size=(d, d)))
+    return Q * np.sign(np.diag(R))
+
+
+def test_procrustes_recovers_a_known_rotation():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 16))
+    W = random_rotation(16, rng)
+    W_hat = procrustes(X, X @ W)
+    assert np.allclose(W_hat, W, atol=1e-8)
+    assert np.allclose(W_hat.T @ W_hat, np.eye(16), atol=1e-10)
+
+
+def test_procrustes_with_noise_is_orthogonal_and_close():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(500, 8))
+    W = random_rotation(8, rng)
+    W_hat = procrustes(X, X @ W + 0.01 * rng.normal(size=(500, 8)))
+    assert np.allclose(W_hat.T @ W_hat, np.eye(8), atol=1e-10)
+    assert np.abs(W_hat - W).max() < 0.01
+
+
+def test_fit_alignment_maps_rotated_space_onto_target():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(300, 12)) + 3.0  # off-centre: centring must handle it
+    W = random_rotation(12, rng)
+    Y = X @ W
+    al = fit_alignment(X, Y)
+    Xm, Ym = al.transform_src(X), al.transform_tgt(Y)
+    cos = (Xm * Ym).sum(1) / np.linalg.norm(Xm, axis=1) / np.linalg.norm(Ym, axis=1)
+    assert cos.min() > 0.999
+
+
+def test_mim_reduces_anchor_distance():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 10))
+    A = rng.normal(size=(10, 10))  # a non-orthogonal relation: Procrustes alone cannot fit it
+    Y = X @ A + 0.1 * rng.normal(size=(400, 10))
+    orig, mim = fit_alignment(X, Y, mim=False), fit_alignment(X, Y, mim=True)
+
+    def dist(al):
+        return np.linalg.norm(al.transform_src(X) - al.transform_tgt(Y), axis=1).mean()
+
+    assert dist(mim) < 0.8 * dist(orig)
+
+
+def test_mim_middle_is_the_least_squares_solution():
+    rng = np.random.default_rng(4)
+    X, Y = rng.normal(size=(50, 4)), rng.normal(size=(50, 4))
+    M = least_squares_map(X, Y)
+    # the residual is orthogonal to X's columns (normal equations)
+    assert np.allclose(X.T @ (X @ M - Y), 0, atol=1e-8)
+
+
+def test_normalize_center_rows_are_unit_and_reuse_the_mean():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(20, 5)) + 2
+    Z, mean = normalize_center(X)
+    assert np.allclose(np.linalg.norm(Z, axis=1), 1)
+    Z2, mean2 = normalize_center(X[:3], mean)
+    assert np.allclose(Z2, Z[:3]) and mean2 is mean
+
+
+def test_bad_anchor_shapes_are_errors():
+    with pytest.raises(ValueError, match="anchors"):
+        fit_alignment(np.zeros((3, 4)), np.zeros((2, 4)))
+    with pytest.raises(ValueError, match="same shape"):
+        procrustes(np.zeros((3, 4)), np.zeros((3, 5)))

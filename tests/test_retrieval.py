@@ -1,0 +1,109 @@
+"""CSLS retrieval and the weak / strong alignment scores, against brute-force references."""
+
+import numpy as np
+import pytest
+import torch
+
+from xalign import retrieval as R
+
+
+def unit(X):
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+
+def brute_csls(U, V, k):
+    u, v = unit(U), unit(V)
+    C = u @ v.T
+    r_v = np.sort(C, 1)[:, -k:].mean(1)
+    r_u = np.sort(C.T, 1)[:, -k:].mean(1)
+    return 2 * C - r_v[:, None] - r_u[None, :]
+
+
+def brute_weak(U, V, k):
+    S = brute_csls(U, V, k)
+    return np.mean([S[i, i] > np.max(np.delete(S[i], i)) for i in range(len(U))])
+
+
+def brute_strong(U, V, k):
+    S = brute_csls(U, V, k)
+    u = unit(U)
+    CU = u @ u.T
+    r = np.array([np.sort(np.delete(CU[i], i))[-k:].mean() for i in range(len(U))])
+    SU = 2 * CU - r[:, None] - r[None, :]
+    return np.mean([S[i, i] > np.max(np.delete(SU[i], i)) for i in range(len(U))])
+
+
+@pytest.fixture
+def noisy_pairs(rng):
+    U = rng.normal(size=(240, 24))
+    V = U + 0.9 * rng.normal(size=U.shape)
+    return U, V
+
+
+def test_identical_spaces_score_one(rng):
+    U = rng.normal(size=(300, 32))
+    assert R.s_weak(U, U) == 1.0
+    assert R.s_strong(U, U) == 1.0
+
+
+def test_unrelated_spaces_score_near_chance(rng):
+    U, V = rng.normal(size=(400, 32)), rng.normal(size=(400, 32))
+    assert R.s_weak(U, V) < 0.05
+    assert R.s_strong(U, V) < 0.05
+
+
+def test_csls_matches_brute_force(noisy_pairs):
+    U, V = noisy_pairs
+    for block in (None, 7, 1000):
+        np.testing.assert_allclose(R.csls(U, V, k=10, block=block), brute_csls(U, V, 10), atol=1e-5)
+
+
+def test_csls_on_rectangular_sets(rng):
+    U, V = rng.normal(size=(50, 8)), rng.normal(size=(130, 8))
+    np.testing.assert_allclose(R.csls(U, V, k=5), brute_csls(U, V, 5), atol=1e-5)
+    idx, val = R.csls_topk(U, V, k=5, topn=3, block=11)
+    ref = brute_csls(U, V, 5)
+    np.testing.assert_array_equal(idx[:, 0], ref.argmax(1))
+    np.testing.assert_allclose(val, np.sort(ref, 1)[:, ::-1][:, :3], atol=1e-5)
+
+
+def test_weak_and_strong_match_brute_force(noisy_pairs):
+    U, V = noisy_pairs
+    weak, strong = brute_weak(U, V, 10), brute_strong(U, V, 10)
+    assert 0.2 < weak < 1.0 and 0.1 < strong < 1.0  # a case where both tests matter
+    for block in (None, 13):
+        assert R.s_weak(U, V, k=10, block=block) == pytest.approx(weak)
+        assert R.s_strong(U, V, k=10, block=block) == pytest.approx(strong)
+
+
+def test_torch_input_and_cosine_topk(noisy_pairs):
+    U, V = noisy_pairs
+    assert R.s_weak(torch.tensor(U), torch.tensor(V)) == pytest.approx(brute_weak(U, V, 10))
+    idx, _ = R.cosine_topk(U, V, topn=1, block=5)
+    np.testing.assert_array_equal(idx[:, 0], (unit(U) @ unit(V).T).argmax(1))
+
+
+def test_mean_topk_excludes_self(rng):
+    X = rng.normal(size=(30, 6))
+    C = unit(X) @ unit(X).T
+    np.fill_diagonal(C, -np.inf)
+    np.testing.assert_allclose(R.mean_topk_similarity(X, X, k=4, exclude_self=True),
+                               np.sort(C, 1)[:, -4:].mean(1), atol=1e-6)
+
+
+def test_bad_inputs_are_rejected(rng):
+    U = rng.normal(size=(10, 4))
+    with pytest.raises(ValueError, match="paired"):
+        R.s_weak(U, U[:9])
+    bad = U.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        R.s_weak(bad, U)
+    with pytest.raises(ValueError, match="2-d"):
+        R.csls(U[0], U)
+
+
+def test_alignment_scores_in_one_pass(noisy_pairs):
+    U, V = noisy_pairs
+    both = R.alignment_scores(U, V, k=10, block=17)
+    assert both == {"S_weak": pytest.approx(brute_weak(U, V, 10)), "S_strong": pytest.approx(brute_strong(U, V, 10))}
