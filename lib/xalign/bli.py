@@ -245,8 +245,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     ``method``, ``pruned``, ``retrieval``, ``k``, ``match``, ``precision``,
     ``coverage``, ``n_queries``, ``n_test``) and one row per learned map.
     """
-    from tqdm.auto import tqdm
-
+    from .progress import bar as progress_bar
     from .scripts import script_mask
 
     bad = [m for m in methods if m != "none" and m not in MAPPINGS]
@@ -259,7 +258,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     masks = {lang: script_mask(vectors[lang].words, lang, rule=prune_rule) for lang in prune_langs
              if lang in vectors}
     results, fits = [], []
-    bar = tqdm(total=len(directions) * len(methods), desc="BLI", disable=not progress)
+    bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
     for s, t in directions:
         test = dictionary(s, t, "test")
         train = dictionary(s, t, "train") if any(m != "none" for m in methods) else None
