@@ -16,6 +16,7 @@ one pass, so a BLI run stems tens of thousands of words in seconds.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from statistics import harmonic_mean
 from typing import Protocol
@@ -109,20 +110,19 @@ class SinhalaSplitter(_Base):
         self._words = data["words"]
         self._suffix_counts: dict[str, int] = {}
         self._cache: dict[str, str] = {}
+        self._reversed: list[str] | None = None
 
     def _count_suffixes(self, suffixes: set[str]) -> None:
+        """Number of corpus words ending in each suffix (two bisections in the reversed, sorted words)."""
         todo = suffixes - self._suffix_counts.keys()
         if not todo:
             return
-        counts = dict.fromkeys(todo, 0)
-        longest = max(map(len, todo))
-        for w in self._words:
-            n = len(w)
-            for j in range(max(0, n - longest), n):
-                s = w[j:]
-                if s in counts:
-                    counts[s] += 1
-        self._suffix_counts.update(counts)
+        if self._reversed is None:
+            self._reversed = sorted(w[::-1] for w in self._words)
+        rev = self._reversed
+        for s in todo:
+            r = s[::-1]
+            self._suffix_counts[s] = bisect.bisect_left(rev, r + "\U0010ffff") - bisect.bisect_left(rev, r)
 
     def stem_many(self, words: Iterable[str]) -> list[str]:
         words = list(words)
