@@ -1,0 +1,66 @@
+"""Paper-table reshaping, checked on the paper's own transcribed numbers."""
+
+import pandas as pd
+import pytest
+from xalign.bli_report import (
+    MULTILINGUAL,
+    label,
+    method_label,
+    table1,
+    table3,
+    table4,
+    table5,
+    table6,
+)
+from xalign.results import paper_table
+
+
+def test_table5_from_the_papers_table3_matches_its_table5():
+    t3 = paper_table("wickramasinghe", "table3")
+    ours = table5(t3).set_index(["pair", "retrieval"])["value"]
+    paper = paper_table("wickramasinghe", "table5").set_index(["pair", "retrieval"])["value"]
+    assert len(paper) == 10
+    for key, value in paper.items():
+        assert ours[key] == pytest.approx(value, abs=3)  # the paper rounds to whole percent
+
+
+def test_table6_from_the_papers_table4_matches_its_table6():
+    t4 = paper_table("wickramasinghe", "table4").assign(k=lambda d: d.k.astype(int))
+    ours = table6(t4).set_index(["method", "retrieval", "dictionary", "k"])["value"]
+    paper = paper_table("wickramasinghe", "table6").set_index(["method", "retrieval", "dictionary", "k"])["value"]
+    assert len(paper) == 24
+    for key, value in paper.items():
+        assert ours[key] == pytest.approx(value, abs=1.5)
+
+
+def _raw(rows):
+    cols = ["src", "tgt", "method", "pruned", "retrieval", "k", "match", "precision", "coverage", "n_queries",
+            "n_test"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def test_label_and_tables_pick_the_right_rows():
+    raw = _raw([
+        ("en", "zh", "none", False, "nn", 1, "exact", 10.0, 50, 5, 10),
+        ("en", "zh", "none", True, "nn", 1, "exact", 30.0, 50, 5, 10),
+        ("zh", "en", "none", False, "nn", 1, "exact", 20.0, 50, 5, 10),
+        ("en", "zh", "rcsls", False, "nn", 1, "exact", 40.0, 50, 5, 10),
+        ("en", "si", "none", True, "nn", 1, "exact", 5.0, 90, 5, 10),
+        ("en", "si", "none", True, "nn", 1, "stem", 8.0, 90, 5, 10),
+        ("en", "si", "none", False, "nn", 1, "exact", 1.0, 90, 5, 10),
+    ])
+    res = label(raw, "multilingual", sinhala_dictionary="cc")
+    assert set(res["method"]) == {MULTILINGUAL, f"{MULTILINGUAL} + RCSLS"}
+    assert res.loc[res.pair == "en-si", "dictionary"].unique().tolist() == ["cc"]
+    assert res.loc[res.pair == "en-zh", "dictionary"].unique().tolist() == ["muse"]
+    t1 = table1(res, "LaBSE", ["zh"], pruned_langs=["zh"])
+    assert t1.set_index("direction")["value"].to_dict() == {"En-X": 30.0, "X-En": 20.0}
+    t3 = table3(res, ["en-zh"])
+    assert sorted(t3[t3.method == MULTILINGUAL]["pruned"]) == ["no", "yes"]
+    assert table5(t3)["value"].tolist() == [200.0]
+    t4 = table4(res)
+    assert t4.set_index("soft")["value"].to_dict() == {"no": 5.0, "yes": 8.0}
+    assert table6(t4)["value"].tolist() == [60.0]
+    assert method_label("static", "vecmap") == "VecMap"
+    with pytest.raises(ValueError):
+        method_label("other", "none")
