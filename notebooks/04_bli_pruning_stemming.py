@@ -55,6 +55,7 @@ from functools import partial
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
+
 from xalign.bli import MAPPINGS, evaluate_directions
 from xalign.bli_data import bli_dictionary, vocabulary
 from xalign.bli_report import (

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+
 from xalign.bli import (
     build_lexicon,
     evaluate_bli,

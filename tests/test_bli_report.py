@@ -2,6 +2,7 @@
 
 import pandas as pd
 import pytest
+
 from xalign.bli_report import (
     MULTILINGUAL,
     label,

@@ -1,6 +1,7 @@
 """Chapter 4's smoke run (from the shared book build) fills its tables."""
 
 import pytest
+
 from conftest import smoke_results
 
 pytestmark = pytest.mark.slow

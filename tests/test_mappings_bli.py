@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+
 from xalign.bli import apply_map, evaluate_bli, fit_map
 from xalign.mapping import procrustes
 from xalign.rcsls import fit_rcsls, rcsls_loss_and_grad

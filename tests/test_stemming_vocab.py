@@ -4,6 +4,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+
 from xalign.static import StaticVectors
 from xalign.stemming import SinhalaSplitter, get_stemmer
 from xalign.wordvectors import (
@@ -74,6 +75,7 @@ def test_subset_keeps_order():
 def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_path):
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules as models
+
     from xalign.models import load_encoder, materialize_offline_model
     from xalign.wordvectors import (
         WordEncoder,
