@@ -68,7 +68,7 @@ def omw_lemmas(lang: str) -> dict[str, list[str]]:
 
 
 @functools.lru_cache(maxsize=8)
-def muse_dictionary(src: str, tgt: str, split: str = "0-5000") -> list[tuple[str, str]]:
+def cached_muse_pairs(src: str, tgt: str, split: str = "0-5000") -> list[tuple[str, str]]:
     """MUSE pairs (``split``: "0-5000", "5000-6500" or "" for the full file); Chinese made Simplified."""
     return muse_pairs(f"{src}-{tgt}", split)
 
@@ -81,7 +81,7 @@ def segmentation_vocabulary(lang: str) -> frozenset[str] | None:
     from .btsr import valid_word
 
     vocab = {w for ws in omw_lemmas(lang).values() for w in ws if valid_word(w, lang)}
-    vocab |= {t for _, t in muse_dictionary("en", lang, "") if valid_word(t, lang)}
+    vocab |= {t for _, t in cached_muse_pairs("en", lang, "") if valid_word(t, lang)}
     return frozenset(vocab)
 
 
@@ -165,7 +165,7 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
     blocked = used | set(retrieval.tolist())
     train = np.array([k for k in range(len(corpus)) if k not in blocked and src_tokens[k] and tgt_tokens[k]])
     train = train[rng.permutation(len(train))]
-    return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(muse_dictionary(src, tgt)))
+    return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(cached_muse_pairs(src, tgt)))
 
 
 # ------------------------------------------------------------ encoded spaces

@@ -17,17 +17,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .corpora import ISO3 as TATOEBA_ISO3
 from .readers import DataFormatError
 
-#: The 36 Tatoeba languages of Table 5 of the calibrated-retrieval paper, ISO 639-1 -> 639-3.
-TATOEBA_ISO3 = {
-    "af": "afr", "ar": "ara", "bg": "bul", "bn": "ben", "de": "deu", "el": "ell", "es": "spa",
-    "et": "est", "eu": "eus", "fa": "pes", "fi": "fin", "fr": "fra", "he": "heb", "hi": "hin",
-    "hu": "hun", "id": "ind", "it": "ita", "ja": "jpn", "jv": "jav", "ka": "kat", "kk": "kaz",
-    "ko": "kor", "ml": "mal", "mr": "mar", "nl": "nld", "pt": "por", "ru": "rus", "sw": "swh",
-    "ta": "tam", "te": "tel", "th": "tha", "tl": "tgl", "tr": "tur", "ur": "urd", "vi": "vie",
-    "zh": "cmn",
-}
 PAPER_TATOEBA_LANGS = list(TATOEBA_ISO3)
 
 #: XNLI's 15 languages in the paper's column order (English first).
