@@ -1,5 +1,7 @@
 """eflomal wrapper and grow-diag-final-and symmetrisation."""
 
+import pytest
+
 from xalign.aligner import align_eflomal, symmetrise
 
 
@@ -25,3 +27,21 @@ def test_eflomal_aligns_a_toy_corpus():
     assert (1, 1) in links[0] and (0, 0) in links[0]
     for s, t, ls in zip(src, tgt, links):
         assert all(0 <= i < len(s) and 0 <= j < len(t) for i, j in ls)
+
+
+def test_eflomal_links_are_cached(tmp_path, monkeypatch):
+    import xalign.aligner as A
+
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path))
+    src = [["das", "haus"], ["das", "buch"], ["ein", "buch"]] * 10
+    tgt = [["the", "house"], ["the", "book"], ["a", "book"]] * 10
+    first = A.align_eflomal(src, tgt)
+    assert list((tmp_path / "alignments").glob("eflomal-*.json"))
+
+    def no_rerun(*args):
+        raise AssertionError("the aligner ran again although its links were cached")
+
+    monkeypatch.setattr(A, "_run_eflomal", no_rerun)
+    assert A.align_eflomal(src, tgt) == first            # read back, identical
+    with pytest.raises(AssertionError):                   # other settings: not a cache hit
+        A.align_eflomal(src, tgt, symmetrisation="intersection")

@@ -4,10 +4,17 @@ fast_align itself is not installable here; eflomal (Ostling and Tiedemann
 2016) is a Bayesian IBM model 1-3 aligner of the same family and a common
 stronger substitute. Both directions are aligned and symmetrised with
 grow-diag-final-and (Koehn et al. 2005), the usual setting for fast_align too.
+
+eflomal's sampler seeds itself from /dev/urandom (it has no seed option), so
+two runs on the same text differ slightly. Links are therefore cached on disk
+(``$XALIGN_CACHE/alignments``, keyed by the text and the settings): a rerun
+reads the same links back instead of sampling new ones.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from pathlib import Path
 
@@ -16,20 +23,37 @@ SYMMETRISATIONS = ("grow-diag-final-and", "intersection", "union", "forward", "r
 
 def align_eflomal(src_sentences: list[list[str]], tgt_sentences: list[list[str]],
                   symmetrisation: str = "grow-diag-final-and", seed: int = 1,
-                  model: int = 3) -> list[set[tuple[int, int]]]:
-    """Links (i, j) per sentence pair; inputs are token lists (lower-case them first)."""
-    import eflomal
-    import numpy as np
+                  model: int = 3, cache: bool = True) -> list[set[tuple[int, int]]]:
+    """Links (i, j) per sentence pair; inputs are token lists (lower-case them first).
 
+    ``seed`` is part of the cache key (a new seed gives a fresh sample); eflomal
+    itself cannot be seeded. ``cache=False`` always runs the aligner.
+    """
     if symmetrisation not in SYMMETRISATIONS:
         raise ValueError(f"symmetrisation must be one of {SYMMETRISATIONS}, got {symmetrisation!r}")
     if len(src_sentences) != len(tgt_sentences):
         raise ValueError(f"{len(src_sentences)} source vs {len(tgt_sentences)} target sentences")
+    if not cache:
+        return _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
+    from .atomic import write_json
+    from .paths import cache_dir
+
+    key = hashlib.sha256(json.dumps([src_sentences, tgt_sentences, symmetrisation, seed, model],
+                                    ensure_ascii=False).encode()).hexdigest()[:32]
+    path = cache_dir("alignments") / f"eflomal-{key}.json"
+    if path.exists():
+        return [{(i, j) for i, j in links} for links in json.loads(path.read_text())]
+    out = _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
+    write_json(path, [sorted(links) for links in out])
+    return out
+
+
+def _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model) -> list[set[tuple[int, int]]]:
+    import eflomal
     # eflomal cannot take empty sentences: give them a placeholder and drop their links
     empty = [not s or not t for s, t in zip(src_sentences, tgt_sentences)]
     src_lines = [" ".join(s) if s else "<empty>" for s in src_sentences]
     tgt_lines = [" ".join(t) if t else "<empty>" for t in tgt_sentences]
-    np.random.seed(seed)
     with tempfile.TemporaryDirectory() as tmp:
         fwd, rev = Path(tmp) / "fwd", Path(tmp) / "rev"
         aligner = eflomal.Aligner(model=model)

@@ -29,7 +29,7 @@ def cache_root() -> Path:
 
 
 def cache_dir(kind: str) -> Path:
-    """A sub-directory of the cache: ``data``, ``models`` or ``embeddings``."""
+    """A sub-directory of the cache: ``data``, ``models``, ``embeddings``, ``alignments``, ..."""
     path = cache_root() / kind
     path.mkdir(parents=True, exist_ok=True)
     return path
