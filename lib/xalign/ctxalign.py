@@ -37,6 +37,7 @@ from .btsr import BTSRSet, build_btsr, precision_at_k, translation_pairs
 from .corpora import ParallelCorpus, muse_pairs
 from .mapping import Alignment, fit_alignment
 from .paths import cache_dir
+from .static import StaticVectors
 from .words import UNSEGMENTED, Token, tokenize
 
 LEVELS = ("token", "avg_type", "iso_type")
@@ -272,20 +273,8 @@ def encode_space(encoder, texts: list[str], tokens: list[list[Token]], layers=No
 
 
 @dataclass
-class TypeVectors:
-    """One vector per word type: ``vectors[index[word]]``."""
-
-    words: list[str]
-    vectors: np.ndarray
-
-    def __post_init__(self):
-        self.index = {w: i for i, w in enumerate(self.words)}
-
-    def __contains__(self, word: str) -> bool:
-        return word in self.index
-
-    def lookup(self, words) -> np.ndarray:
-        return self.vectors[[self.index[w] for w in words]]
+class TypeVectors(StaticVectors):
+    """One vector per word type (``vectors[index[word]]``), with sentence means over the known words."""
 
     def sentence_means(self, tokens: list[list[Token]], sents) -> np.ndarray:
         """Average type vector of each sentence's known words (zeros if none); (n, dim)."""
