@@ -94,7 +94,7 @@ def test_counterparts():
 
 def test_compare_counterparts_marks_stand_ins_partly():
     from xalign.results import ChapterRun
-    run = ChapterRun("03_calibrated_retrieval_transfer_rate", "calibrated2023", "test", {})
+    run = ChapterRun("03_calibrated_retrieval_transfer_rate", "calibrated2023", "test", {}, paper_setup=True)
     paper = pd.DataFrame({"model": ["LaBSE", "LaBSE", "mBERT"], "lang": ["de", "fr", "de"], "value": [99.0, 96.0, 75.0]})
     ours = pd.DataFrame({"model": ["e5", "e5"], "lang": ["de", "fr"], "value": [98.0, 97.0]})
     merged = cal.compare_counterparts(run, "t", ours, ["lang"], {"e5": "LaBSE"}, paper=paper)

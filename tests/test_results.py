@@ -14,11 +14,15 @@ def paper():
 
 
 def test_compare_statuses_and_differences(tmp_path):
-    run = ChapterRun("01_weak_strong_alignment", "gaschi2022", "smoke", {"n": 1})
+    run = ChapterRun("01_weak_strong_alignment", "gaschi2022", "smoke", {"n": 1}, paper_setup=True)
     full = run.compare("t1", pd.DataFrame({"pair": ["de-en", "ru-en", "zh-en"], "value": [91, 75.5, 70]}),
                        keys=["pair"], paper=paper())
     assert list(full["diff"]) == [1.0, -4.5, 0.0]
     assert run.tables["t1"].status == "reproduced" and run.tables["t1"].max_abs_diff == 4.5
+    other_model = ChapterRun("01_weak_strong_alignment", "gaschi2022", "smoke", {"n": 1})  # not the paper's setup
+    other_model.compare("t1", pd.DataFrame({"pair": ["de-en", "ru-en", "zh-en"], "value": [91, 75.5, 70]}),
+                        keys=["pair"], paper=paper())
+    assert other_model.tables["t1"].status == "partly"
     part = run.compare("t2", pd.DataFrame({"pair": ["de-en", "xx-en"], "value": [85.0, 1.0]}),
                        keys=["pair"], paper=paper())
     assert run.tables["t2"].status == "partly" and run.tables["t2"].n_matched == 1

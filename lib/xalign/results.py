@@ -59,6 +59,9 @@ class ChapterRun:
     tables: dict[str, TableResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
+    #: True only when the run uses the paper's own model(s) and data; otherwise a
+    #: table with every paper cell matched is still only "partly" reproduced.
+    paper_setup: bool = False
 
     def use_encoder(self, encoder) -> None:
         """Record the encoder (name and revision) the numbers come from."""
@@ -71,8 +74,10 @@ class ChapterRun:
 
         Paper rows without a counterpart in ``ours`` stay, with ``ours`` empty;
         our rows the paper has no value for are kept too. The status is
-        ``reproduced`` when every paper cell has ours, ``partly`` when some
-        do, ``not run here`` when none do (or as given).
+        ``reproduced`` when every paper cell has ours and the run uses the
+        paper's own setup (``paper_setup``), ``partly`` when some cells (or
+        all, with another model or data) do, ``not run here`` when none do
+        (or as given).
         """
         if paper is None:
             paper = paper_table(self.paper, table)
@@ -92,7 +97,8 @@ class ChapterRun:
         matched = int((has_paper & merged["ours"].notna()).sum())
         n_paper = int(has_paper.sum())
         if status is None:
-            status = "reproduced" if n_paper and matched == n_paper else ("partly" if matched else "not run here")
+            complete = n_paper and matched == n_paper
+            status = "reproduced" if complete and self.paper_setup else ("partly" if matched else "not run here")
         diffs = merged.loc[has_paper & merged["ours"].notna(), "diff"].abs()
         self.tables[table] = TableResult(
             table=table, title=title or table, status=status,
