@@ -212,8 +212,6 @@ class Encoder:
         return enc["input_ids"], enc["offset_mapping"]
 
     def _forward(self, texts, spans, poolings, want_words, layers, mask, layer_mean=False):
-        import torch
-
         ids, offsets = self._tokenize(texts)
         shift = len(self.prefix)
         # token indices of every span (in prefixed coordinates)
@@ -230,10 +228,24 @@ class Encoder:
                 span_tokens.append(per)
         if mask:
             ids, span_tokens = _apply_masks(ids, span_tokens, self.tokenizer.mask_token_id)
+        return self.forward_ids(ids, poolings, layers, span_tokens if want_words else None, layer_mean)
 
+    def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
+                    span_tokens: list[list[list[int]]] | None = None,
+                    layer_mean: bool = False) -> dict[str, np.ndarray]:
+        """The model on ready token ids (no cache): pooling -> (n, L, dim) float32.
+
+        Batches are sorted by length and sized by ``batch_tokens``; ``"mean"``
+        averages over the real tokens (special tokens included), ``"first"`` is
+        token 0; ``span_tokens`` (token indices per word, per text) adds
+        ``"words"``: (n_words_total, L, dim).
+        """
+        import torch
+
+        want_words = span_tokens is not None
         order = np.argsort([len(x) for x in ids], kind="stable")[::-1]
         n_out = 1 if layer_mean else len(layers)
-        out = {p: np.zeros((len(texts), n_out, self.dim), np.float32) for p in poolings}
+        out = {p: np.zeros((len(ids), n_out, self.dim), np.float32) for p in poolings}
         word_rows = np.cumsum([0] + [len(s) for s in span_tokens]) if want_words else None
         if want_words:
             out["words"] = np.zeros((int(word_rows[-1]), n_out, self.dim), np.float32)

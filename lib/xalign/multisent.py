@@ -28,7 +28,6 @@ a WordPiece vocabulary (mBERT) it is the word itself, exactly
 
 from __future__ import annotations
 
-import contextlib
 import json
 from collections.abc import Sequence
 
@@ -111,14 +110,9 @@ def encode_ids(enc, ids: Sequence[Sequence[int]], poolings: Sequence[str] = ("fi
     tokens included, like :meth:`xalign.models.Encoder.encode`). Batches are
     sorted by length; results are cached per chunk in ``enc.cache``.
     """
-    import torch
-
     layers = list(range(enc.n_layers)) if layers is None else [int(x) % enc.n_layers for x in layers]
     ids = [list(map(int, s))[: enc.max_length] for s in ids]
     out = {p: np.zeros((len(ids), len(layers), enc.dim), np.float32) for p in poolings}
-    pad = enc.tokenizer.pad_token_id if enc.tokenizer.pad_token_id is not None else 0
-    autocast = torch.autocast(enc.device.split(":")[0], dtype=getattr(torch, enc.autocast)) \
-        if enc.autocast else contextlib.nullcontext()
     for start in range(0, len(ids), enc.chunk_size):
         chunk = ids[start : start + enc.chunk_size]
         digest = text_hash([json.dumps(s) for s in chunk])
@@ -127,29 +121,7 @@ def encode_ids(enc, ids: Sequence[Sequence[int]], poolings: Sequence[str] = ("fi
                     "inputs": digest} for p in poolings}
         got = {p: enc.cache.get(k) for p, k in keys.items()}
         if any(v is None for v in got.values()):
-            fresh = {p: np.zeros((len(chunk), len(layers), enc.dim), np.float32) for p in poolings}
-            order = np.argsort([len(s) for s in chunk], kind="stable")[::-1]
-            pos = 0
-            with torch.inference_mode(), autocast:
-                while pos < len(order):
-                    size = max(1, enc.batch_tokens // max(len(chunk[order[pos]]), 1))
-                    batch = order[pos : pos + size]
-                    pos += size
-                    T = max(len(chunk[b]) for b in batch)
-                    x = torch.full((len(batch), T), pad, dtype=torch.long)
-                    a = torch.zeros((len(batch), T), dtype=torch.long)
-                    for r, b in enumerate(batch):
-                        x[r, : len(chunk[b])] = torch.tensor(chunk[b])
-                        a[r, : len(chunk[b])] = 1
-                    res = enc.model(input_ids=x.to(enc.device), attention_mask=a.to(enc.device),
-                                    output_hidden_states=True)
-                    hs = torch.stack([res.hidden_states[i] for i in layers], 1).float()  # (B, L, T, H)
-                    m = a.to(enc.device).float()
-                    if "first" in fresh:
-                        fresh["first"][batch] = hs[:, :, 0, :].cpu().numpy()
-                    if "mean" in fresh:
-                        mean = (hs * m[:, None, :, None]).sum(2) / m.sum(1)[:, None, None]
-                        fresh["mean"][batch] = mean.cpu().numpy()
+            fresh = enc.forward_ids(chunk, poolings, layers)
             for p in poolings:
                 enc.cache.put(keys[p], x=fresh[p])
                 got[p] = {"x": fresh[p]}
