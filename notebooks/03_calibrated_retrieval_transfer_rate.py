@@ -623,13 +623,7 @@ ours8 = blocks[blocks.model.isin(COUNTERPART)][["model", "block", "lang", "value
 if len(MODELS) >= 3:
     wide8 = blocks[blocks.model.isin(MODELS)].pivot_table(index=["model", "lang"], columns="block",
                                                           values="value").reset_index()
-    corr = pd.concat([
-        transfer.correlations(wide8, "zero_shot", "calibrated_retrieval", over="model", by="lang")
-        .assign(block="corr_zero_shot_calibrated"),
-        transfer.correlations(wide8, "zero_shot", "translate_train_all", over="model", by="lang")
-        .assign(block="corr_zero_shot_translate_train_all"),
-        transfer.correlations(wide8, "transfer_rate", "calibrated_retrieval", over="model", by="lang")
-        .assign(block="corr_transfer_rate_calibrated")]).assign(model="all")
+    corr = transfer.paper_correlations(wide8, over="model", by="lang").assign(model="all")
     ours8 = pd.concat([ours8, corr[["model", "block", "lang", "value"]]], ignore_index=True)
 mapping8 = {**COUNTERPART, "all": "all"} if len(MODELS) >= 3 else COUNTERPART
 for table, title in (("table8", "Table 8: 14 XNLI languages"), ("table3", "Table 3: five languages + avg"),
@@ -652,13 +646,7 @@ for table, title in (("table8", "Table 8: 14 XNLI languages"), ("table3", "Table
 # %%
 per_model = blocks[blocks.lang != "avg"].pivot_table(index=["model", "lang"], columns="block",
                                                      values="value").reset_index()
-across = pd.concat([
-    transfer.correlations(per_model, "zero_shot", "translate_train_all", over="lang", by="model")
-    .assign(pair="zero-shot ~ translate-train-all"),
-    transfer.correlations(per_model, "zero_shot", "calibrated_retrieval", over="lang", by="model")
-    .assign(pair="zero-shot ~ calibrated retrieval"),
-    transfer.correlations(per_model, "transfer_rate", "calibrated_retrieval", over="lang", by="model")
-    .assign(pair="transfer rate ~ calibrated retrieval")])
+across = transfer.paper_correlations(per_model, over="lang", by="model")
 run.record("correlations_across_languages", across, title="Pearson r x 100 across the 14 target languages")
 display(across.pivot_table(index="model", columns="pair", values="value").round(1))
 

@@ -7,6 +7,7 @@ from xalign.transfer import (
     frozen_transfer,
     limit_groups,
     pair_features,
+    paper_correlations,
     pearson,
     premise_groups,
     split_groups,
@@ -46,6 +47,11 @@ def test_pearson_reproduces_table_8_correlations():
     c = correlations(frame, "zs", "cal", over="model", by="lang")
     assert list(c["value"].round(1)) == [90.4, 91.0]
     assert list(c["n"]) == [4, 4]
+    wide = pd.DataFrame({"model": MODELS, "lang": ["fr"] * 4, "zero_shot": FR["zs"],
+                         "calibrated_retrieval": FR["cal"], "translate_train_all": FR["tta"]})
+    wide["transfer_rate"] = 100 * wide.zero_shot / wide.translate_train_all
+    three = paper_correlations(wide, over="model", by="lang").set_index("block")["value"].round(1)
+    assert three["corr_zero_shot_calibrated"] == 90.4 and three["corr_zero_shot_translate_train_all"] == 98.5
 
 
 def test_transfer_gap_matches_table_2_urdu_source():

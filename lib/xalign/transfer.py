@@ -419,3 +419,19 @@ def correlations(frame: pd.DataFrame, x: str, y: str, over: str, by: str) -> pd.
         sub = sub.dropna(subset=[x, y])
         rows.append({by: key, "value": pearson(sub[x], sub[y]), "n": int(sub[over].nunique())})
     return pd.DataFrame(rows)
+
+
+#: The paper's three correlations (Tables 3, 4, 8): (x, y, block name in its tables, readable label).
+PAPER_CORRELATIONS = (
+    ("zero_shot", "calibrated_retrieval", "corr_zero_shot_calibrated", "zero-shot ~ calibrated retrieval"),
+    ("zero_shot", "translate_train_all", "corr_zero_shot_translate_train_all", "zero-shot ~ translate-train-all"),
+    ("transfer_rate", "calibrated_retrieval", "corr_transfer_rate_calibrated",
+     "transfer rate ~ calibrated retrieval"),
+)
+
+
+def paper_correlations(frame: pd.DataFrame, over: str, by: str) -> pd.DataFrame:
+    """The three correlations of :data:`PAPER_CORRELATIONS` (see :func:`correlations`), stacked,
+    with ``block`` (the paper's row name) and ``pair`` (a readable label)."""
+    return pd.concat([correlations(frame, x, y, over, by).assign(block=block, pair=label)
+                      for x, y, block, label in PAPER_CORRELATIONS], ignore_index=True)
