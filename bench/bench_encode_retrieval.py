@@ -38,7 +38,7 @@ def peak_rss_mib() -> float:
 
 
 def wmt_sentences(n: int) -> list[str]:
-    from xalign.corpora import wmt_newstest
+    from xalign.data.corpora import wmt_newstest
 
     pairs = wmt_newstest("wmt19", "de-en") + wmt_newstest("wmt19", "ru-en")
     return [s for s, _ in pairs][:n]
@@ -48,8 +48,8 @@ def bench_encode(n: int, batch: int = 32) -> list[dict]:
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    from xalign.cache import EmbeddingCache
-    from xalign.models import load_encoder, materialize_offline_model
+    from xalign.core.cache import EmbeddingCache
+    from xalign.core.encoders import load_encoder, materialize_offline_model
 
     texts = wmt_sentences(n)
     rows = []
@@ -91,7 +91,7 @@ def one_retrieval(method: str, n: int, dim: int = 384, k: int = 10) -> dict:
     U /= np.linalg.norm(U, axis=1, keepdims=True)
     V /= np.linalg.norm(V, axis=1, keepdims=True)
     if method == "csls":
-        from xalign.retrieval import csls_topk
+        from xalign.measures.retrieval import csls_topk
     else:
         import faiss
     base = peak_rss_mib()  # after the imports: the search's own memory is what we compare

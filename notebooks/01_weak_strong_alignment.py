@@ -78,20 +78,20 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from xalign import corpora as C
-from xalign import incontext as IC
-from xalign import layerwise as LW
-from xalign import pairs as PR
-from xalign import retrieval as R
-from xalign import weakstrong as WS
-from xalign.aligner import align_eflomal
-from xalign.datasets import DataNotFoundError
-from xalign.extraction_eval import extraction_precision
-from xalign.models import load_encoder
-from xalign.profiles import as_list, resolve
-from xalign.results import ChapterRun, paper_table
-from xalign.static import read_vec
-from xalign.words import punct_tokens
+from xalign.book.results import ChapterRun, paper_table
+from xalign.core.encoders import load_encoder
+from xalign.core.profiles import as_list, resolve
+from xalign.data import corpora as C
+from xalign.data.datasets import DataNotFoundError
+from xalign.data.static import read_vec
+from xalign.data.words import punct_tokens
+from xalign.measures import layerwise as LW
+from xalign.measures import retrieval as R
+from xalign.measures.aligner import align_eflomal
+from xalign.papers.gaschi2022 import incontext as IC
+from xalign.papers.gaschi2022 import pairs as PR
+from xalign.papers.gaschi2022 import weakstrong as WS
+from xalign.papers.gaschi2022.extraction_eval import extraction_precision
 
 PROFILES = {
     "smoke": dict(model="multilingual-e5-small", pairs="de-en,zh-en", corpora="wmt19", max_sentences=120,

@@ -80,10 +80,10 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
 
-from xalign import corpora, datasets, wordsim
-from xalign import ctxalign as ca
-from xalign.profiles import as_list, resolve
-from xalign.results import ChapterRun
+from xalign.book.results import ChapterRun
+from xalign.core.profiles import as_list, resolve
+from xalign.data import corpora, datasets, wordsim
+from xalign.papers.liu2020 import ctxalign as ca
 
 PROFILES = {
     "smoke": dict(variants="multi_en->multi_zh", multi_model="multilingual-e5-small",

@@ -102,13 +102,14 @@ import seaborn as sns
 from IPython.display import Markdown, display
 from transformers.utils import logging as hf_logging
 
-from xalign import calibrated as cal
-from xalign import corpora, finetune, sentdata, transfer
-from xalign.models import load_encoder
-from xalign.profiles import as_list, resolve
-from xalign.readers import DataFormatError
-from xalign.results import ChapterRun, paper_table
-from xalign.sentvec import load_sentence_encoder
+from xalign.book.results import ChapterRun, paper_table
+from xalign.core.encoders import load_encoder
+from xalign.core.profiles import as_list, resolve
+from xalign.core.sentvec import load_sentence_encoder
+from xalign.data import corpora, sentdata
+from xalign.data.readers import DataFormatError
+from xalign.papers.calibrated2023 import calibrated as cal
+from xalign.papers.calibrated2023 import finetune, transfer
 
 hf_logging.set_verbosity_error()  # no weight-loading reports in the book
 hf_logging.disable_progress_bar()

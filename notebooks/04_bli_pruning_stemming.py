@@ -56,9 +56,15 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from xalign.bli import MAPPINGS, evaluate_directions
-from xalign.bli_data import bli_dictionary, vocabulary
-from xalign.bli_report import (
+from xalign.book.results import ChapterRun, paper_table
+from xalign.core.profiles import as_list, resolve
+from xalign.data.bli_data import bli_dictionary, vocabulary
+from xalign.data.datasets import get
+from xalign.data.static import read_vec
+from xalign.data.stemming import get_stemmer
+from xalign.data.wordvectors import WordEncoder
+from xalign.measures.bli import MAPPINGS, evaluate_directions
+from xalign.papers.wickramasinghe.bli_report import (
     MULTILINGUAL,
     findings,
     label,
@@ -72,12 +78,6 @@ from xalign.bli_report import (
     table6,
     vocabulary_summary,
 )
-from xalign.datasets import get
-from xalign.profiles import as_list, resolve
-from xalign.results import ChapterRun, paper_table
-from xalign.static import read_vec
-from xalign.stemming import get_stemmer
-from xalign.wordvectors import WordEncoder
 
 pd.set_option("display.max_rows", 300)
 pd.set_option("display.precision", 1)

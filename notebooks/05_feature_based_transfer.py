@@ -84,11 +84,13 @@ import pandas as pd
 import seaborn as sns
 from IPython.display import display
 
-from xalign import multisent, probe, taskdata
-from xalign.models import load_encoder
-from xalign.profiles import as_list, resolve
-from xalign.results import ChapterRun, paper_table
-from xalign.sentbank import SentenceBank, cbow_bank, union_batcher
+from xalign.book.results import ChapterRun, paper_table
+from xalign.core.encoders import load_encoder
+from xalign.core.profiles import as_list, resolve
+from xalign.data import taskdata
+from xalign.measures import probe, probe_tasks
+from xalign.measures.sentbank import SentenceBank, cbow_bank, union_batcher
+from xalign.papers.nyholm2020 import multisent
 
 pd.set_option("display.precision", 1)
 
@@ -216,7 +218,7 @@ display(run.compare("table3", ours_t3, ["lang", "split"], title="Table 3: XED sp
 #    128, early stopping with tenacity 3), for XNLI without regularisation
 #    (SentEval's `noreg`); the MLP has 5 sigmoid hidden units.
 #
-# `xalign.multisent` implements steps 1-2 for any tokenizer (for XLM-R's
+# `xalign.papers.nyholm2020.multisent` implements steps 1-2 for any tokenizer (for XLM-R's
 # SentencePiece vocabulary a whole word's entry is `▁word`; for M-BERT it is
 # the word itself, exactly `convert_tokens_to_ids`). The thesis' Figure 1 is a
 # code listing, not a plot: `multisent.whole_word_ids` is its equivalent. One
@@ -306,12 +308,12 @@ OUR_KW = {"config": P.senteval_config, "standardize": True, "min_validation": 0.
 OURS = [probe.ProbeSpec("LR", kind="logreg", **OUR_KW),
         probe.ProbeSpec("MLP", kind="mlp", nhid=P.mlp_hidden, **OUR_KW)]
 tasks = list(xnli_tasks.values())
-res_thesis = probe.run_grid(tasks, {"thesis": F["thesis"]}, THESIS_XNLI, seed=P.seed)
-res_fixed = probe.run_grid(tasks, {"repaired": F["repaired"]}, OURS, seed=P.seed)
-res_zero = pd.DataFrame(probe.evaluate_transfer(xnli_tasks["en"], list(zero_shot_tasks.values()), F["repaired"],
+res_thesis = probe_tasks.run_grid(tasks, {"thesis": F["thesis"]}, THESIS_XNLI, seed=P.seed)
+res_fixed = probe_tasks.run_grid(tasks, {"repaired": F["repaired"]}, OURS, seed=P.seed)
+res_zero = pd.DataFrame(probe_tasks.evaluate_transfer(xnli_tasks["en"], list(zero_shot_tasks.values()), F["repaired"],
                                                  OURS, seed=P.seed)) if zero_shot_tasks else pd.DataFrame(
     columns=["lang", "probe", "acc"])
-res_cbow = probe.run_grid(tasks, {"cbow": F["cbow"]}, OURS[:1], seed=P.seed)
+res_cbow = probe_tasks.run_grid(tasks, {"cbow": F["cbow"]}, OURS[:1], seed=P.seed)
 
 # %%
 def wide(df, name, value="acc"):
@@ -418,9 +420,9 @@ display(run.compare("table6", ours_t6[["model", "lang", "value", "repaired"]], [
 # %%
 THESIS_XED = multisent.thesis_probes("xed")
 xtasks = list(xed_tasks.values())
-xres_thesis = probe.run_grid(xtasks, {"thesis": XF["thesis"]}, THESIS_XED, seed=P.seed)
-xres_fixed = probe.run_grid(xtasks, {"repaired": XF["repaired"]}, OURS, seed=P.seed)
-xres_cbow = probe.run_grid(xtasks, {"cbow": XF["cbow"]}, OURS[:1], seed=P.seed)
+xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": XF["thesis"]}, THESIS_XED, seed=P.seed)
+xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": XF["repaired"]}, OURS, seed=P.seed)
+xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": XF["cbow"]}, OURS[:1], seed=P.seed)
 majority = {lang: 100 * np.bincount(t.test.labels).max() / len(t.test.labels) for lang, t in xed_tasks.items()}
 ours_t5 = pd.concat([wide(xres_thesis, "value"), wide(xres_thesis, "thesis macro-F1", "macro_f1"),
                      wide(xres_fixed, "repaired"), wide(xres_fixed, "repaired macro-F1", "macro_f1"),
@@ -456,11 +458,11 @@ SWEEP_LR = OURS[0]
 grid = [{"pooling": p, "layer": l} for p in ("mean", "first") for l in range(enc.n_layers)]
 sweeps = []
 for lang in STUDY:
-    task = probe.with_holdout(xnli_tasks[lang], 0.2, P.seed)
-    sweeps.append(probe.sweep(task, lambda pooling, layer, b=fixed[lang]: b.batcher(pooling, layer), grid,
+    task = probe_tasks.with_holdout(xnli_tasks[lang], 0.2, P.seed)
+    sweeps.append(probe_tasks.sweep(task, lambda pooling, layer, b=fixed[lang]: b.batcher(pooling, layer), grid,
                               SWEEP_LR, seed=P.seed, progress=False).assign(task=f"XNLI {lang}"))
 if "en" in xed_tasks:  # XED has its own dev split for early stopping and the held-out score
-    sweeps.append(probe.sweep(xed_tasks["en"], lambda pooling, layer, b=xed_fixed["en"]: b.batcher(pooling, layer),
+    sweeps.append(probe_tasks.sweep(xed_tasks["en"], lambda pooling, layer, b=xed_fixed["en"]: b.batcher(pooling, layer),
                               grid, SWEEP_LR, seed=P.seed, progress=False).assign(task="XED en"))
 sweep = pd.concat(sweeps, ignore_index=True)
 best_layer = sweep[sweep["pooling"] == "mean"].loc[lambda d: d.groupby("task")["dev_acc"].idxmax()]
@@ -497,7 +499,7 @@ plt.show()
 size_specs = [probe.ProbeSpec(f"nhid={h}", kind="mlp" if h else "logreg", nhid=h, **OUR_KW)
               for h in as_list(P.classifier_sizes)]
 size_tasks = [xnli_tasks[lang] for lang in STUDY[:2]] + [xed_tasks[lang] for lang in list(xed_tasks)[:1]]
-size_res = pd.concat([probe.run_grid([t], {"repaired": XF["repaired"] if t.name.startswith("XED") else F["repaired"]},
+size_res = pd.concat([probe_tasks.run_grid([t], {"repaired": XF["repaired"] if t.name.startswith("XED") else F["repaired"]},
                                      size_specs, seed=P.seed) for t in size_tasks], ignore_index=True)
 size_res["hidden units"] = size_res["probe"].str.replace("nhid=", "").astype(int)
 run.record("classifier_size", size_res[["task", "hidden units", "acc", "macro_f1", "reg"]],
@@ -525,7 +527,7 @@ plt.show()
 curve_langs = [lang for lang in ("en", "zh") if lang in STUDY] or STUDY[:2]
 curve_tasks = [(f"XNLI {lang}", xnli_tasks[lang], F, as_list(P.xnli_train_sizes)) for lang in curve_langs]
 curve_tasks += [(f"XED {lang}", xed_tasks[lang], XF, as_list(P.xed_train_sizes)) for lang in list(xed_tasks)[:1]]
-curves = pd.concat([pd.DataFrame(probe.learning_curve(task, feats[name], OURS[0], sizes, seed=P.seed))
+curves = pd.concat([pd.DataFrame(probe_tasks.learning_curve(task, feats[name], OURS[0], sizes, seed=P.seed))
                     .assign(task=label, features=name)
                     for label, task, feats, sizes in curve_tasks for name in ("repaired", "thesis")],
                    ignore_index=True)
@@ -550,7 +552,7 @@ plt.show()
 layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
 steps = []
 for lang in STUDY:
-    steps += probe.run_steps(xnli_tasks[lang], [
+    steps += probe_tasks.run_steps(xnli_tasks[lang], [
         ("A thesis: Latin-1, whole words, first token, last layer", thesis[lang].batcher("first", LAST), THESIS_XNLI),
         ("B read UTF-8", thesis_utf8[lang].batcher("first", LAST), THESIS_XNLI),
         ("C sub-word tokenizer", fixed[lang].batcher("first", LAST), THESIS_XNLI),
@@ -559,7 +561,7 @@ for lang in STUDY:
         ("F layer chosen on held-out data", fixed[lang].batcher("mean", int(layer_for[f"XNLI {lang}"])), OURS),
     ], seed=P.seed, meta={"task": f"XNLI {lang}"})
 if "en" in xed_tasks:
-    steps += probe.run_steps(xed_tasks["en"], [
+    steps += probe_tasks.run_steps(xed_tasks["en"], [
         ("B read UTF-8", xed_thesis["en"].batcher("first", LAST), THESIS_XED),
         ("C sub-word tokenizer", xed_fixed["en"].batcher("first", LAST), THESIS_XED),
         ("D mean pooling", xed_fixed["en"].batcher("mean", LAST), THESIS_XED),

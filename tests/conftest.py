@@ -11,14 +11,14 @@ import pytest
 
 @pytest.fixture(scope="session")
 def encoder():
-    from xalign.models import load_encoder
+    from xalign.core.encoders import load_encoder
 
     return load_encoder("multilingual-e5-small", progress=False)
 
 
 @pytest.fixture
 def fresh_cache(tmp_path):
-    from xalign.cache import EmbeddingCache
+    from xalign.core.cache import EmbeddingCache
 
     return EmbeddingCache(tmp_path / "emb")
 
@@ -43,7 +43,7 @@ def built_book(tmp_path_factory):
     """Every chapter run with the smoke profile and the book built with -W, once per session.
 
     Returns (build root, results folder, html folder)."""
-    from xalign.runner import build_book
+    from xalign.book.runner import build_book
 
     root = tmp_path_factory.mktemp("book")
     results = tmp_path_factory.mktemp("results")

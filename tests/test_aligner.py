@@ -2,7 +2,7 @@
 
 import pytest
 
-from xalign.aligner import align_eflomal, symmetrise
+from xalign.measures.aligner import align_eflomal, symmetrise
 
 
 def test_symmetrise_grow_diag_final_and():
@@ -30,7 +30,7 @@ def test_eflomal_aligns_a_toy_corpus():
 
 
 def test_eflomal_links_are_cached(tmp_path, monkeypatch):
-    import xalign.aligner as A
+    import xalign.measures.aligner as A
 
     monkeypatch.setenv("XALIGN_CACHE", str(tmp_path))
     src = [["das", "haus"], ["das", "buch"], ["ein", "buch"]] * 10

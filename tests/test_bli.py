@@ -3,15 +3,15 @@
 import numpy as np
 import pytest
 
-from xalign.bli import (
+from xalign.data.scripts import ascii_free, in_script, script_mask, scripts_of
+from xalign.data.static import StaticVectors
+from xalign.measures.bli import (
     build_lexicon,
     evaluate_bli,
     evaluate_directions,
     exact_hits,
     stem_hits,
 )
-from xalign.scripts import ascii_free, in_script, script_mask, scripts_of
-from xalign.static import StaticVectors
 
 
 def _unit(x):

@@ -3,7 +3,8 @@
 import pandas as pd
 import pytest
 
-from xalign.bli_report import (
+from xalign.data.paper_tables import paper_table
+from xalign.papers.wickramasinghe.bli_report import (
     MULTILINGUAL,
     label,
     method_label,
@@ -13,7 +14,6 @@ from xalign.bli_report import (
     table5,
     table6,
 )
-from xalign.results import paper_table
 
 
 def test_table5_from_the_papers_table3_matches_its_table5():

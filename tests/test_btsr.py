@@ -5,7 +5,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from xalign.btsr import (
+from xalign.data.wordnet import Synset
+from xalign.data.words import tokenize
+from xalign.papers.liu2020.btsr import (
     BTSRItem,
     build_btsr,
     candidate_space,
@@ -17,8 +19,6 @@ from xalign.btsr import (
     translation_pairs,
     valid_word,
 )
-from xalign.wordnet import Synset
-from xalign.words import tokenize
 
 # a toy wordnet: "bank" has 3 senses, two of which share the Spanish "banco"
 SYNSETS = {

@@ -3,9 +3,9 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from xalign import calibrated as cal
-from xalign.sentvec import sentence_vectors
-from xalign.transfer import control_before_after, head_features
+from xalign.core.sentvec import sentence_vectors
+from xalign.papers.calibrated2023 import calibrated as cal
+from xalign.papers.calibrated2023.transfer import control_before_after, head_features
 
 
 class FakeEncoder:
@@ -93,7 +93,7 @@ def test_counterparts():
 
 
 def test_compare_counterparts_marks_stand_ins_partly():
-    from xalign.results import ChapterRun
+    from xalign.book.results import ChapterRun
     run = ChapterRun("03_calibrated_retrieval_transfer_rate", "calibrated2023", "test", {}, paper_setup=True)
     paper = pd.DataFrame({"model": ["LaBSE", "LaBSE", "mBERT"], "lang": ["de", "fr", "de"], "value": [99.0, 96.0, 75.0]})
     ours = pd.DataFrame({"model": ["e5", "e5"], "lang": ["de", "fr"], "value": [98.0, 97.0]})

@@ -2,8 +2,8 @@
 
 import pytest
 
-from xalign import corpora
-from xalign.readers import DataFormatError
+from xalign.data import corpora
+from xalign.data.readers import DataFormatError
 
 
 def test_load_parallel_deduplicates_both_sides(monkeypatch):

@@ -3,9 +3,10 @@
 import numpy as np
 import pytest
 
-from xalign.btsr import BTSRItem, BTSRSet
-from xalign.corpora import ParallelCorpus
-from xalign.ctxalign import (
+from xalign.data.corpora import ParallelCorpus
+from xalign.data.words import tokenize
+from xalign.papers.liu2020.btsr import BTSRItem, BTSRSet
+from xalign.papers.liu2020.ctxalign import (
     PairData,
     PairSpaces,
     aligned_word_pairs,
@@ -19,7 +20,6 @@ from xalign.ctxalign import (
     identity_alignment,
     training_sizes,
 )
-from xalign.words import tokenize
 
 SRC = ["the cat sleeps", "the dog runs", "a cat runs", "the bird sings"]
 TGT = ["le chat dort", "le chien court", "un chat court", "le oiseau chante"]

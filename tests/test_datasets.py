@@ -5,7 +5,7 @@ import hashlib
 import pytest
 
 from conftest import mirror_available
-from xalign import datasets as D
+from xalign.data import datasets as D
 
 
 @pytest.fixture

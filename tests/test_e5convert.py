@@ -6,7 +6,7 @@ import struct
 import numpy as np
 import pytest
 
-from xalign import e5convert as E
+from xalign.core import e5convert as E
 
 
 def q4_block(scale: float, values: list[int]) -> bytes:

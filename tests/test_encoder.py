@@ -5,7 +5,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from xalign.models import Encoder
+from xalign.core.encoders import Encoder
 
 pytestmark = pytest.mark.slow
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from xalign import finetune as ft
+from xalign.papers.calibrated2023 import finetune as ft
 
 WORDS = ["the", "a", "cat", "dog", "sits", "runs", "on", "mat", "park", "man", "woman", "is", "are", "big", "small", "red"]
 
@@ -77,8 +77,8 @@ def test_finetune_run_is_cached_and_checkpoints_load(tiny_model, tmp_path, monke
     again = ft.finetune_sentence_encoder(str(tiny_model), NLI, STS, cfg, cache_root=tmp_path, device="cpu")
     assert again.directory == res.directory and again.final == res.final
 
-    from xalign.cache import EmbeddingCache
-    from xalign.models import load_encoder
+    from xalign.core.cache import EmbeddingCache
+    from xalign.core.encoders import load_encoder
     enc = load_encoder(str(res.final), prefix="", device="cpu", cache=EmbeddingCache(tmp_path / "emb"),
                        progress=False)
     assert enc.encode_sentences(["the cat sits"]).shape == (1, 3, 16)
@@ -98,7 +98,7 @@ def test_frozen_embeddings_stay_fixed(tiny_model):
 
 def test_full_nli_finetuning_path_runs_on_a_toy_set(tiny_model):
     """The paper profile's XNLI protocol (full fine-tuning) on six rows of a 21-word language."""
-    from xalign.transfer import (
+    from xalign.papers.calibrated2023.transfer import (
         NLIFinetuneConfig,
         XNLIManual,
         finetune_nli,

@@ -1,9 +1,9 @@
-"""Procrustes and Meeting-in-the-Middle (xalign.mapping)."""
+"""Procrustes and Meeting-in-the-Middle (xalign.measures.mapping)."""
 
 import numpy as np
 import pytest
 
-from xalign.mapping import fit_alignment, least_squares_map, normalize_center, procrustes
+from xalign.measures.mapping import fit_alignment, least_squares_map, normalize_center, procrustes
 
 
 def random_rotation(d, rng):

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from xalign.bli import apply_map, evaluate_bli, fit_map
-from xalign.mapping import procrustes
-from xalign.rcsls import fit_rcsls, rcsls_loss_and_grad
-from xalign.retrieval import cosine_topk
-from xalign.static import StaticVectors
-from xalign.vecmap import fit_vecmap, whitening_matrix
+from xalign.data.static import StaticVectors
+from xalign.measures.bli import apply_map, evaluate_bli, fit_map
+from xalign.measures.mapping import procrustes
+from xalign.measures.rcsls import fit_rcsls, rcsls_loss_and_grad
+from xalign.measures.retrieval import cosine_topk
+from xalign.measures.vecmap import fit_vecmap, whitening_matrix
 
 
 def _unit(x):

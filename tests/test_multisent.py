@@ -2,7 +2,7 @@
 
 import pytest
 
-from xalign.multisent import (
+from xalign.papers.nyholm2020.multisent import (
     latin1_mojibake,
     senteval_words,
     thesis_ids,
@@ -80,7 +80,7 @@ def test_thesis_probes():
 
 @pytest.mark.slow
 def test_real_tokenizer_path():
-    from xalign.models import load_encoder
+    from xalign.core.encoders import load_encoder
 
     enc = load_encoder(progress=False)
     tok = enc.tokenizer

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from xalign.runner import chapter_ids
+from xalign.book.runner import chapter_ids
 
 pytestmark = pytest.mark.slow
 

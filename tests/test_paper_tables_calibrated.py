@@ -7,8 +7,8 @@ its other numbers; a typo in our transcription shows up here.
 import numpy as np
 import pytest
 
-from xalign.results import paper_table
-from xalign.transfer import pearson
+from xalign.data.paper_tables import paper_table
+from xalign.papers.calibrated2023.transfer import pearson
 
 P = "calibrated2023"
 

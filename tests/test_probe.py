@@ -3,20 +3,10 @@
 import numpy as np
 import pytest
 
-from xalign.probe import (
-    ProbeSpec,
-    Split,
-    Task,
-    embed,
-    evaluate,
-    evaluate_features,
-    features,
-    fit_probe,
-    learning_curve,
-    pair_features,
-    scores,
-)
-from xalign.sentbank import SentenceBank, unique
+from xalign.data.tasks import Split, Task
+from xalign.measures.probe import ProbeSpec, evaluate_features, fit_probe, pair_features, scores
+from xalign.measures.probe_tasks import embed, evaluate, features, learning_curve
+from xalign.measures.sentbank import SentenceBank, unique
 
 
 def test_pair_features_shape_and_values():
@@ -146,7 +136,7 @@ def test_split_checks_lengths():
 
 
 def test_multi_head_fit_equals_separate_fits():
-    from xalign.probe import TorchProbe
+    from xalign.measures.probe import TorchProbe
 
     X, y = separable(n=150, d=5, seed=4)
     X = X + np.random.default_rng(9).normal(scale=4.0, size=X.shape).astype(np.float32)
@@ -163,7 +153,7 @@ def test_multi_head_fit_equals_separate_fits():
 
 
 def test_zero_shot_transfer_fits_once():
-    from xalign.probe import evaluate_transfer
+    from xalign.measures.probe_tasks import evaluate_transfer
 
     X, y = separable(n=60, d=4)
     names = [f"t{i}" for i in range(60)]

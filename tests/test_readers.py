@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from xalign.readers import DataFormatError, dictionary_map, read_dictionary, read_gold_alignment, read_parallel
-from xalign.static import read_vec
+from xalign.data.readers import DataFormatError, dictionary_map, read_dictionary, read_gold_alignment, read_parallel
+from xalign.data.static import read_vec
 
 
 def write(tmp_path, name, text):

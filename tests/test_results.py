@@ -5,8 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from xalign.results import ChapterRun
-from xalign.status import status_markdown, status_table
+from xalign.book.results import ChapterRun
+from xalign.book.status import status_markdown, status_table
 
 
 def paper():

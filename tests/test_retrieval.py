@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from xalign import retrieval as R
+from xalign.measures import retrieval as R
 
 
 def unit(X):

@@ -1,7 +1,7 @@
 import pytest
 
-from xalign.readers import DataFormatError
-from xalign.sentdata import (
+from xalign.data.readers import DataFormatError
+from xalign.data.sentdata import (
     read_nli_columns,
     read_sts,
     read_stsbenchmark,

@@ -1,15 +1,15 @@
 import numpy as np
 import pytest
 
-from xalign.retrieval import csls
-from xalign.sentence_retrieval import (
+from xalign.measures.retrieval import csls
+from xalign.measures.sentence_retrieval import (
     add_mean_direction,
     best_layer,
     layerwise_retrieval,
     nearest,
     retrieval_accuracy,
 )
-from xalign.sts import layerwise_sts, pair_cosines, sts_spearman
+from xalign.measures.sts import layerwise_sts, pair_cosines, sts_spearman
 
 
 def _brute_force_accuracy(Q, C):

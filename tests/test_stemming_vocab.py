@@ -5,9 +5,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from xalign.static import StaticVectors
-from xalign.stemming import SinhalaSplitter, get_stemmer
-from xalign.wordvectors import (
+from xalign.data.static import StaticVectors
+from xalign.data.stemming import SinhalaSplitter, get_stemmer
+from xalign.data.wordvectors import (
     clean_words,
     dictionary_vocabulary,
     frequency_vocabulary,
@@ -76,8 +76,8 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules as models
 
-    from xalign.models import load_encoder, materialize_offline_model
-    from xalign.wordvectors import (
+    from xalign.core.encoders import load_encoder, materialize_offline_model
+    from xalign.data.wordvectors import (
         WordEncoder,
         encoder_word_vectors,
         sentence_transformer_word_vectors,
@@ -109,7 +109,7 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
 
 
 def test_bli_dictionary_arguments_are_checked():
-    from xalign.bli_data import bli_dictionary, sinhala_dictionary, vocabulary
+    from xalign.data.bli_data import bli_dictionary, sinhala_dictionary, vocabulary
 
     with pytest.raises(ValueError, match="split"):
         bli_dictionary("en", "es", "dev")

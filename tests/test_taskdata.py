@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from xalign.readers import DataFormatError
-from xalign.taskdata import (
+from xalign.data.readers import DataFormatError
+from xalign.data.taskdata import (
     class_distribution,
     premise_groups,
     read_xed,

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xalign.transfer import (
+from xalign.papers.calibrated2023.transfer import (
     correlations,
     frozen_transfer,
     limit_groups,

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xalign import pairs as PR
-from xalign import weakstrong as WS
-from xalign.static import StaticVectors
-from xalign.words import Token
+from xalign.data.static import StaticVectors
+from xalign.data.words import Token
+from xalign.papers.gaschi2022 import pairs as PR
+from xalign.papers.gaschi2022 import weakstrong as WS
 
 
 def test_best_last_rows_pick_the_right_layers():

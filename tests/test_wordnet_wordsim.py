@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from xalign.readers import DataFormatError
-from xalign.wordnet import lemma_index, read_omw, read_wordnet_data
-from xalign.wordsim import read_bcws, read_scws, sample, spearman
+from xalign.data.readers import DataFormatError
+from xalign.data.wordnet import lemma_index, read_omw, read_wordnet_data
+from xalign.data.wordsim import read_bcws, read_scws, sample, spearman
 
 WN = """  1 This software and database is being provided to you, the LICENSEE, by
   2 Princeton University under the following license.

@@ -1,3 +1,44 @@
-"""xalign: an executable companion to five papers on cross-lingual alignment of multilingual encoders."""
+"""xalign: an executable companion to five papers on cross-lingual alignment of multilingual encoders.
+
+The package face: one import for scripts outside the notebooks::
+
+    from xalign import load_encoder, alignment_scores, csls_topk
+
+Layers (imports flow one way): ``core`` <- ``data`` <- ``measures`` <- ``papers`` <- ``book``.
+Names are loaded on first use, so ``import xalign`` stays cheap (no torch).
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
+
+#: public name -> module that defines it
+_FACE = {
+    "load_encoder": "xalign.core.encoders",
+    "Encoder": "xalign.core.encoders",
+    "csls": "xalign.measures.retrieval",
+    "csls_topk": "xalign.measures.retrieval",
+    "cosine_topk": "xalign.measures.retrieval",
+    "alignment_scores": "xalign.measures.retrieval",
+    "s_weak": "xalign.measures.retrieval",
+    "s_strong": "xalign.measures.retrieval",
+    "procrustes": "xalign.measures.mapping",
+    "fit_alignment": "xalign.measures.mapping",
+    "fetch": "xalign.data.datasets",
+    "read_dictionary": "xalign.data.readers",
+    "read_parallel": "xalign.data.readers",
+}
+
+__all__ = [*_FACE, "__version__"]  # noqa: PLE0604
+
+
+def __getattr__(name: str):
+    if name in _FACE:
+        return getattr(importlib.import_module(_FACE[name]), name)
+    raise AttributeError(f"module 'xalign' has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__

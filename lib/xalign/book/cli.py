@@ -1,0 +1,121 @@
+"""The ``xalign`` command: run chapters, build the book, fetch data, manage the cache."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+
+import yaml
+
+
+def _parse_params(pairs: list[list[str]] | None) -> dict:
+    """``-p NAME VALUE`` pairs; values are read as YAML (numbers, lists, booleans)."""
+    out = {}
+    for name, value in pairs or []:
+        try:
+            out[name] = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise SystemExit(f"xalign: parameter {name}: cannot read value {value!r}: {exc}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="xalign", description=__doc__)
+    parser.add_argument("--data-mirror", metavar="DIR",
+                        help="local data mirror tried before any download (sets XALIGN_DATA_MIRROR)")
+    parser.add_argument("--cache", metavar="DIR", help="cache root (sets XALIGN_CACHE)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("run", help="execute one chapter with papermill")
+    p.add_argument("chapter", help="chapter id, number (01) or unique part of its name")
+    p.add_argument("--profile", default="default", help="smoke | default | paper")
+    p.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
+                   help="papermill parameter (YAML value: 5000, [de-en, ru-en], true)")
+    p.add_argument("-o", "--output", help="executed notebook path (default: book/chapters/<chapter>.ipynb)")
+
+    b = sub.add_parser("book", help="run the chapters and build the HTML book")
+    b.add_argument("--profile", default="default")
+    b.add_argument("--chapters", help="comma-separated chapters to run (default: all)")
+    b.add_argument("--no-execute", action="store_true", help="render what was executed before")
+    b.add_argument("--build-dir", help="build somewhere else than the project root")
+
+    sub.add_parser("status", help="print the reproduction status table").add_argument(
+        "--profile", default="default")
+
+    f = sub.add_parser("fetch", help="fetch data sets into the cache (mirror first)")
+    f.add_argument("datasets", nargs="*", help="data set names (default: list them)")
+    f.add_argument("--pattern", default="*", help="glob over the data set's files")
+    f.add_argument("--all", action="store_true", help="every declared data set (reports those not obtainable)")
+
+    c = sub.add_parser("cache", help="show or clear the cache")
+    c.add_argument("action", choices=["path", "clear", "clear-embeddings"])
+
+    sub.add_parser("model", help="materialise the offline encoder (multilingual-e5-small) now")
+
+    args = parser.parse_args(argv)
+    if args.data_mirror:
+        os.environ["XALIGN_DATA_MIRROR"] = os.path.abspath(args.data_mirror)
+    if args.cache:
+        os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
+
+    if args.command == "run":
+        from xalign.book.runner import run_chapter
+
+        params = {"profile": args.profile, **_parse_params(args.parameter)}
+        print(run_chapter(args.chapter, params, args.output))
+    elif args.command == "book":
+        from xalign.book.runner import build_book
+
+        chapters = args.chapters.split(",") if args.chapters else None
+        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute)
+        print(f"book: {html / 'index.html'}")
+    elif args.command == "status":
+        from xalign.book.status import status_markdown
+
+        print(status_markdown(args.profile))
+    elif args.command == "fetch":
+        from xalign.data import datasets as D
+
+        if args.all:
+            failed = []
+            for name in D.datasets():
+                try:
+                    paths = D.fetch_many(name, args.pattern)
+                    print(f"{name:22s} {len(paths):4d} files")
+                except D.DataNotFoundError as exc:
+                    failed.append(name)
+                    print(f"{name:22s} NOT AVAILABLE: {exc}", file=sys.stderr)
+            if failed:
+                print(f"not available here: {', '.join(failed)} (chapters that need them will say so)")
+            return 0
+        if not args.datasets:
+            for name, ds in D.datasets().items():
+                print(f"{name:22s} {len(ds.checksums):4d} files  {ds.license:40.40s}  {ds.title}")
+            return 0
+        for name in args.datasets:
+            paths = D.fetch_many(name, args.pattern)
+            print(f"{name}: {len(paths)} files in {paths[0].parent}")
+    elif args.command == "cache":
+        from xalign.core.paths import cache_root
+
+        root = cache_root()
+        if args.action == "path":
+            print(root)
+        elif args.action == "clear":
+            shutil.rmtree(root)
+            print(f"removed {root}")
+        else:
+            from xalign.core.cache import EmbeddingCache
+
+            print(f"removed {EmbeddingCache().clear()} cached representations")
+    elif args.command == "model":
+        from xalign.core.encoders import materialize_offline_model
+
+        print(materialize_offline_model())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Infrastructure: encoders, the offline model, the cache, paths and runtime helpers. Imports nothing above it."""

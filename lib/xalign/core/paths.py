@@ -1,0 +1,61 @@
+"""Where xalign keeps things: the cache, the data mirror, results.
+
+Environment variables (all optional):
+
+- ``XALIGN_CACHE``: cache root (default: the user cache dir, e.g. ``~/.cache/xalign``);
+  holds ``data/`` (fetched data sets), ``models/`` (the converted offline
+  encoder) and ``embeddings/`` (cached representations).
+- ``XALIGN_DATA_MIRROR``: a local directory laid out like the public mirror
+  (``muse/``, ``wmt19_newstest2019/``, ...), tried before any download.
+- ``XALIGN_RESULTS``: where chapters write machine-readable results
+  (default: ``results/`` at the project root, or ``./results``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+#: the source checkout (holds notebooks/ and book/); in an installed wheel it has no pyproject.toml
+PROJECT_ROOT = PACKAGE_ROOT.parents[1]
+
+
+def cache_root() -> Path:
+    """Root of the xalign cache (created on demand)."""
+    root = Path(os.environ.get("XALIGN_CACHE") or platformdirs.user_cache_dir("xalign"))
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def cache_dir(kind: str) -> Path:
+    """A sub-directory of the cache: ``data``, ``models``, ``embeddings``, ``alignments``, ..."""
+    path = cache_root() / kind
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def data_mirror() -> Path | None:
+    """The local data mirror named by ``XALIGN_DATA_MIRROR``, if any."""
+    value = os.environ.get("XALIGN_DATA_MIRROR")
+    return Path(value).expanduser() if value else None
+
+
+def results_dir() -> Path:
+    """Directory for machine-readable chapter results."""
+    value = os.environ.get("XALIGN_RESULTS")
+    if value:
+        path = Path(value)
+    elif (PROJECT_ROOT / "pyproject.toml").exists():
+        path = PROJECT_ROOT / "results"
+    else:
+        path = Path.cwd() / "results"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def paper_tables_dir(paper: str) -> Path:
+    """One paper's own table values, transcribed as CSV (package data: ``xalign/papers/<paper>/tables``)."""
+    return PACKAGE_ROOT / "papers" / paper / "tables"

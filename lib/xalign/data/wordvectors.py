@@ -1,0 +1,199 @@
+"""Candidate vocabularies and static word vectors for bilingual lexicon induction.
+
+Vocabularies: the top-N words of a maintained frequency list
+(:func:`frequency_vocabulary`, from ``wordfreq``), or the words of a
+bilingual dictionary (:func:`dictionary_vocabulary`; Sinhala, which wordfreq
+does not cover). Vectors: a multilingual encoder fed one word at a time
+(:func:`encoder_word_vectors`: "contextualised models give fixed embeddings
+when a single word is fed", Wickramasinghe and de Silva Sec. 5), a
+sentence-transformers model's own sentence embedding of the word
+(:func:`sentence_transformer_word_vectors`, what the paper did with LaBSE),
+or fastText ``.vec`` files (:func:`xalign.data.static.read_vec`). All return
+:class:`xalign.data.static.StaticVectors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from xalign.data.static import StaticVectors
+
+POOLINGS = ("word", "sentence", "first")
+
+
+def clean_words(words: Iterable[str], lowercase: bool = True) -> list[str]:
+    """Unique single tokens in input order: lower-cased, no whitespace or control characters, and
+    at least one visible character (zero-width joiners are kept inside words, never alone)."""
+    out, seen = [], set()
+    for w in words:
+        w = w.strip()
+        if lowercase:
+            w = w.lower()
+        if not any(c.isprintable() for c in w):
+            continue
+        if any(c.isspace() or not c.isprintable() and c not in "\u200c\u200d" for c in w):
+            continue
+        if w not in seen:
+            seen.add(w)
+            out.append(w)
+    return out
+
+
+def frequency_vocabulary(lang: str, n: int, wordlist: str = "best") -> list[str]:
+    """The ``n`` most frequent words of ``lang`` from ``wordfreq`` (lower-cased, unique).
+
+    Raises ValueError for languages wordfreq has no list for (it would
+    silently fall back to a related language otherwise), e.g. Sinhala.
+    Lists can be shorter than ``n`` (wordfreq's Tamil and Turkish lists
+    have about 65,000 words).
+    """
+    import wordfreq
+
+    if n < 1:
+        raise ValueError(f"n must be positive, got {n}")
+    if lang not in wordfreq.available_languages(wordlist):
+        raise ValueError(f"wordfreq has no {wordlist!r} list for {lang!r}; use dictionary_vocabulary() "
+                         f"(available: {', '.join(sorted(wordfreq.available_languages(wordlist)))})")
+    words = clean_words(wordfreq.top_n_list(lang, n + n // 10 + 100, wordlist=wordlist))
+    return words[:n]
+
+
+def dictionary_vocabulary(dictionaries: Sequence[Sequence[tuple[str, str]]], sides: Sequence[int],
+                          n: int | None = None) -> list[str]:
+    """Words of one language from bilingual dictionaries, in order of first appearance.
+
+    ``dictionaries[i]`` is a list of (source, target) pairs and ``sides[i]``
+    says which column (0 or 1) holds the language wanted.
+    """
+    if len(dictionaries) != len(sides):
+        raise ValueError(f"{len(dictionaries)} dictionaries but {len(sides)} sides")
+    if any(s not in (0, 1) for s in sides):
+        raise ValueError(f"sides must be 0 or 1, got {list(sides)}")
+    words = clean_words(p[s] for d, s in zip(dictionaries, sides) for p in d)
+    return words[:n] if n else words
+
+
+def encoder_word_vectors(encoder, words: Sequence[str], layer: int = -1, pooling: str = "word",
+                         desc: str | None = None) -> StaticVectors:
+    """One vector per word, the word fed to ``encoder`` alone; (n_words, dim) float32.
+
+    ``pooling``: ``"word"`` = mean of the word's own sub-word vectors (the
+    prefix, e.g. e5's ``"passage: "``, and special tokens excluded);
+    ``"sentence"`` = mean over all tokens (the model's sentence pooling);
+    ``"first"`` = the first token (``[CLS]`` / ``<s>``). ``layer``: hidden
+    state index (0 = embeddings, -1 = last). With ``"word"`` pooling, words
+    that cover no token of their own (:func:`encodable`) are left out of the
+    result.
+    """
+    if pooling not in POOLINGS:
+        raise ValueError(f"pooling must be one of {POOLINGS}, got {pooling!r}")
+    words = list(words)
+    if not words:
+        raise ValueError("no words to encode")
+    if len(set(words)) != len(words):
+        raise ValueError("words must be unique (use clean_words)")
+    if pooling == "word":
+        words = [w for w, ok in zip(words, encodable(encoder, words)) if ok]
+        out = encoder.encode(words, spans=[[(0, len(w))] for w in words], poolings=(), layers=[layer],
+                             desc=desc)["words"]
+    else:
+        key = "mean" if pooling == "sentence" else "first"
+        out = encoder.encode(words, poolings=(key,), layers=[layer], desc=desc)[key]
+    return StaticVectors(words, np.ascontiguousarray(out[:, 0, :], dtype=np.float32))
+
+
+def encodable(encoder, words: Sequence[str]) -> np.ndarray:
+    """(n_words,) bool: does the word, fed alone after the encoder's prefix, cover at least one token?
+
+    A word made only of characters the tokenizer normalises away has no
+    sub-word of its own, so it cannot get a word vector.
+    """
+    shift = len(encoder.prefix)
+    enc = encoder.tokenizer([encoder.prefix + w for w in words], add_special_tokens=True, truncation=True,
+                            max_length=encoder.max_length, return_offsets_mapping=True)
+    return np.array([any(b > a and a < len(w) + shift and b > shift for a, b in offs)
+                     for w, offs in zip(words, enc["offset_mapping"])], bool)
+
+
+def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], batch_size: int = 512,
+                                      device: str | None = None, cache=None) -> StaticVectors:
+    """The sentence-transformers embedding of each word fed alone (the paper's LaBSE vectors).
+
+    Cached per chunk of 4096 words in the representation cache.
+    """
+    from sentence_transformers import SentenceTransformer
+
+    from xalign.core.cache import EmbeddingCache, text_hash
+    from xalign.core.progress import enabled as progress_enabled
+
+    words = list(words)
+    cache = cache or EmbeddingCache()
+    model = None
+    chunks = []
+    for start in range(0, len(words), 4096):
+        chunk = words[start:start + 4096]
+        key = {"model": model_name, "kind": "sentence-transformers-word", "inputs": text_hash(chunk)}
+        got = cache.get(key)
+        if got is None:
+            if model is None:
+                model = SentenceTransformer(model_name, device=device)
+            x = model.encode(chunk, batch_size=batch_size, convert_to_numpy=True,
+                             show_progress_bar=len(words) > batch_size and progress_enabled()).astype(np.float32)
+            cache.put(key, x=x)
+            got = {"x": x}
+        chunks.append(got["x"])
+    return StaticVectors(words, np.concatenate(chunks))
+
+
+def subset(vectors: StaticVectors, mask: np.ndarray) -> StaticVectors:
+    """The words (and vectors) where ``mask`` is True, in the same order."""
+    mask = np.asarray(mask, bool)
+    if mask.shape != (len(vectors.words),):
+        raise ValueError(f"mask has shape {mask.shape}, expected ({len(vectors.words)},)")
+    idx = np.flatnonzero(mask)
+    return StaticVectors([vectors.words[i] for i in idx], vectors.vectors[idx])
+
+
+BACKENDS = ("layer", "sentence-transformers")
+
+
+class WordEncoder:
+    """Static word vectors from one multilingual model: ``WordEncoder(...)(words) -> StaticVectors``.
+
+    ``backend="layer"``: :func:`encoder_word_vectors` with an
+    :class:`xalign.core.encoders.Encoder` (any layer, ``pooling`` as there;
+    ``autocast="bfloat16"`` for the faster CPU path, ``None``/``"float32"``
+    for exact fp32). ``backend="sentence-transformers"``: the model's own
+    sentence embedding of each word (:func:`sentence_transformer_word_vectors`).
+    ``name`` and ``revision`` identify the model for the results file.
+    """
+
+    def __init__(self, model: str, backend: str = "layer", layer: int = -1, pooling: str = "word",
+                 autocast: str | None = None, device: str | None = None, progress: bool = True):
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+        self.name, self.backend, self.layer, self.pooling = model, backend, layer, pooling
+        self.device = device
+        self.encoder = None
+        if backend == "layer":
+            from xalign.core.encoders import load_encoder
+
+            self.encoder = load_encoder(model, device=device, progress=progress)
+            self.encoder.autocast = None if autocast in (None, "float32", "none") else autocast
+            self.revision = self.encoder.revision
+        else:
+            self.revision = "sentence-transformers"
+
+    def __call__(self, words: Sequence[str], desc: str | None = None) -> StaticVectors:
+        if self.encoder is not None:
+            return encoder_word_vectors(self.encoder, words, self.layer, self.pooling, desc=desc)
+        return sentence_transformer_word_vectors(self.name, words, device=self.device)
+
+    def describe(self) -> str:
+        if self.encoder is not None:
+            layer = self.layer % self.encoder.n_layers
+            return (f"{self.name}, layer {layer} of {self.encoder.n_layers - 1}, {self.pooling} pooling, "
+                    f"{self.encoder.autocast or 'float32'}")
+        return f"{self.name} (sentence-transformers sentence embedding of the word)"

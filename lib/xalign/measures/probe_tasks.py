@@ -1,0 +1,145 @@
+"""Probe evaluation on tasks (SentEval's engine): embed a task's texts once, fit, score, transfer.
+
+:func:`evaluate` runs the classifiers of :mod:`xalign.measures.probe` on a
+:class:`~xalign.data.tasks.Task`; :func:`learning_curve`, :func:`run_grid`, :func:`sweep` and
+:func:`evaluate_transfer` are the loops around it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from xalign.data.tasks import Split, Task
+from xalign.measures.probe import Batcher, ProbeSpec, evaluate_features, fit_probe, pair_features, scores
+
+
+def features(split: Split, vectors: dict[str, np.ndarray]) -> np.ndarray:
+    """Feature rows of a split: the sentence vector, or pair features for two slots."""
+    vec = [np.stack([vectors[t] for t in slot]) for slot in split.texts]
+    if len(vec) == 1:
+        return vec[0].astype(np.float32)
+    if len(vec) == 2:
+        return pair_features(*vec)
+    raise ValueError(f"splits with {len(vec)} sentence slots are not supported")
+
+
+def embed(batcher: Batcher, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """Call ``batcher`` once on the distinct texts (sorted); returns text -> vector."""
+    uniq = sorted(set(texts))
+    out = np.asarray(batcher(uniq))
+    if out.ndim != 2 or len(out) != len(uniq):
+        raise ValueError(f"batcher returned shape {out.shape} for {len(uniq)} texts (expected (n, dim))")
+    return dict(zip(uniq, out))
+
+
+def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: int = 1111,
+             use_dev: bool = True) -> list[dict]:
+    """Encode the task's texts with ``batcher`` and score every probe; one result dict per probe.
+
+    ``use_dev``: select on the task's dev split when it has one (else k-fold on train).
+    """
+    vectors = embed(batcher, task.all_texts())
+    X = {name: features(s, vectors) for name, s in (("train", task.train), ("test", task.test))}
+    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
+    rows = []
+    for spec in probes:
+        r = evaluate_features(X["train"], task.train.labels, X["test"], task.test.labels, spec,
+                              dev=dev, n_classes=task.n_classes, seed=seed)
+        rows.append({"task": task.name, **task.meta, **r})
+    return rows
+
+
+def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequence[int],
+                   seed: int = 1111, use_dev: bool = True) -> list[dict]:
+    """Test scores after training on stratified random subsets of ``sizes`` training items."""
+    from sklearn.model_selection import train_test_split
+
+    vectors = embed(batcher, task.all_texts())
+    Xtr, Xte = features(task.train, vectors), features(task.test, vectors)
+    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
+    y = task.train.labels
+    rows = []
+    for n in sorted(sizes):
+        if n >= len(y):
+            idx = np.arange(len(y))
+        else:
+            idx, _ = train_test_split(np.arange(len(y)), train_size=n, stratify=y, random_state=seed)
+        r = evaluate_features(Xtr[idx], y[idx], Xte, task.test.labels, spec, dev=dev,
+                              n_classes=task.n_classes, seed=seed)
+        rows.append({"task": task.name, **task.meta, **r})
+    return rows
+
+
+def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequence[ProbeSpec],
+             seed: int = 1111, progress: bool = True):
+    """Every task x feature set (name -> batcher) x probe; returns a long DataFrame, one row per run."""
+    import pandas as pd
+
+    from xalign.core.progress import bar
+
+    rows = []
+    jobs = [(t, name, b) for t in tasks for name, b in batchers.items()]
+    for task, name, batcher in bar(jobs, desc="probes", disable=not progress or len(jobs) < 2):
+        for r in evaluate(task, batcher, probes, seed=seed):
+            rows.append({"features": name, **r})
+    return pd.DataFrame(rows)
+
+
+def sweep(task: Task, batcher_for: Callable[..., Batcher], grid: Sequence[dict], spec: ProbeSpec,
+          seed: int = 1111, progress: bool = True):
+    """One probe over a grid of feature settings (e.g. pooling x layer); returns a DataFrame.
+
+    ``batcher_for(**point)`` gives the batcher of one grid point; the point's
+    keys become columns.
+    """
+    import pandas as pd
+
+    from xalign.core.progress import bar
+
+    rows = []
+    for point in bar(list(grid), desc=f"sweep {task.name}", disable=not progress):
+        for r in evaluate(task, batcher_for(**point), [spec], seed=seed):
+            rows.append({**point, **r})
+    return pd.DataFrame(rows)
+
+
+def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
+    """The task with a stratified ``frac`` of its training rows moved to a dev split (for selection)."""
+    from sklearn.model_selection import train_test_split
+
+    idx = np.arange(len(task.train.labels))
+    tr, dv = train_test_split(idx, test_size=frac, stratify=task.train.labels, random_state=seed)
+    take = lambda ii: Split(tuple([slot[i] for i in ii] for slot in task.train.texts), task.train.labels[ii])
+    return Task(task.name, take(np.sort(tr)), task.test, task.n_classes, dev=take(np.sort(dv)),
+                meta={**task.meta, "holdout": frac})
+
+
+def run_steps(task: Task, steps: Sequence[tuple[str, Batcher, Sequence[ProbeSpec]]], seed: int = 1111,
+              meta: dict | None = None) -> list[dict]:
+    """Evaluate a sequence of (step name, batcher, probes) on one task; rows carry ``step`` and ``meta``."""
+    return [{**r, "step": name, **(meta or {})} for name, batcher, probes in steps
+            for r in evaluate(task, batcher, probes, seed=seed)]
+
+
+def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec],
+                      seed: int = 1111, use_dev: bool = True) -> list[dict]:
+    """Zero-shot transfer: select and fit each probe once on ``source``, test on every target's test split."""
+    vectors = embed(batcher, sorted({t for s in [source.train, source.dev] if s is not None
+                                     for slot in s.texts for t in slot}
+                                    | {t for tg in targets for slot in tg.test.texts for t in slot}))
+    Xtr = features(source.train, vectors)
+    dev = (features(source.dev, vectors), source.dev.labels) if (source.dev is not None and use_dev) else None
+    rows = []
+    for spec in probes:
+        t0 = time.time()
+        clf, info = fit_probe(Xtr, source.train.labels, spec, source.n_classes, dev, seed)
+        for tg in targets:
+            pred = clf.predict(features(tg.test, vectors))
+            rows.append({"task": f"{source.name} => {tg.name}", **tg.meta, "probe": spec.name,
+                         **scores(tg.test.labels, pred), "reg": info["reg"], "selection": info["selection"],
+                         "cv_acc": info["cv_best"], "n_train": len(source.train.labels),
+                         "n_test": len(tg.test.labels), "seconds": round(time.time() - t0, 2)})
+    return rows

@@ -1,0 +1,1 @@
+"""One package per paper: what that paper adds, its profiles, metadata, tables and figure assembly."""

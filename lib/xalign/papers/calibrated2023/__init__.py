@@ -1,0 +1,1 @@
+"""Calibrated sentence retrieval and the transfer rate (chapter 3)."""

@@ -1,0 +1,285 @@
+"""The calibrated-retrieval chapter's evaluation steps, one function per step.
+
+- :func:`validation_retrieval`: WMT21 newstest2021 (en-de, en-ru, en-zh, both directions; the
+  paper used WMT20 en -> cs, de, ja, pl, ru, ta, zh), every layer, both
+  directions: picks the layer used for Tatoeba and STS, and the checkpoint.
+- :func:`tatoeba_retrieval`: the paper's 36 Tatoeba pairs, both directions.
+- :func:`sts_scores`: STS 2017 tracks, Spearman x 100.
+- :func:`evaluate_checkpoints`: validation retrieval and STS of every
+  checkpoint of a fine-tuning run (the paper's checkpoint choice and Fig. 2).
+
+Every function takes an encoder (:class:`~xalign.core.encoders.Encoder` or
+:class:`~xalign.core.sentvec.USEEncoder`) and returns a tidy frame; sentences are
+encoded once per language and dropped after scoring, so memory does not grow
+with the number of languages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from xalign.core.sentvec import sentence_vectors
+from xalign.measures.sentence_retrieval import (
+    DIRECTIONS,
+    add_mean_direction,
+    best_layer,
+    layerwise_retrieval,
+)
+from xalign.measures.sts import layerwise_sts
+
+VALIDATION_PAIRS = (("en", "de"), ("en", "ru"), ("en", "zh"))
+STS_MONOLINGUAL = ("ar-ar", "en-en", "es-es")
+
+#: Hub ids of the paper's models and the labels its tables use.
+PAPER_MODELS = {
+    "bert-base-multilingual-cased": "mBERT",
+    "xlm-roberta-base": "XLM-R_Base",
+    "xlm-roberta-large": "XLM-R",
+    "sentence-transformers/LaBSE": "LaBSE",
+}
+
+
+def paper_label(model: str) -> str | None:
+    """The paper's table label of a hub model id, or None for a model the paper did not run."""
+    return PAPER_MODELS.get(model)
+
+
+def sample_rows(n_total: int, n: int | None, seed: int = 0) -> np.ndarray:
+    """Sorted indices of a seeded random sample of ``n`` of ``n_total`` rows (all rows if ``n`` is None)."""
+    if n is None or n >= n_total:
+        return np.arange(n_total)
+    return np.sort(np.random.default_rng(seed).choice(n_total, size=n, replace=False))
+
+
+def _layer_labels(encoder, layers) -> tuple[list[int] | None, list[int]]:
+    """(layers argument for the encoder, labels of the returned layer slices)."""
+    if getattr(encoder, "n_layers", 1) == 1:
+        return None, [0]
+    if layers is None:
+        return None, list(range(encoder.n_layers))
+    labels = [int(x) % encoder.n_layers for x in np.atleast_1d(layers)]
+    return labels, labels
+
+
+def paired_retrieval(encoder, pairs: Sequence[tuple[str, str]], layers=None, method: str = "cosine",
+                     directions=DIRECTIONS) -> pd.DataFrame:
+    """Layer-wise retrieval accuracy (%) of (xx, en) sentence pairs; tidy (layer, direction, value)."""
+    arg, labels = _layer_labels(encoder, layers)
+    X = sentence_vectors(encoder, [p[0] for p in pairs], layers=arg)
+    Y = sentence_vectors(encoder, [p[1] for p in pairs], layers=arg)
+    return layerwise_retrieval(X, Y, layers=labels, method=method, directions=directions)
+
+
+def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed: int = 0, layers=None,
+                      method: str = "cosine", loader=None) -> pd.DataFrame:
+    """Tatoeba accuracy (%) per language, layer and direction (``xx->en``, ``en->xx``, ``mean``).
+
+    ``n`` caps the pairs per language (a seeded sample; all pairs if None).
+    """
+    if loader is None:
+        from xalign.data.sentdata import tatoeba_pairs as loader
+    frames = []
+    for lang in tqdm(list(langs), desc=f"Tatoeba {getattr(encoder, 'name', '')}", unit="lang"):
+        pairs = loader(lang)
+        pairs = [pairs[i] for i in sample_rows(len(pairs), n, seed)]
+        df = paired_retrieval(encoder, pairs, layers, method)
+        df.insert(0, "lang", lang)
+        df["n_pairs"] = len(pairs)
+        frames.append(df)
+    out = pd.concat(frames, ignore_index=True)
+    mean = add_mean_direction(out.drop(columns="n_pairs"), ["lang", "layer"])
+    return mean.merge(out[["lang", "n_pairs"]].drop_duplicates(), on="lang")
+
+
+def validation_retrieval(encoder, pairs=VALIDATION_PAIRS, n: int | None = None, seed: int = 0, layers=None,
+                         method: str = "cosine", loader=None) -> pd.DataFrame:
+    """WMT21 validation accuracy (%) per language pair, layer and direction (with ``mean``).
+
+    ``loader(src, tgt)`` -> (src, tgt) sentence pairs; default: newstest2021, both translation
+    directions of the language pair (:func:`xalign.data.corpora.wmt_newstest`).
+    """
+    if loader is None:
+        from xalign.data.corpora import wmt_newstest
+
+        def loader(src, tgt):
+            return wmt_newstest("wmt21", f"{src}-{tgt}")
+    frames = []
+    for src, tgt in pairs:
+        rows = loader(src, tgt)
+        rows = [rows[i] for i in sample_rows(len(rows), n, seed)]
+        # orient as (xx, en) so that directions read like Tatoeba's
+        rows = [(b, a) for a, b in rows] if src == "en" else rows
+        df = paired_retrieval(encoder, rows, layers, method)
+        df.insert(0, "pair", f"{src}-{tgt}")
+        frames.append(df)
+    return add_mean_direction(pd.concat(frames, ignore_index=True), ["pair", "layer"])
+
+
+def sts_scores(encoder, tracks: Sequence[str] = STS_MONOLINGUAL, layers=None, n: int | None = None,
+               loader=None) -> pd.DataFrame:
+    """STS 2017 Spearman x 100 per track and layer (first ``n`` pairs of each track); tidy (track, layer, value)."""
+    if loader is None:
+        from xalign.data.sentdata import sts2017_pairs as loader
+    arg, labels = _layer_labels(encoder, layers)
+    frames = []
+    for track in tracks:
+        rows = loader(track)[:n]
+        U = sentence_vectors(encoder, [r[0] for r in rows], layers=arg)
+        V = sentence_vectors(encoder, [r[1] for r in rows], layers=arg)
+        df = layerwise_sts(U, V, [r[2] for r in rows], layers=labels)
+        df.insert(0, "track", track)
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def validation_best_layer(val: pd.DataFrame) -> int:
+    """The layer with the best mean validation accuracy (over pairs, both directions)."""
+    return best_layer(val[val["direction"] == "mean"])
+
+
+def at_layer(frame: pd.DataFrame, layer: int) -> pd.DataFrame:
+    """The rows of one layer (the ``layer`` column kept)."""
+    out = frame[frame["layer"] == layer]
+    if out.empty:
+        raise KeyError(f"no scores for layer {layer} (layers: {sorted(frame['layer'].unique())})")
+    return out.reset_index(drop=True)
+
+
+def with_average(frame: pd.DataFrame, key: str, label: str = "avg", by: Sequence[str] = ()) -> pd.DataFrame:
+    """Append the mean of ``value`` over ``key`` (e.g. languages) as a row labelled ``label``, per ``by``."""
+    by = list(by)
+    if by:
+        avg = frame.groupby(by, sort=False, as_index=False)["value"].mean()
+    else:
+        avg = pd.DataFrame({"value": [frame["value"].mean()]})
+    avg[key] = label
+    return pd.concat([frame, avg[[c for c in frame.columns if c in avg.columns]]], ignore_index=True)
+
+
+def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str = "", val_n: int | None = None,
+                         seed: int = 0, tracks: Sequence[str] = STS_MONOLINGUAL, sts_n: int | None = None,
+                         tatoeba_langs: Sequence[str] = (), tatoeba_n: int | None = None,
+                         method: str = "cosine", progress: bool = False) -> pd.DataFrame:
+    """Validation retrieval (every layer), STS and optionally Tatoeba of each checkpoint.
+
+    Returns one row per checkpoint: ``fraction`` of training done, ``path``,
+    ``layer`` (best validation layer), ``validation`` (% at that layer),
+    ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
+    ``tatoeba_langs``, ``tatoeba`` (mean accuracy %, both directions).
+    """
+    from xalign.core.encoders import load_encoder
+
+    rows = []
+    for fraction, path in checkpoints:
+        enc = load_encoder(str(path), prefix=prefix, progress=progress)
+        val = validation_retrieval(enc, n=val_n, seed=seed, method=method)
+        layer = validation_best_layer(val)
+        row = {"fraction": float(fraction), "path": str(path), "layer": layer,
+               "validation": float(at_layer(val[val.direction == "mean"], layer)["value"].mean()),
+               "sts": float(sts_scores(enc, tracks, layers=[layer], n=sts_n)["value"].mean())}
+        if tatoeba_langs:
+            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[layer], method=method)
+            row["tatoeba"] = float(tat[tat.direction == "mean"]["value"].mean())
+        rows.append(row)
+        del enc
+    return pd.DataFrame(rows)
+
+
+def choose_checkpoint(evaluated: pd.DataFrame) -> pd.Series:
+    """The checkpoint with the highest validation accuracy (ties: the earliest)."""
+    if evaluated.empty:
+        raise ValueError("no checkpoints evaluated")
+    return evaluated.loc[evaluated["validation"].idxmax()]
+
+
+def relative_to_first(evaluated: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Fig. 2's y axis: each score minus its value at the smallest fraction; tidy (fraction, metric, value)."""
+    ev = evaluated.sort_values("fraction")
+    out = []
+    for c in columns:
+        base = ev[c].iloc[0]
+        out += [{"fraction": f, "metric": c, "value": v - base} for f, v in zip(ev["fraction"], ev[c])]
+    return pd.DataFrame(out)
+
+
+# ------------------------------------------------------------------ comparison with the paper
+def counterparts(models: Sequence[str], reference: str = "LaBSE") -> dict[str, str]:
+    """Which paper model each of our models is compared with.
+
+    The paper's own models map to themselves; if the paper's ``reference``
+    model is not among them, the first model the paper did not run stands in
+    for it (the offline e5-small, like LaBSE, is a sentence-embedding model).
+    """
+    out = {m: paper_label(m) for m in models if paper_label(m)}
+    if reference not in out.values():
+        for m in models:
+            if m not in out:
+                out[m] = reference
+                break
+    return out
+
+
+def compare_counterparts(run, table: str, ours: pd.DataFrame, keys: Sequence[str], mapping: dict[str, str],
+                         title: str = "", note: str = "", paper: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``run.compare`` for frames with a ``model`` column of our model names.
+
+    Our models are renamed to their paper counterparts (``mapping``; others
+    dropped), the paper's rows are limited to those counterparts, and the
+    column ``ours_model`` keeps the name of the model that produced our
+    numbers. A stand-in model (not the paper's own) never counts as
+    "reproduced": such tables are marked "partly".
+    """
+    from xalign.data.paper_tables import paper_table
+
+    paper = paper if paper is not None else paper_table(run.paper, table)
+    o = ours[ours["model"].isin(list(mapping))].copy()
+    o["ours_model"] = o["model"]
+    o["model"] = o["model"].map(mapping)
+    p = paper[paper["model"].isin(set(mapping.values()))]
+    merged = run.compare(table, o, ["model", *keys], title=title, paper=p, note=note)
+    stand_in = any(paper_label(m) != label for m, label in mapping.items())
+    if stand_in and run.tables[table].status == "reproduced":
+        run.tables[table].status = "partly"
+    return merged
+
+
+def side_by_side(merged: pd.DataFrame, index: Sequence[str], columns: Sequence[str],
+                 values: Sequence[str] = ("paper", "ours", "diff"), digits: int = 1) -> pd.DataFrame:
+    """A compared long frame pivoted for reading: one row per ``index`` (in the frame's order),
+    one (column key, paper/ours/diff) column group per value of ``columns``."""
+    index, columns = list(index), list(columns)
+    wide = merged.pivot_table(index=index, columns=columns, values=list(values), aggfunc="first", dropna=False)
+    rows = list(dict.fromkeys(map(tuple, merged[index].itertuples(index=False, name=None))))
+    keys = list(dict.fromkeys(map(tuple, merged[columns].itertuples(index=False, name=None))))
+    wide = wide.reindex(index=pd.MultiIndex.from_tuples(rows, names=index) if len(index) > 1
+                        else pd.Index([r[0] for r in rows], name=index[0]))
+    cols = [(v, *k) for k in keys for v in values]
+    wide = wide.reindex(columns=pd.MultiIndex.from_tuples(cols))
+    wide.columns = pd.MultiIndex.from_tuples([(*c[1:], c[0]) for c in cols],
+                                             names=[*columns, ""])
+    return wide.round(digits)
+
+
+def finetuning_changes(paper: pd.DataFrame, ours: pd.DataFrame, before: str = "none",
+                       after: str = "sentence_embedding", tasks: Sequence[str] = ("CLSR", "STS")) -> pd.DataFrame:
+    """Change (after - before) per model and task, the paper's next to ours.
+
+    Both frames are long Table 1 frames (``model``, ``setup``, ``task``, ``value``). Returns one row per
+    (model, source) with a ``change in <task>`` column per task; models without a before/after pair are
+    dropped.
+    """
+    def changes(frame: pd.DataFrame, source: str) -> pd.DataFrame:
+        wide = frame[frame.task.isin(tasks)].pivot_table(index=["model", "task"], columns="setup", values="value")
+        if before not in wide or after not in wide:
+            return pd.DataFrame()
+        return (wide[after] - wide[before]).unstack("task").assign(source=source)
+
+    out = pd.concat([changes(paper, "paper"), changes(ours, "ours")])
+    out = out.dropna(subset=[t for t in tasks if t in out], how="all")
+    out = out.rename(columns={t: f"change in {t}" for t in tasks}).rename_axis(columns=None)
+    return out.reset_index()

@@ -1,0 +1,437 @@
+"""Cross-lingual transfer on XNLI: zero-shot, translate-train-all, transfer rate and gap.
+
+Data ("XNLI Manual", Sec. 4.1 of the calibrated-retrieval paper): for each
+language the human-translated, labelled dev (2,490 rows) and test (5,010
+rows) sets are concatenated and split 8:1:1 into train, validation and test.
+The files are line-parallel, and rows come in groups of three hypotheses for
+one premise; we split by premise group (no premise in two splits) with the
+same indices in every language, so the test sets stay translations of each
+other.
+
+Two ways to train a classifier:
+
+- ``"frozen"`` (the default profile, 2 CPU cores): the encoder is not
+  trained; each pair (premise u, hypothesis v) becomes the SentEval feature
+  vector [u, v, |u - v|, u * v] of mean-pooled sentence vectors, and a
+  scikit-learn logistic regression (or MLP) is trained on it; the inverse
+  regularisation strength is chosen on the validation splits.
+- ``"finetune"`` (the paper's protocol, for a GPU): the whole encoder is
+  fine-tuned with a classification head (:func:`finetune_nli`), validated
+  every 5% of the steps, the checkpoint with the best mean validation accuracy
+  over all languages kept; learning rate and batch size searched; test
+  accuracy averaged over seeds.
+
+Indexes (Sec. 4): zero-shot = train on one source language, test on the
+others; translate-train-all = train on the union of all languages' training
+sets; transfer rate = zero-shot / translate-train-all x 100 per language;
+transfer gap = source accuracy - mean accuracy over the target languages.
+All accuracies are percentages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from xalign.data.sentdata import NLI_LABELS, XNLI_LANGS
+
+SPLITS = ("train", "val", "test")
+LABEL_INDEX = {lab: i for i, lab in enumerate(NLI_LABELS)}
+
+
+# ------------------------------------------------------------------ data
+def premise_groups(rows: Sequence[tuple[str, str, str]]) -> np.ndarray:
+    """Group id per row: consecutive rows with the same premise share a group; (n,) int64."""
+    out = np.empty(len(rows), np.int64)
+    g, prev = -1, None
+    for i, r in enumerate(rows):
+        if r[0] != prev:
+            g, prev = g + 1, r[0]
+        out[i] = g
+    return out
+
+
+def split_groups(groups: np.ndarray, ratios=(8, 1, 1), seed: int = 0) -> dict[str, np.ndarray]:
+    """Row indices of train / val / test: whole groups, shuffled with ``seed``, split by ``ratios``."""
+    if len(ratios) != 3 or min(ratios) < 0 or sum(ratios) <= 0:
+        raise ValueError(f"ratios must be three non-negative numbers, got {ratios}")
+    ids = np.unique(groups)
+    perm = np.random.default_rng(seed).permutation(ids)
+    r = np.asarray(ratios, float) / sum(ratios)
+    n_train = round(r[0] * len(ids))
+    n_val = round(r[1] * len(ids))
+    parts = {"train": perm[:n_train], "val": perm[n_train : n_train + n_val], "test": perm[n_train + n_val :]}
+    return {k: np.flatnonzero(np.isin(groups, v)) for k, v in parts.items()}
+
+
+def limit_groups(indices: np.ndarray, groups: np.ndarray, n_rows: int | None, seed: int = 0) -> np.ndarray:
+    """At most ``n_rows`` of ``indices``, taken as whole premise groups in a seeded order (sorted)."""
+    if n_rows is None or n_rows >= len(indices):
+        return np.sort(indices)
+    gids = np.unique(groups[indices])
+    order = np.random.default_rng(seed).permutation(gids)
+    keep, total = [], 0
+    for g in order:
+        size = int((groups[indices] == g).sum())
+        if total + size > n_rows and total > 0:
+            break
+        keep.append(g)
+        total += size
+    return np.sort(indices[np.isin(groups[indices], keep)])
+
+
+@dataclass
+class XNLIManual:
+    """Per-language train/val/test rows of XNLI Manual; ``rows[lang][split]`` = [(premise, hypothesis, label)]."""
+
+    rows: dict[str, dict[str, list[tuple[str, str, str]]]]
+    indices: dict[str, np.ndarray]
+    seed: int
+
+    @property
+    def langs(self) -> list[str]:
+        return list(self.rows)
+
+    def sizes(self) -> pd.DataFrame:
+        return pd.DataFrame([{"lang": lang, **{s: len(v[s]) for s in SPLITS}} for lang, v in self.rows.items()])
+
+    def head(self, split: str, n: int | None) -> XNLIManual:
+        """The same data with only the first ``n`` rows of ``split`` in every language."""
+        rows = {lang: {s: (r[:n] if s == split else r) for s, r in v.items()} for lang, v in self.rows.items()}
+        idx = {s: (i[:n] if s == split else i) for s, i in self.indices.items()}
+        return XNLIManual(rows=rows, indices=idx, seed=self.seed)
+
+
+def xnli_manual(langs: Sequence[str] = XNLI_LANGS, seed: int = 0, n_train: int | None = None,
+                n_val: int | None = None, n_test: int | None = None, loader=None) -> XNLIManual:
+    """Build XNLI Manual (dev + test, split 8:1:1 by premise group), optionally subsampled.
+
+    ``n_train`` / ``n_val`` / ``n_test`` cap the rows per language and split
+    (whole premise groups, the same rows in every language). ``loader(lang)``
+    returns a language's rows (default: XNLI dev followed by labelled test).
+    """
+    if loader is None:
+        from xalign.data.sentdata import xnli_rows
+
+        def loader(lang):
+            return xnli_rows(lang, "dev") + xnli_rows(lang, "test")
+
+    langs = list(langs)
+    data = {lang: loader(lang) for lang in langs}
+    n = {len(v) for v in data.values()}
+    if len(n) != 1:
+        raise ValueError(f"XNLI languages must be line-parallel; row counts: "
+                         f"{ {k: len(v) for k, v in data.items()} }")
+    ref = data["en"] if "en" in data else data[langs[0]]
+    groups = premise_groups(ref)
+    for lang, rows in data.items():
+        if not np.array_equal(premise_groups(rows), groups):
+            raise ValueError(f"XNLI {lang}: premise groups differ from {'en' if 'en' in data else langs[0]}'s; "
+                             f"the files are not line-parallel")
+        labels = [r[2] for r in rows]
+        if labels != [r[2] for r in ref]:
+            raise ValueError(f"XNLI {lang}: labels differ from the reference language row by row")
+    idx = split_groups(groups, seed=seed)
+    caps = {"train": n_train, "val": n_val, "test": n_test}
+    idx = {s: limit_groups(idx[s], groups, caps[s], seed + 1 + i) for i, s in enumerate(SPLITS)}
+    rows = {lang: {s: [data[lang][i] for i in idx[s]] for s in SPLITS} for lang in langs}
+    return XNLIManual(rows=rows, indices=idx, seed=seed)
+
+
+# ------------------------------------------------------------------ frozen features
+def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
+    """SentEval pair features [u, v, |u - v|, u * v]; (n, 4 d) float32."""
+    U, V = np.asarray(U, np.float32), np.asarray(V, np.float32)
+    if U.shape != V.shape or U.ndim != 2:
+        raise ValueError(f"expected two (n, d) arrays of the same shape, got {U.shape} and {V.shape}")
+    return np.concatenate([U, V, np.abs(U - V), U * V], axis=1)
+
+
+def labels_array(rows) -> np.ndarray:
+    return np.array([LABEL_INDEX[r[2]] for r in rows], np.int64)
+
+
+def encode_pair_features(encoder, data: XNLIManual, layer: int = -1,
+                         splits: Sequence[str] = SPLITS, langs: Sequence[str] | None = None
+                         ) -> dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]:
+    """``feats[lang][split] = (X, y)``: pair features of one layer's mean-pooled vectors, and labels."""
+    from tqdm.auto import tqdm
+
+    from xalign.core.sentvec import sentence_vectors
+
+    layers = None if getattr(encoder, "n_layers", 1) == 1 else [layer]
+    out: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
+    for lang in tqdm(list(langs or data.langs), desc="XNLI features", unit="lang"):
+        out[lang] = {}
+        for s in splits:
+            rows = data.rows[lang][s]
+            if not rows:
+                continue
+            texts = [r[0] for r in rows] + [r[1] for r in rows]
+            vecs = sentence_vectors(encoder, texts, layers=layers)[:, 0]
+            out[lang][s] = (pair_features(vecs[: len(rows)], vecs[len(rows):]), labels_array(rows))
+    return out
+
+
+def head_features(feats, split: str, n: int | None):
+    """Features with only the first ``n`` rows of ``split`` (matches :meth:`XNLIManual.head`)."""
+    return {lang: {s: ((X[:n], y[:n]) if s == split else (X, y)) for s, (X, y) in v.items()}
+            for lang, v in feats.items()}
+
+
+def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
+    """A scikit-learn pipeline: standardisation then logistic regression or a one-hidden-layer MLP."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    if kind == "logreg":
+        clf = LogisticRegression(C=C, max_iter=2000, tol=1e-4)
+    elif kind == "mlp":
+        clf = MLPClassifier(hidden_layer_sizes=(512,), alpha=1.0 / C, early_stopping=True,
+                            max_iter=200, random_state=seed)
+    else:
+        raise ValueError(f"classifier must be 'logreg' or 'mlp', got {kind!r}")
+    return make_pipeline(StandardScaler(), clf)
+
+
+def _stack(feats, langs, split):
+    missing = [lang for lang in langs if split not in feats.get(lang, {})]
+    if missing:
+        raise KeyError(f"no {split} features for {missing}")
+    X = np.concatenate([feats[lang][split][0] for lang in langs])
+    y = np.concatenate([feats[lang][split][1] for lang in langs])
+    return X, y
+
+
+def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str] | None = None,
+                    val_langs: Sequence[str] | None = None, Cs: Sequence[float] = (0.1, 1.0),
+                    classifier: str = "logreg", seed: int = 0) -> tuple[pd.DataFrame, dict]:
+    """Train on the train splits of ``train_langs``, pick C by mean validation accuracy over
+    ``val_langs`` (default: every language, as the paper selects checkpoints), test on each
+    of ``test_langs``. With a single C no validation split is needed. Returns (frame of lang,
+    value = test accuracy %, and info)."""
+    langs = list(feats)
+    test_langs = list(test_langs or langs)
+    val_langs = list(val_langs or langs)
+    Cs = list(Cs)
+    if not Cs:
+        raise ValueError("no regularisation strength to try (Cs is empty)")
+    X, y = _stack(feats, list(train_langs), "train")
+    best = None
+    for C in Cs:
+        model = make_classifier(classifier, C, seed).fit(X, y)
+        if len(Cs) == 1:
+            best = (float("nan"), C, model)
+            break
+        val = float(np.mean([100 * model.score(*feats[lang]["val"]) for lang in val_langs]))
+        if best is None or val > best[0]:
+            best = (val, C, model)
+    val, C, model = best
+    rows = [{"lang": lang, "value": 100 * float(model.score(*feats[lang]["test"]))} for lang in test_langs]
+    return pd.DataFrame(rows), {"C": C, "val_accuracy": val, "n_train": len(y), "classifier": classifier}
+
+
+def control_before_after(before, after, source: str = "en", Cs: Sequence[float] = (0.1, 1.0),
+                         classifier: str = "logreg", seed: int = 0) -> pd.DataFrame:
+    """Frozen-feature zero-shot from ``source`` with the features of one encoder before and after
+    fine-tuning. C is chosen on the validation splits *before* fine-tuning and kept, so only the
+    features differ. Returns one row per state: source accuracy, mean target accuracy, and
+    target / source x 100."""
+    _, info = frozen_transfer(before, [source], Cs=Cs, classifier=classifier, seed=seed)
+    rows = []
+    for state, feats in (("before", before), ("after", after)):
+        acc, _ = frozen_transfer(feats, [source], Cs=[info["C"]], classifier=classifier, seed=seed)
+        src = acc.loc[acc.lang == source, "value"].item()
+        tgt = acc.loc[acc.lang != source, "value"].mean()
+        rows.append({"state": state, "C": info["C"], "source": src, "targets (mean)": tgt,
+                     "targets / source x 100": 100 * tgt / src})
+    return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------ full fine-tuning (paper protocol)
+@dataclass(frozen=True)
+class NLIFinetuneConfig:
+    lr: float = 2e-5
+    batch_size: int = 32
+    epochs: int = 10
+    eval_every: float = 0.05   # validate after every 5% of the steps
+    warmup: float = 0.0
+    weight_decay: float = 0.0
+    max_length: int = 128
+    seed: int = 0
+
+
+def _nli_batches(tokenizer, rows, batch_size, max_length, device, shuffle_rng=None):
+    import torch
+
+    order = shuffle_rng.permutation(len(rows)) if shuffle_rng is not None else np.arange(len(rows))
+    for s in range(0, len(order), batch_size):
+        batch = [rows[i] for i in order[s : s + batch_size]]
+        enc = tokenizer([r[0] for r in batch], [r[1] for r in batch], truncation=True,
+                        max_length=max_length, padding=True, return_tensors="pt")
+        y = torch.tensor([LABEL_INDEX[r[2]] for r in batch], device=device)
+        yield {k: v.to(device) for k, v in enc.items()}, y
+
+
+def _nli_accuracy(model, tokenizer, rows, config, device) -> float:
+    import torch
+
+    correct = 0
+    with torch.inference_mode():
+        for x, y in _nli_batches(tokenizer, rows, 4 * config.batch_size, config.max_length, device):
+            correct += int((model(**x).logits.argmax(-1) == y).sum())
+    return 100 * correct / max(len(rows), 1)
+
+
+def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
+                 config: NLIFinetuneConfig = NLIFinetuneConfig(), device: str | None = None,
+                 progress: bool = True) -> dict:
+    """Fine-tune ``model_name`` with a 3-way classification head on ``train_rows``.
+
+    Validates every ``eval_every`` of the steps on each of ``val_sets``
+    ({lang: rows}); the test accuracies ({lang: %}) reported are those of the
+    step with the best mean validation accuracy. Returns
+    {"val": mean val %, "test": {lang: %}, "step": step}.
+    """
+    import torch
+    from tqdm.auto import tqdm
+    from transformers import (
+        AutoModelForSequenceClassification,
+        AutoTokenizer,
+        get_linear_schedule_with_warmup,
+    )
+
+    from xalign.core.encoders import default_device
+    from xalign.papers.calibrated2023.finetune import resolve_base
+
+    device = device or default_device()
+    source, _ = resolve_base(model_name)
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    tokenizer = AutoTokenizer.from_pretrained(source)
+    model = AutoModelForSequenceClassification.from_pretrained(source, num_labels=len(NLI_LABELS)).to(device)
+    steps_per_epoch = int(np.ceil(len(train_rows) / config.batch_size))
+    total = steps_per_epoch * config.epochs
+    opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    sched = get_linear_schedule_with_warmup(opt, int(config.warmup * total), total)
+    every = max(1, round(config.eval_every * total))
+    best = {"val": -1.0, "test": {}, "step": 0}
+    step = 0
+    bar = tqdm(total=total, desc=f"fine-tune {model_name} on NLI", disable=not progress)
+    for _ in range(config.epochs):
+        model.train()
+        for x, y in _nli_batches(tokenizer, train_rows, config.batch_size, config.max_length, device, rng):
+            loss = torch.nn.functional.cross_entropy(model(**x).logits, y)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            opt.zero_grad(set_to_none=True)
+            step += 1
+            bar.update(1)
+            if step % every == 0 or step == total:
+                model.eval()
+                val = float(np.mean([_nli_accuracy(model, tokenizer, r, config, device) for r in val_sets.values()]))
+                if val > best["val"]:
+                    best = {"val": val, "step": step,
+                            "test": {k: _nli_accuracy(model, tokenizer, r, config, device)
+                                     for k, r in test_sets.items()}}
+                model.train()
+    bar.close()
+    return best
+
+
+def finetune_transfer(model_name: str, data: XNLIManual, train_langs: Sequence[str],
+                      lrs: Sequence[float] = (5e-6, 1e-5, 2e-5), batch_sizes: Sequence[int] = (16, 32, 128),
+                      seeds: Sequence[int] = (0, 1, 2, 3, 4), epochs: int = 10, device: str | None = None,
+                      progress: bool = True) -> tuple[pd.DataFrame, dict]:
+    """The paper's XNLI protocol: grid over learning rate x batch size (first seed, best mean
+    validation accuracy), then the chosen setting over all seeds; test accuracy averaged over seeds.
+    Returns (frame of lang, value, std) and info."""
+    train = [r for lang in train_langs for r in data.rows[lang]["train"]]
+    val = {lang: data.rows[lang]["val"] for lang in data.langs}
+    test = {lang: data.rows[lang]["test"] for lang in data.langs}
+
+    def run(lr, bs, seed):
+        cfg = NLIFinetuneConfig(lr=lr, batch_size=bs, epochs=epochs, seed=seed)
+        return finetune_nli(model_name, train, val, test, cfg, device, progress)
+
+    grid = {(lr, bs): run(lr, bs, seeds[0]) for lr in lrs for bs in batch_sizes}
+    (lr, bs), first = max(grid.items(), key=lambda kv: kv[1]["val"])
+    results = [first] + [run(lr, bs, s) for s in seeds[1:]]
+    acc = pd.DataFrame([r["test"] for r in results])
+    frame = pd.DataFrame({"lang": acc.columns, "value": acc.mean().to_numpy(),
+                          "std": acc.std(ddof=0).to_numpy()})
+    return frame, {"lr": lr, "batch_size": bs, "seeds": list(seeds),
+                   "grid_val": {f"{k[0]}/{k[1]}": v["val"] for k, v in grid.items()}}
+
+
+# ------------------------------------------------------------------ indexes
+def transfer_rate(zero_shot: pd.DataFrame, translate_train_all: pd.DataFrame,
+                  keys: Sequence[str] = ("lang",)) -> pd.DataFrame:
+    """100 x zero-shot / translate-train-all accuracy, per key (e.g. lang, or model and lang)."""
+    keys = list(keys)
+    m = zero_shot[keys + ["value"]].merge(translate_train_all[keys + ["value"]], on=keys,
+                                          suffixes=("_zs", "_tta"), how="inner")
+    if len(m) != len(zero_shot) or len(m) != len(translate_train_all):
+        raise ValueError("zero-shot and translate-train-all results must cover the same keys")
+    if (m["value_tta"] <= 0).any():
+        raise ValueError("translate-train-all accuracy must be positive")
+    m["value"] = 100 * m["value_zs"] / m["value_tta"]
+    return m[keys + ["value"]]
+
+
+def transfer_gap(scores: pd.DataFrame, source: str, lang: str = "lang") -> float:
+    """Source-language accuracy minus the mean accuracy over all other languages (points)."""
+    src = scores.loc[scores[lang] == source, "value"]
+    if len(src) != 1:
+        raise KeyError(f"no single score for source language {source!r}")
+    others = scores.loc[scores[lang] != source, "value"]
+    if others.empty:
+        raise ValueError("no target languages")
+    return float(src.iloc[0] - others.mean())
+
+
+def pearson(x, y) -> float:
+    """Pearson's r x 100 (NaN if either side is constant or there are fewer than 3 points)."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) != len(y):
+        raise ValueError(f"{len(x)} vs {len(y)} values")
+    if len(x) < 3 or np.std(x) == 0 or np.std(y) == 0:
+        return float("nan")
+    return float(100 * np.corrcoef(x, y)[0, 1])
+
+
+def correlations(frame: pd.DataFrame, x: str, y: str, over: str, by: str) -> pd.DataFrame:
+    """Pearson x 100 between columns ``x`` and ``y`` across the values of ``over``, for each ``by``.
+
+    The paper's Tables 3, 4, 8 correlate across models (``over="model"``)
+    for each language (``by="lang"``); with a single model one can only
+    correlate across languages (``over="lang"``, ``by="model"``).
+    """
+    rows = []
+    for key, sub in frame.groupby(by, sort=False):
+        sub = sub.dropna(subset=[x, y])
+        rows.append({by: key, "value": pearson(sub[x], sub[y]), "n": int(sub[over].nunique())})
+    return pd.DataFrame(rows)
+
+
+#: The paper's three correlations (Tables 3, 4, 8): (x, y, block name in its tables, readable label).
+PAPER_CORRELATIONS = (
+    ("zero_shot", "calibrated_retrieval", "corr_zero_shot_calibrated", "zero-shot ~ calibrated retrieval"),
+    ("zero_shot", "translate_train_all", "corr_zero_shot_translate_train_all", "zero-shot ~ translate-train-all"),
+    ("transfer_rate", "calibrated_retrieval", "corr_transfer_rate_calibrated",
+     "transfer rate ~ calibrated retrieval"),
+)
+
+
+def paper_correlations(frame: pd.DataFrame, over: str, by: str) -> pd.DataFrame:
+    """The three correlations of :data:`PAPER_CORRELATIONS` (see :func:`correlations`), stacked,
+    with ``block`` (the paper's row name) and ``pair`` (a readable label)."""
+    return pd.concat([correlations(frame, x, y, over, by).assign(block=block, pair=label)
+                      for x, y, block, label in PAPER_CORRELATIONS], ignore_index=True)

@@ -1,0 +1,1 @@
+"""Gaschi, Plesse, Rastin, Toussaint (2022): word-level weak and strong alignment (chapter 1)."""

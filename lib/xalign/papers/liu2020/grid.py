@@ -1,0 +1,228 @@
+"""The experiment grid: every (level, signal, technique) x training size, and the original space.
+
+Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from xalign.measures.mapping import Alignment, fit_alignment
+from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, identity_alignment
+from xalign.papers.liu2020.constants import LEVELS, TECHNIQUES
+from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, method_label, sentence_retrieval
+from xalign.papers.liu2020.pairdata import PairData
+from xalign.papers.liu2020.spaces import resolve_layers
+
+
+def parse_variant(variant: str) -> tuple[str, str, str, str]:
+    """``"multi_en->multi_zh"`` -> (source model key, source language, target model key, target language).
+
+    Model keys are ``mono_<lang>`` or ``multi``; look them up in the notebook's ``models``.
+    """
+    try:
+        a, b = (x.strip() for x in variant.replace("→", "->").split("->"))
+        (ka, la), (kb, lb) = a.rsplit("_", 1), b.rsplit("_", 1)
+    except ValueError:
+        raise ValueError(f"variant must look like 'multi_en->multi_zh', got {variant!r}") from None
+    for k, lang in ((ka, la), (kb, lb)):
+        if k not in ("mono", "multi"):
+            raise ValueError(f"{variant!r}: model kind must be 'mono' or 'multi', got {k!r}")
+    key = lambda k, lang: "multi" if k == "multi" else f"mono_{lang}"
+    return key(ka, la), la, key(kb, lb), lb
+
+
+def default_methods(signals=("wa", "sa"), levels=LEVELS) -> list[tuple[str, str]]:
+    """(level, signal) combinations the paper runs; token level has no ``dict``."""
+    return [(lv, sg) for lv in levels for sg in signals if not (lv == "token" and sg == "dict")]
+
+
+@dataclass
+class ContextPairVectors:
+    """Word vectors of a contextual word-similarity set: source side A, other side B, gold ratings.
+
+    ``b_side`` says which mapping the B vectors take: ``"tgt"`` (cross-lingual, BCWS) or ``"src"`` (SCWS).
+    """
+
+    A: np.ndarray
+    B: np.ndarray
+    rating: np.ndarray
+    b_side: str = "tgt"
+
+    def spearman(self, al: Alignment | None) -> float:
+        from xalign.data.wordsim import spearman
+
+        if al is None:
+            A, B = self.A, self.B
+        else:
+            A = al.transform_src(self.A)
+            B = al.transform_tgt(self.B) if self.b_side == "tgt" else al.transform_src(self.B)
+        num = (A * B).sum(1)
+        den = np.linalg.norm(A, axis=1) * np.linalg.norm(B, axis=1)
+        return spearman(num / np.maximum(den, 1e-12), self.rating)
+
+
+@contextlib.contextmanager
+def single_thread():
+    """Run BLAS and torch on one thread: the grid's many small products gain little from threads,
+    and on an oversubscribed machine threads that spin-wait make them 10x slower or worse."""
+    import torch
+    from threadpoolctl import threadpool_limits
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(1):
+            yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: ContextPairVectors | None = None,
+                  scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5) -> pd.DataFrame:
+    """Fit every method at every training size and score it on BTSR (P@k), sentence retrieval
+    (P@``retrieval_k`` with token and, for type levels, type vectors), BCWS and SCWS (Spearman).
+
+    ``dict`` methods do not depend on the size; they are fitted once (``n`` = 0).
+    Returns one row per (level, signal, technique, n) with the scores as columns (fractions).
+    """
+    import pandas as pd
+
+    Q, C = btsr_vectors(sp, "token")
+    jobs = []
+    for level, signal in methods:
+        for tech in techniques:
+            for n in ([0] if signal == "dict" else sizes):
+                jobs.append((level, signal, tech, n))
+    rows = []
+    with single_thread():
+        rows = _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k)
+    return pd.DataFrame(rows)
+
+
+def _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k) -> list[dict]:
+    from tqdm.auto import tqdm
+
+    rows = []
+    for level, signal, tech, n in tqdm(jobs, desc="fit + evaluate", leave=False, mininterval=30):
+        try:
+            X, Y = anchors(sp, level, signal, n or None)
+            al = fit_alignment(X, Y, mim=tech == "mim")
+        except ValueError as exc:  # too few anchors with vectors (tiny runs)
+            rows.append({"level": level, "signal": signal, "technique": tech, "n": n, "error": str(exc)})
+            continue
+        p = btsr_precision(al, Q, C, ks)
+        row = {"level": level, "signal": signal, "technique": tech, "n": n, "n_anchors": len(X),
+               **{f"btsr_p{k}": v for k, v in p.items()},
+               "sr_token": sentence_retrieval(al, sp, "token", retrieval_k)}
+        if level != "token":
+            row["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k, level)
+        if bcws is not None:
+            row["bcws"] = bcws.spearman(al)
+        if scws is not None:
+            row["scws"] = scws.spearman(al)
+        rows.append(row)
+    return rows
+
+
+def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retrieval_k: int = 5) -> dict:
+    """The same scores without any mapping (only meaningful when both sides come from one multilingual model)."""
+    Q, C = btsr_vectors(sp, "token")
+    al = identity_alignment(Q.shape[1])
+    out = {f"btsr_p{k}": v for k, v in btsr_precision(al, Q, C, ks).items()}
+    out["sr_token"] = sentence_retrieval(al, sp, "token", retrieval_k)
+    out["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k)
+    if bcws is not None:
+        out["bcws"] = bcws.spearman(None)
+    if scws is not None:
+        out["scws"] = scws.spearman(None)
+    return out
+
+
+BASELINES = {  # name: (BTSR representation, alignment level, signal) used to map it
+    "BL(word) avg_type [type]": ("type", "avg_type", "wa"),
+    "BL(context) [token]": ("context", "token", "sa"),
+    "BL(context) avg_type [type]": ("context_type", "avg_type", "sa"),
+    "BL(word+context) avg_type [type]": ("word+context", "avg_type", "wa"),
+}
+
+
+def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> pd.DataFrame:
+    """The paper's BTSR baselines: the word without its context, the context without the word, and both.
+
+    Each representation is mapped with the orthogonal alignment of the level
+    it lives at (``BASELINES``), learnt from ``n`` training sentences.
+    """
+    import pandas as pd
+
+    with single_thread():
+        return pd.DataFrame(_baseline_rows(sp, n, ks))
+
+
+def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:
+    rows = []
+    for name, (kind, level, signal) in BASELINES.items():
+        Q, C = btsr_vectors(sp, kind)
+        p = btsr_precision(fit(sp, level, signal, "orig", n), Q, C, ks)
+        rows.append({"baseline": name, "mapped_with": method_label(level, signal, "orig"),
+                     **{f"btsr_p{k}": v for k, v in p.items()}})
+    Q, C = btsr_vectors(sp, "token")
+    p = btsr_precision(fit(sp, "avg_type", "wa", "mim", n), Q, C, ks)
+    rows.append({"baseline": "(for comparison) avg_type wa mim [token]", "mapped_with": "avg_type wa mim",
+                 **{f"btsr_p{k}": v for k, v in p.items()}})
+    return rows
+
+
+def load_variant_encoders(variants, models: dict[str, str], autocast: str | None = None, **kw) -> dict:
+    """One loaded encoder per model key the variants need (``multi``, ``mono_en``, ...), each loaded once."""
+    from xalign.core.encoders import load_encoder
+
+    need = []
+    for v in variants:
+        ks, _, kt, _ = parse_variant(v)
+        need += [k for k in (ks, kt) if k not in need]
+    by_name: dict[str, object] = {}
+    out = {}
+    for key in need:
+        name = models.get(key)
+        if not name:
+            raise ValueError(f"no model given for {key!r} (needed by the variants {list(variants)})")
+        if name not in by_name:
+            by_name[name] = load_encoder(name, **kw)
+            by_name[name].autocast = autocast
+        out[key] = by_name[name]
+    return out
+
+
+def context_pair_vectors(encoder_a, encoder_b, data, layers=None, b_side: str = "tgt") -> ContextPairVectors:
+    """Encode both words of every pair of a :class:`xalign.data.wordsim.ContextPairs` set (layer-averaged)."""
+    la, lb = resolve_layers(encoder_a, layers), resolve_layers(encoder_b, layers)
+    A = encoder_a.encode_words(data.text_a, [[s] for s in data.span_a], layers=la, layer_mean=True)[:, 0]
+    B = encoder_b.encode_words(data.text_b, [[s] for s in data.span_b], layers=lb, layer_mean=True)[:, 0]
+    return ContextPairVectors(A, B, np.asarray(data.rating, float), b_side)
+
+
+def btsr_sample(data: PairData, n: int = 8, seed: int = 0, width: int = 70) -> pd.DataFrame:
+    """A few test pairs with their two (non-parallel) contexts, the words in [brackets]."""
+    import pandas as pd
+
+    items = data.btsr.items
+    idx = np.sort(np.random.default_rng(seed).choice(len(items), size=min(n, len(items)), replace=False))
+
+    def show(text, tok):
+        a, b = max(0, tok.start - width // 2), tok.end + width // 2
+        return ("…" if a else "") + text[a:tok.start] + "[" + text[tok.start:tok.end] + "]" + \
+            text[tok.end:b] + ("…" if b < len(text) else "")
+
+    rows = []
+    for i in idx:
+        it = items[i]
+        rows.append({"source word": it.src_word, "target word": it.tgt_word,
+                     "source context": show(data.corpus.src[it.src_sent], data.src_tokens[it.src_sent][it.src_index]),
+                     "target context": show(data.corpus.tgt[it.tgt_sent], data.tgt_tokens[it.tgt_sent][it.tgt_index]),
+                     "aligned in": it.n_contexts})
+    return pd.DataFrame(rows)

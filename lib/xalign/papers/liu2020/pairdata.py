@@ -1,0 +1,102 @@
+"""A language pair's corpus, eflomal links and BTSR set (Liu et al. 2020, Sec. 4).
+
+Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from xalign.core.atomic import write_json
+from xalign.core.paths import cache_dir
+from xalign.data.corpora import ParallelCorpus
+from xalign.data.words import Token, tokenize
+from xalign.measures.aligner import align_eflomal
+from xalign.papers.liu2020.btsr import BTSRSet, build_btsr, translation_pairs
+from xalign.papers.liu2020.lexicons import cached_muse_pairs, omw_lemmas, segmentation_vocabulary, wordnet_synsets
+
+
+@dataclass
+class PairData:
+    """A language pair's pooled parallel corpus, its words, alignment links, BTSR set and splits."""
+
+    corpus: ParallelCorpus
+    src_tokens: list[list[Token]]
+    tgt_tokens: list[list[Token]]
+    links: list[set[tuple[int, int]]]
+    btsr: BTSRSet
+    train: np.ndarray  # sentence pairs usable for training, in a seeded random order
+    retrieval: np.ndarray  # held-out sentence pairs for sentence retrieval
+    dictionary: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def src_lang(self) -> str:
+        return self.corpus.src_lang
+
+    @property
+    def tgt_lang(self) -> str:
+        return self.corpus.tgt_lang
+
+
+def _cache_file(kind: str, key: str):
+    return cache_dir("btsr") / f"{kind}-{key}.json"
+
+
+def cached_links(src_tokens, tgt_tokens, seed: int = 1) -> list[set[tuple[int, int]]]:
+    """eflomal links (grow-diag-final-and) for lower-cased tokens, cached on disk by content."""
+    src = [[t.text for t in s] for s in src_tokens]
+    tgt = [[t.text for t in s] for s in tgt_tokens]
+    key = hashlib.sha256(json.dumps([src, tgt, seed], ensure_ascii=False).encode()).hexdigest()[:24]
+    path = _cache_file("links", key)
+    if path.exists():
+        return [set(map(tuple, ls)) for ls in json.loads(path.read_text())]
+    links = align_eflomal(src, tgt, seed=seed)
+    write_json(path, [sorted(ls) for ls in links])
+    return links
+
+
+def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: int | None = None,
+                 n_candidates: int = 20000, query: str = "first_lemma",
+                 retrieval_source: str | None = "tatoeba", n_retrieval: int = 1000) -> PairData:
+    """Tokenise, word-align, build the BTSR set (cached) and split training / retrieval test pairs.
+
+    Training pairs exclude every sentence pair a BTSR item uses and the
+    sentence-retrieval test pairs (the ``retrieval_source`` corpus, else a
+    random held-out sample of ``n_retrieval``).
+    """
+    src, tgt = corpus.src_lang, corpus.tgt_lang
+    src_tokens = [tokenize(s, src, segmentation_vocabulary(src)) for s in corpus.src]
+    vocab = segmentation_vocabulary(tgt)
+    tgt_tokens = [tokenize(s, tgt, vocab) for s in corpus.tgt]
+    links = cached_links(src_tokens, tgt_tokens)
+    params = {"seed": seed, "top": top, "n_test": n_test, "n_candidates": n_candidates, "query": query,
+              "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
+              "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
+              "version": 1}
+    key = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:24]
+    path = _cache_file(f"btsr-{src}-{tgt}", key)
+    if path.exists():
+        btsr = BTSRSet.from_json(json.loads(path.read_text()))
+    else:
+        pairs, src_amb, tgt_amb = translation_pairs(wordnet_synsets(), omw_lemmas(tgt), tgt, query)
+        btsr = build_btsr(pairs, src_amb, tgt_amb, corpus.src, corpus.tgt, src_tokens, tgt_tokens, links,
+                          tgt, src, seed=seed, top=top, n_test=n_test, n_candidates=n_candidates)
+        write_json(path, btsr.to_json())
+    rng = np.random.default_rng(seed + 1)
+    used = btsr.used_sentences()
+    origin = np.asarray(corpus.origin)
+    if retrieval_source and (origin == retrieval_source).any():
+        retrieval = np.flatnonzero(origin == retrieval_source)[:n_retrieval]
+    else:
+        pool = np.array([k for k in range(len(corpus)) if k not in used])
+        retrieval = np.sort(rng.choice(pool, size=min(n_retrieval, len(pool) // 5), replace=False))
+    blocked = used | set(retrieval.tolist())
+    train = np.array([k for k in range(len(corpus)) if k not in blocked and src_tokens[k] and tgt_tokens[k]])
+    train = train[rng.permutation(len(train))]
+    return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(cached_muse_pairs(src, tgt)))
+
+

@@ -1,0 +1,71 @@
+"""Type-level vectors: ``avg_type`` (mean over contexts) and ``iso_type`` (the word fed alone).
+
+Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from xalign.data.static import StaticVectors
+from xalign.data.words import Token
+from xalign.papers.liu2020.spaces import Space, resolve_layers
+
+
+@dataclass
+class TypeVectors(StaticVectors):
+    """One vector per word type (``vectors[index[word]]``), with sentence means over the known words."""
+
+    def sentence_means(self, tokens: list[list[Token]], sents) -> np.ndarray:
+        """Average type vector of each sentence's known words (zeros if none); (n, dim)."""
+        out = np.zeros((len(sents), self.vectors.shape[1]), np.float32)
+        for r, k in enumerate(sents):
+            idx = [self.index[t.text] for t in tokens[k] if t.text in self.index]
+            if idx:
+                out[r] = self.vectors[idx].mean(0)
+        return out
+
+
+def average_types(space: Space, sents, max_contexts: int = 1000, min_count: int = 1,
+                  rng: np.random.Generator | None = None) -> TypeVectors:
+    """``avg_type``: each word's mean contextual vector over up to ``max_contexts`` random occurrences in ``sents``."""
+    import scipy.sparse as sp
+
+    rng = rng or np.random.default_rng(0)
+    sents = np.asarray(sents)
+    rows = np.concatenate([np.arange(space.offsets[k], space.offsets[k + 1]) for k in sents]) \
+        if len(sents) else np.zeros(0, int)
+    words = [space.tokens[k][i].text for k in sents for i in range(len(space.tokens[k]))]
+    if not words:
+        return TypeVectors([], np.zeros((0, space.vectors.shape[1]), np.float32))
+    vocab = sorted(set(words))
+    wid = {w: i for i, w in enumerate(vocab)}
+    ids = np.array([wid[w] for w in words])
+    counts = np.bincount(ids, minlength=len(vocab))
+    order = rng.permutation(len(ids))  # random occurrence order, then the first max_contexts per word
+    ranks = np.empty(len(ids), int)
+    seen = np.zeros(len(vocab), int)
+    for pos in order:
+        ranks[pos] = seen[ids[pos]]
+        seen[ids[pos]] += 1
+    keep = ranks < max_contexts
+    M = sp.csr_matrix((np.ones(int(keep.sum()), np.float32), (ids[keep], np.arange(len(ids))[keep])),
+                      shape=(len(vocab), len(ids)))
+    n = np.asarray(M.sum(1)).ravel()
+    vec = (M @ space.vectors[rows]) / n[:, None]
+    ok = counts >= min_count
+    return TypeVectors([w for w, o in zip(vocab, ok) if o], vec[ok].astype(np.float32))
+
+
+def isolated_types(encoder, words, layers=None) -> TypeVectors:
+    """``iso_type``: each word fed to the encoder alone (sub-words and layers averaged)."""
+    words = sorted(set(words))
+    if not words:
+        return TypeVectors([], np.zeros((0, encoder.dim), np.float32))
+    vec = encoder.encode_words(words, [[(0, len(w))] for w in words], layers=resolve_layers(encoder, layers),
+                               layer_mean=True)[:, 0]
+    return TypeVectors(words, vec)
+
+

@@ -1,0 +1,227 @@
+"""Reshape BLI results (from :func:`xalign.measures.bli.evaluate_directions`) into the paper's tables.
+
+Labels follow Wickramasinghe and de Silva: methods ``Procrustes``, ``RCSLS``,
+``VecMap`` (maps between static vectors), ``multilingual model`` (a
+multilingual encoder's own word vectors: LaBSE in the paper, whatever model
+this run used here) and ``multilingual model + <map>`` (a map learned on top
+of the multilingual model's vectors: the "combined" rows); retrieval ``NN`` /
+``CSLS``; pairs ``en-es``; directions ``En-X`` / ``X-En``. Every table is
+long format with a ``value`` column (percent), ready for
+:meth:`xalign.book.results.ChapterRun.compare`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+MAP_NAMES = {"procrustes": "Procrustes", "rcsls": "RCSLS", "vecmap": "VecMap"}
+MULTILINGUAL = "multilingual model"
+
+
+def method_label(vectors: str, method: str) -> str:
+    """Paper-style method name for vectors ``"multilingual"`` or ``"static"`` and a map (or ``"none"``)."""
+    if vectors == "multilingual":
+        return MULTILINGUAL if method == "none" else f"{MULTILINGUAL} + {MAP_NAMES[method]}"
+    if vectors == "static":
+        return MAP_NAMES.get(method, "static (unmapped)")
+    raise ValueError(f"vectors must be 'multilingual' or 'static', got {vectors!r}")
+
+
+def label(results: pd.DataFrame, vectors: str, sinhala_dictionary: str = "wiki") -> pd.DataFrame:
+    """Add paper-style ``method``, ``retrieval``, ``pair`` and ``dictionary`` columns to raw results.
+
+    ``dictionary`` is ``"muse"``, or ``sinhala_dictionary`` (wiki / cc) for Sinhala pairs.
+    """
+    out = results.copy()
+    out["method"] = [method_label(vectors, m) for m in out["method"]]
+    out["retrieval"] = out["retrieval"].str.upper()
+    out["pair"] = out["src"] + "-" + out["tgt"]
+    is_si = (out["src"] == "si") | (out["tgt"] == "si")
+    out["dictionary"] = np.where(is_si, sinhala_dictionary, "muse")
+    return out
+
+
+def vocabulary_summary(vocabularies: dict[str, list[str]], prune_rule: str = "script") -> pd.DataFrame:
+    """Per language: candidate words, where they come from, and the share left after script pruning."""
+    from xalign.data.scripts import script_mask
+
+    rows = []
+    for lang, words in vocabularies.items():
+        rows.append({"lang": lang, "words": len(words),
+                     "source": "Sinhala-English dictionaries" if lang == "si" else "wordfreq top-N",
+                     "in script (%)": round(100.0 * float(script_mask(words, lang, rule=prune_rule).mean()), 2),
+                     "examples of pruned words": ", ".join(
+                         [w for w, m in zip(words, script_mask(words, lang, rule=prune_rule)) if not m][:8])})
+    return pd.DataFrame(rows)
+
+
+def _pick(df: pd.DataFrame, **eq) -> pd.DataFrame:
+    mask = np.ones(len(df), bool)
+    for col, val in eq.items():
+        mask &= (df[col].isin(val) if isinstance(val, (list, tuple, set)) else df[col] == val).to_numpy()
+    return df[mask]
+
+
+def table1(results: pd.DataFrame, model: str, languages: Sequence[str], pruned_langs: Sequence[str] = ()) -> pd.DataFrame:
+    """Table 1: P@1/5/10 of one multilingual model, En->X and X->En, NN and CSLS.
+
+    ``pruned_langs``: languages whose rows come from the pruned vocabulary
+    where the results have them (the paper prunes Chinese). Columns: model,
+    lang, direction, retrieval, k, value, coverage, n_queries, pruned.
+    """
+    df = _pick(results, method=MULTILINGUAL, match="exact")
+    rows = []
+    for lang in languages:
+        for src, tgt, direction in (("en", lang, "En-X"), (lang, "en", "X-En")):
+            sel = _pick(df, src=src, tgt=tgt)
+            want = lang in pruned_langs and bool(sel["pruned"].any())
+            sel = sel[sel["pruned"] == want]
+            for r in sel.itertuples():
+                rows.append({"model": model, "lang": lang, "direction": direction, "retrieval": r.retrieval,
+                             "k": r.k, "value": r.precision, "coverage": r.coverage,
+                             "n_queries": r.n_queries, "pruned": want})
+    return pd.DataFrame(rows)
+
+
+def table2(results: pd.DataFrame) -> pd.DataFrame:
+    """Table 2: P@1 for every method, retrieval and pair, unpruned vocabularies."""
+    df = _pick(results, match="exact", k=1, pruned=False)
+    return (df[["method", "retrieval", "pair", "precision", "coverage", "n_queries"]]
+            .rename(columns={"precision": "value"}).reset_index(drop=True))
+
+
+def table3(results: pd.DataFrame, pairs: Sequence[str]) -> pd.DataFrame:
+    """Table 3: P@1 with and without vocabulary pruning (``pruned``: "no" / "yes")."""
+    df = _pick(results, match="exact", k=1, pair=list(pairs))
+    out = df[["method", "retrieval", "pair", "pruned", "precision", "coverage"]].rename(columns={"precision": "value"})
+    out["pruned"] = out["pruned"].map({False: "no", True: "yes"})
+    return out.reset_index(drop=True)
+
+
+def relative_improvement(df: pd.DataFrame, column: str, before, after, keys: Sequence[str]) -> pd.DataFrame:
+    """``100 * (after - before) / before`` of ``value`` between two settings of ``column``, per ``keys``."""
+    wide = df.pivot_table(index=list(keys), columns=column, values="value", aggfunc="first")
+    if before not in wide or after not in wide:
+        return pd.DataFrame(columns=list(keys) + ["value"])
+    gain = 100.0 * (wide[after] - wide[before]) / wide[before].replace(0, np.nan)
+    return gain.rename("value").reset_index()
+
+
+def table5(t3: pd.DataFrame) -> pd.DataFrame:
+    """Table 5: relative P@1 improvement (%) of the multilingual model from pruning, per pair and retrieval."""
+    return relative_improvement(_pick(t3, method=MULTILINGUAL), "pruned", "no", "yes", ["pair", "retrieval"])
+
+
+def table4(results: pd.DataFrame, pruned: bool = True) -> pd.DataFrame:
+    """Table 4: En-Si and Si-En P@1/5/10, exact and stem-based ("soft") matching, per dictionary.
+
+    For each direction and dictionary the rows with ``pruned`` are used when
+    there are any (the paper's multilingual numbers are with the pruned
+    Sinhala vocabulary), the unpruned ones otherwise.
+    """
+    df = results[results["src"].isin(["en", "si"]) & results["tgt"].isin(["en", "si"])]
+    parts = []
+    for _, g in df.groupby(["src", "tgt", "dictionary", "method"], sort=False):
+        parts.append(g[g["pruned"] == pruned] if (g["pruned"] == pruned).any() else g[g["pruned"] != pruned])
+    if not parts:
+        return pd.DataFrame(columns=["method", "retrieval", "soft", "dictionary", "direction", "k", "value"])
+    df = pd.concat(parts)
+    out = pd.DataFrame({
+        "method": df["method"], "retrieval": df["retrieval"],
+        "soft": df["match"].map({"exact": "no", "stem": "yes"}),
+        "dictionary": df["dictionary"],
+        "direction": df["src"].str.capitalize() + "-" + df["tgt"].str.capitalize(),
+        "k": df["k"], "value": df["precision"], "coverage": df["coverage"], "pruned": df["pruned"]})
+    return out.reset_index(drop=True)
+
+
+def table6(t4: pd.DataFrame) -> pd.DataFrame:
+    """Table 6: relative En->Si improvement (%) of stem-based over exact matching."""
+    return relative_improvement(_pick(t4, direction="En-Si"), "soft", "no", "yes",
+                                ["method", "retrieval", "dictionary", "k"])
+
+
+def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
+    """One frame with a ``source`` column ("paper" / "ours") for plotting both."""
+    a = paper[list(keys) + ["value"]].assign(source="paper")
+    b = ours[list(keys) + ["value"]].assign(source="ours")
+    return pd.concat([a, b], ignore_index=True)
+
+
+def plot_pruning(t3: pd.DataFrame, title: str):
+    """Fig. 1: P@1 without and with pruning; one panel per pair, bars per method + retrieval."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    df = t3.assign(setting=t3["method"] + " + " + t3["retrieval"])
+    pairs = list(dict.fromkeys(df["pair"]))
+    fig, axes = plt.subplots(1, len(pairs), figsize=(3.2 * len(pairs), 4.2), sharey=True, squeeze=False)
+    for ax, pair in zip(axes[0], pairs):
+        sub = df[df["pair"] == pair]
+        sns.barplot(data=sub, y="setting", x="value", hue="pruned", hue_order=["no", "yes"], ax=ax,
+                    errorbar=None, orient="h")
+        ax.set_title(pair)
+        ax.set_xlabel("P@1 (%)")
+        ax.set_ylabel("")
+        if ax is not axes[0][-1]:
+            ax.get_legend().remove()
+        else:
+            ax.legend(title="pruned", loc="lower right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def plot_inflection(t4: pd.DataFrame, title: str):
+    """Fig. 2: En->Si P@1/5/10 with exact and stem-based matching, per method and dictionary."""
+    import matplotlib.pyplot as plt
+    import seaborn as sns
+
+    df = _pick(t4, direction="En-Si")
+    df = df.assign(setting=df["method"] + " + " + df["retrieval"] + " (" + df["dictionary"] + ")",
+                   match=df["soft"].map({"no": "exact", "yes": "stem-based"}))
+    ks = sorted(df["k"].unique())
+    fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 0.5 * df["setting"].nunique() + 1.8),
+                             sharey=True, squeeze=False)
+    for ax, k in zip(axes[0], ks):
+        sns.barplot(data=df[df["k"] == k], y="setting", x="value", hue="match", hue_order=["exact", "stem-based"],
+                    ax=ax, errorbar=None, orient="h")
+        ax.set_title(f"P@{k}")
+        ax.set_xlabel("precision (%)")
+        ax.set_ylabel("")
+        if ax is not axes[0][-1]:
+            ax.get_legend().remove()
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str) -> str:
+    """A short Markdown summary of this run's evidence on the paper's three claims."""
+    lines = []
+    gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
+    if len(gains):
+        combined = relative_improvement(t3[t3["method"].str.startswith(f"{MULTILINGUAL} +")], "pruned", "no", "yes",
+                                        ["method", "pair", "retrieval"]).dropna()
+        per_pair = ", ".join(f"{r.pair} {r.retrieval} {r.value:+.0f}%" for r in gains.itertuples())
+        lines.append(f"* **Pruning** changed {model}'s own P@1 by {per_pair}"
+                     + (f"; the maps learned on its vectors changed by {combined['value'].mean():+.0f}% on average"
+                        if len(combined) else "") + ".")
+    soft = _pick(t6, method=MULTILINGUAL).dropna()
+    if len(soft):
+        lines.append(f"* **Stem-based matching** raised {model}'s En->Si precision by "
+                     f"{soft['value'].min():.0f}% to {soft['value'].max():.0f}% (relative; over P@1/5/10, NN/CSLS, "
+                     f"wiki/cc dictionaries).")
+    base = _pick(t2, method=MULTILINGUAL).set_index(["pair", "retrieval"])["value"]
+    maps = t2[t2["method"].str.startswith(f"{MULTILINGUAL} +")]
+    if len(base) and len(maps):
+        best = maps.groupby(["pair", "retrieval"])["value"].max()
+        both = pd.concat([base.rename("raw"), best.rename("best")], axis=1).dropna()
+        wins = int((both["best"] > both["raw"]).sum())
+        lines.append(f"* **Combined rows**: the best map learned on {model}'s vectors beats its raw vectors in "
+                     f"{wins} of {len(both)} pair x retrieval cells (mean gain "
+                     f"{(both['best'] - both['raw']).mean():+.1f} P@1 points).")
+    return "\n".join(lines)
