@@ -80,7 +80,7 @@ from IPython.display import Markdown, display
 
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.encoders import load_encoder
-from xalign.core.profiles import as_list, resolve
+from xalign.core.profiles import as_list
 from xalign.data import corpora as C
 from xalign.data.datasets import DataNotFoundError
 from xalign.data.static import read_vec
@@ -92,28 +92,9 @@ from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
 from xalign.papers.gaschi2022 import weakstrong as WS
 from xalign.papers.gaschi2022.extraction_eval import extraction_precision
+from xalign.papers.meta import parameters
 
-PROFILES = {
-    "smoke": dict(model="multilingual-e5-small", pairs="de-en,zh-en", corpora="wmt19", max_sentences=120,
-                  layers=None, n_pairs=150, n_sentences=100, k=10, runs=2, seed=0, gold_pairs="en-fr", aligner_extra=0,
-                  cls_pair="de-en", dist_pair="de-en", dist_layer=8, mask_pair="de-en", mask_pool=60,
-                  static_vectors="", static_max_words=200000, autocast=""),
-    "default": dict(model="multilingual-e5-small", pairs="de-en,ru-en,zh-en", corpora="wmt19,wmt21",
-                    max_sentences=0, layers=None, n_pairs=5000, n_sentences=1500, k=10, runs=10, seed=0,
-                    gold_pairs="en-de,en-fr,ro-en", aligner_extra=5000, cls_pair="ru-en", dist_pair="de-en", dist_layer=8,
-                    mask_pair="de-en", mask_pool=2500, static_vectors="", static_max_words=200000,
-                    autocast=""),
-    "paper": dict(model="bert-base-multilingual-cased", pairs="de-en,ru-en,zh-en", corpora="wmt19",
-                  max_sentences=0, layers=None, n_pairs=5000, n_sentences=1500, k=10, runs=10, seed=0,
-                  gold_pairs="en-de,en-fr,ro-en", aligner_extra=5000, cls_pair="ru-en", dist_pair="de-en", dist_layer=8,
-                  mask_pair="de-en", mask_pool=5000, static_vectors="", static_max_words=200000,
-                  autocast=""),
-}
-P = resolve(PROFILES, profile, model=model, pairs=pairs, corpora=corpora, max_sentences=max_sentences,
-            layers=layers, n_pairs=n_pairs, n_sentences=n_sentences, k=k, runs=runs, seed=seed,
-            gold_pairs=gold_pairs, aligner_extra=aligner_extra, cls_pair=cls_pair, dist_pair=dist_pair, dist_layer=dist_layer,
-            mask_pair=mask_pair, mask_pool=mask_pool, static_vectors=static_vectors,
-            static_max_words=static_max_words, autocast=autocast)
+P = parameters("gaschi2022", profile, globals())  # the profile's values; -p overrides win
 PAIRS = as_list(P.pairs)
 run = ChapterRun("01_weak_strong_alignment", "gaschi2022", profile, vars(P))
 

@@ -81,33 +81,12 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from xalign.book.results import ChapterRun
-from xalign.core.profiles import as_list, resolve
+from xalign.core.profiles import as_list
 from xalign.data import corpora, datasets, wordsim
 from xalign.papers.liu2020 import ctxalign as ca
+from xalign.papers.meta import parameters
 
-PROFILES = {
-    "smoke": dict(variants="multi_en->multi_zh", multi_model="multilingual-e5-small",
-                  mono_en_model="bert-base-cased", mono_zh_model="bert-base-chinese", layers="all",
-                  sources="xnli,tatoeba", max_per_source=200, sizes="100,all", signals="wa,sa", n_test=None,
-                  top=250, n_candidates=1000, query="first_lemma", n_retrieval=100, bcws_pairs=50,
-                  scws_pairs=50, max_contexts=1000, seed=0, autocast=None),
-    "default": dict(variants="multi_en->multi_zh,multi_en->multi_es", multi_model="multilingual-e5-small",
-                    mono_en_model="bert-base-cased", mono_zh_model="bert-base-chinese", layers="all",
-                    sources="xnli,tatoeba", max_per_source=5000, sizes="100,500,1000,2000,all", signals="wa,sa",
-                    n_test=None, top=250, n_candidates=20000, query="first_lemma", n_retrieval=1000,
-                    bcws_pairs=1000, scws_pairs=1000, max_contexts=1000, seed=0, autocast=None),
-    "paper": dict(variants="mono_en->mono_zh,multi_en->multi_zh,mono_en->multi_es,multi_en->multi_es",
-                  multi_model="bert-base-multilingual-cased", mono_en_model="bert-base-cased",
-                  mono_zh_model="bert-base-chinese", layers="all", sources="xnli,wmt21,tatoeba", max_per_source=None,
-                  sizes="100,500,1000,5000,10000,all", signals="wa,sa", n_test=None, top=250,
-                  n_candidates=200000, query="first_lemma", n_retrieval=1000, bcws_pairs=None,
-                  scws_pairs=None, max_contexts=1000, seed=0, autocast=None),
-}
-P = resolve(PROFILES, profile, variants=variants, multi_model=multi_model, mono_en_model=mono_en_model,
-            mono_zh_model=mono_zh_model, layers=layers, sources=sources, max_per_source=max_per_source, sizes=sizes,
-            signals=signals, n_test=n_test, top=top, n_candidates=n_candidates, query=query,
-            n_retrieval=n_retrieval, bcws_pairs=bcws_pairs, scws_pairs=scws_pairs, max_contexts=max_contexts,
-            seed=seed, autocast=autocast)
+P = parameters("liu2020", profile, globals())  # the profile's values; -p overrides win
 VARIANTS = as_list(P.variants)
 SIZES = [s if s == "all" else int(s) for s in as_list(P.sizes)]
 METHODS = ca.default_methods(tuple(as_list(P.signals))) + [("avg_type", "dict"), ("iso_type", "dict")]

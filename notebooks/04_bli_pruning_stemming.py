@@ -57,13 +57,14 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from xalign.book.results import ChapterRun, paper_table
-from xalign.core.profiles import as_list, resolve
+from xalign.core.profiles import as_list
 from xalign.data.bli_data import bli_dictionary, vocabulary
 from xalign.data.datasets import get
 from xalign.data.static import read_vec
 from xalign.data.stemming import get_stemmer
 from xalign.data.wordvectors import WordEncoder
-from xalign.measures.bli import MAPPINGS, evaluate_directions
+from xalign.measures.bli import evaluate_directions
+from xalign.papers.meta import parameters
 from xalign.papers.wickramasinghe.bli_report import (
     MULTILINGUAL,
     findings,
@@ -104,32 +105,7 @@ vec_pattern = None         # fastText .vec files, e.g. "/data/wiki.{lang}.vec" (
 vec_pattern_cc = None      # common-crawl .vec files for the cc rows of Table 4, e.g. "/data/cc.{lang}.300.vec"
 
 # %%
-ALL_LANGS = ["es", "fr", "de", "ru", "it", "si", "zh", "ta", "ja", "tr"]
-COMMON = {"backend": "layer", "layer": -1, "pooling": "word", "autocast": "bfloat16", "mappings": list(MAPPINGS),
-          "sinhala_stemmer": "sinling-splitter", "vec_pattern": "", "vec_pattern_cc": ""}
-PROFILES = {
-    "smoke": {**COMMON, "model": "multilingual-e5-small", "table1_models": {"multilingual-e5-small": "LaBSE"},
-              "n_vocab": 3000, "n_vocab_si": 6000, "languages": ["es", "zh", "si"],
-              "table1_languages": ["es", "zh"], "prune_languages": ["zh", "si"], "prune_rule": "script",
-              "rcsls_iterations": 3, "rcsls_negatives": 3000},
-    "default": {**COMMON, "model": "multilingual-e5-small", "table1_models": {"multilingual-e5-small": "LaBSE"},
-                "n_vocab": 20000, "n_vocab_si": 0, "languages": ALL_LANGS, "table1_languages": ["es", "zh", "tr"],
-                "prune_languages": ["ru", "si", "zh", "ta", "ja"], "prune_rule": "script",
-                "rcsls_iterations": 10, "rcsls_negatives": 10000},
-    "paper": {**COMMON, "model": "sentence-transformers/LaBSE",
-              "table1_models": {"sentence-transformers/LaBSE": "LaBSE",
-                                "sentence-transformers/distiluse-base-multilingual-cased": "mBERT",
-                                "sentence-transformers/stsb-xlm-r-multilingual": "XLM-R"},
-              "backend": "sentence-transformers", "autocast": "float32", "n_vocab": 200000, "n_vocab_si": 0,
-              "languages": ALL_LANGS, "table1_languages": ["es", "zh", "tr"],
-              "prune_languages": ["ru", "si", "zh", "ta", "ja"], "prune_rule": "ascii",
-              "rcsls_iterations": 20, "rcsls_negatives": 200000},
-}
-P = resolve(PROFILES, profile, model=model, table1_models=table1_models, backend=backend, layer=layer,
-            pooling=pooling, autocast=autocast, n_vocab=n_vocab, n_vocab_si=n_vocab_si, languages=languages,
-            table1_languages=table1_languages, prune_languages=prune_languages, prune_rule=prune_rule,
-            mappings=mappings, rcsls_iterations=rcsls_iterations, rcsls_negatives=rcsls_negatives,
-            sinhala_stemmer=sinhala_stemmer, vec_pattern=vec_pattern, vec_pattern_cc=vec_pattern_cc)
+P = parameters("wickramasinghe", profile, globals())  # the profile's values; -p overrides win
 LANGS, T1_LANGS = as_list(P.languages), as_list(P.table1_languages)
 PRUNE, MAPS = as_list(P.prune_languages), as_list(P.mappings)
 RCSLS = {"n_iter": int(P.rcsls_iterations), "n_negatives": int(P.rcsls_negatives)}

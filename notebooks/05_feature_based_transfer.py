@@ -86,41 +86,16 @@ from IPython.display import display
 
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.encoders import load_encoder
-from xalign.core.profiles import as_list, resolve
+from xalign.core.profiles import as_list
 from xalign.data import taskdata
 from xalign.measures import probe, probe_tasks
 from xalign.measures.sentbank import SentenceBank, cbow_bank, union_batcher
+from xalign.papers.meta import parameters
 from xalign.papers.nyholm2020 import multisent
 
 pd.set_option("display.precision", 1)
 
-PROFILES = {
-    "smoke": {"model": "multilingual-e5-small", "autocast": "bfloat16", "xnli_languages": ["en", "zh"],
-              "xnli_train_pairs": 90, "xnli_test_pairs": 60, "xed_languages": ["en"],
-              "xed_sizes": {"*": [240, 80, 80]}, "xed_label_policy": "single", "study_languages": ["en"],
-              "senteval_config": "prototyping", "mlp_hidden": 20, "classifier_sizes": [0, 5],
-              "xnli_train_sizes": [45, 90], "xed_train_sizes": [120, 240], "layer": -1, "seed": 0},
-    "default": {"model": "multilingual-e5-small", "autocast": "bfloat16",
-                "xnli_languages": ["ar", "de", "en", "es", "fr", "ru", "sw", "vi", "zh"],
-                "xnli_train_pairs": 600, "xnli_test_pairs": 450, "xed_languages": ["en", "fr", "it"],
-                "xed_sizes": {"en": [5773, 1505, 652], "*": [4975, 800, 652]}, "xed_label_policy": "single",
-                "study_languages": ["en", "fr", "vi", "zh", "ar"], "senteval_config": "prototyping",
-                "mlp_hidden": 50, "classifier_sizes": [0, 5, 20, 50, 200], "xnli_train_sizes": [75, 150, 300, 600],
-                "xed_train_sizes": [250, 500, 1000, 2500, 5773], "layer": -1, "seed": 0},
-    "paper": {"model": "bert-base-multilingual-cased", "autocast": "",
-              "xnli_languages": list(taskdata.XNLI_LANGUAGES), "xnli_train_pairs": None, "xnli_test_pairs": None,
-              "xed_languages": list(taskdata.XED_ANNOTATED + taskdata.XED_PROJECTED),
-              "xed_sizes": {"en": [5773, 1505, 652], "*": [4975, 800, 652]}, "xed_label_policy": "single",
-              "study_languages": list(taskdata.XNLI_LANGUAGES), "senteval_config": "prototyping",
-              "mlp_hidden": 50, "classifier_sizes": [0, 5, 20, 50, 200, 1000],
-              "xnli_train_sizes": [150, 300, 600, 1200, 2490], "xed_train_sizes": [250, 500, 1000, 2500, 5773],
-              "layer": -1, "seed": 0},
-}
-P = resolve(PROFILES, profile, model=model, autocast=autocast, xnli_languages=xnli_languages,
-            xnli_train_pairs=xnli_train_pairs, xnli_test_pairs=xnli_test_pairs, xed_languages=xed_languages,
-            xed_sizes=xed_sizes, xed_label_policy=xed_label_policy, study_languages=study_languages,
-            senteval_config=senteval_config, mlp_hidden=mlp_hidden, classifier_sizes=classifier_sizes,
-            xnli_train_sizes=xnli_train_sizes, xed_train_sizes=xed_train_sizes, layer=layer, seed=seed)
+P = parameters("nyholm2020", profile, globals())  # the profile's values; -p overrides win
 LANGS = as_list(P.xnli_languages)
 STUDY = [lang for lang in as_list(P.study_languages) if lang in LANGS]
 XED_LANGS = as_list(P.xed_languages)

@@ -1,31 +1,65 @@
 """Run profiles: named sets of parameter values a chapter can run with.
 
-Each notebook declares a ``PROFILES`` dict (``smoke``: CI-sized, about a
+Each paper package ships ``profiles.yaml`` (``smoke``: CI-sized, about a
 minute on 2 cores; ``default``: the embedded model and the mirrored data;
-``paper``: the paper's own models, for a GPU). Its papermill parameters
-default to ``None``, meaning "the profile's value"; anything given
-explicitly wins.
+``paper``: the paper's own models, for a GPU). A notebook declares each
+parameter once, in its papermill ``parameters`` cell, defaulting to ``None``
+("the profile's value"); :func:`resolve` fills them from the profile file and
+anything given explicitly wins.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from types import SimpleNamespace
+
+import yaml
 
 PROFILE_NAMES = ("smoke", "default", "paper")
 
 
-def resolve(profiles: dict[str, dict], profile: str, **overrides) -> SimpleNamespace:
+class ParameterError(ValueError):
+    """A parameter name or value that the chapter's profile does not admit."""
+
+
+def load_profiles(path: str | Path) -> dict[str, dict]:
+    """Read and validate a profile file: every profile of :data:`PROFILE_NAMES`, all with the same names."""
+    path = Path(path)
+    raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if not isinstance(raw, dict):
+        raise ParameterError(f"{path}: expected a mapping of profile name -> parameters, got {type(raw).__name__}")
+    missing = [p for p in PROFILE_NAMES if p not in raw]
+    if missing:
+        raise ParameterError(f"{path}: profiles {missing} missing (every paper has {list(PROFILE_NAMES)})")
+    names = set(raw[PROFILE_NAMES[0]])
+    for name, values in raw.items():
+        if not isinstance(values, dict):
+            raise ParameterError(f"{path}: profile {name!r} must be a mapping, got {type(values).__name__}")
+        if set(values) != names:
+            raise ParameterError(f"{path}: profile {name!r} has names {sorted(set(values) ^ names)} "
+                                 f"that profile {PROFILE_NAMES[0]!r} does not (or lacks them)")
+    return raw
+
+
+def resolve(profiles: Mapping[str, dict], profile: str, **overrides) -> SimpleNamespace:
     """Profile values with the non-None overrides applied; unknown names are errors."""
     if profile not in profiles:
-        raise ValueError(f"profile must be one of {sorted(profiles)}, got {profile!r}")
+        raise ParameterError(f"profile must be one of {sorted(profiles)}, got {profile!r}")
     base = dict(profiles[profile])
     unknown = sorted(set(overrides) - set(base))
     if unknown:
-        raise ValueError(f"parameters {unknown} are not known to profile {profile!r} "
-                         f"(known: {sorted(base)})")
+        raise ParameterError(f"parameters {unknown} are not known to profile {profile!r} "
+                             f"(known: {sorted(base)})")
     base.update({k: v for k, v in overrides.items() if v is not None})
     base["profile"] = profile
     return SimpleNamespace(**base)
+
+
+def resolve_from(profiles: Mapping[str, dict], profile: str, namespace: Mapping) -> SimpleNamespace:
+    """:func:`resolve` with the overrides read from a notebook's namespace (its parameters cell)."""
+    names = profiles[profile] if profile in profiles else next(iter(profiles.values()))
+    return resolve(profiles, profile, **{k: namespace[k] for k in names if k in namespace})
 
 
 def as_list(value) -> list:
