@@ -91,4 +91,4 @@ def test_mirror_matches_the_registry():
     root = Path(os.environ["XALIGN_DATA_MIRROR"])
     for ds in D.datasets().values():
         for rel, sha in ds.checksums.items():
-            assert D.sha256_of(root / ds.mirror / rel) == sha, f"{ds.name}/{rel}"
+            assert D.file_sha256(root / ds.mirror / rel) == sha, f"{ds.name}/{rel}"

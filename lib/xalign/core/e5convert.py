@@ -20,7 +20,6 @@ File layout (little-endian), as documented in the wheel's C source:
 
 from __future__ import annotations
 
-import hashlib
 import json
 import struct
 import tempfile
@@ -28,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from xalign.core.hashing import file_sha256
 
 MAGIC = b"E5S1"
 Q4_BLOCK_BYTES = 18  # f16 scale + 16 bytes of packed nibbles
@@ -256,14 +257,6 @@ def build_tokenizer(img: E5Image):
         vocab[i] = (name, 0.0)
     return XLMRobertaTokenizer(vocab=vocab, _spm_precompiled_charsmap=precompiled_charsmap(img.normaliser),
                                model_max_length=img.max_positions - 2)
-
-
-def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def convert_image(image_path: str | Path, out_dir: str | Path) -> Path:

