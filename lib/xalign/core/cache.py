@@ -1,4 +1,4 @@
-"""On-disk cache of representations.
+"""On-disk cache of representations and other derived artefacts (one store for every kind).
 
 Every entry is one ``.npz`` file named by the sha256 of its key: a JSON
 object with the model, its revision, the pooling, the layer set and a hash
@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from xalign.core.atomic import save_npz
+from xalign.core.atomic import save_npz, write_json
 from xalign.core.paths import cache_dir
 
 
@@ -41,6 +43,7 @@ class EmbeddingCache:
         self.enabled = enabled
         self.hits = 0
         self.misses = 0
+        self.damaged = 0
 
     def path(self, key: dict) -> Path:
         digest = key_digest(key)
@@ -55,8 +58,17 @@ class EmbeddingCache:
         if not path.exists():
             self.misses += 1
             return None
-        with np.load(path) as z:
-            out = {k: z[k] for k in z.files}
+        try:
+            with np.load(path) as z:
+                out = {k: z[k] for k in z.files}
+        except (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError) as exc:
+            # a damaged entry (disk full, a copy cut short): say which, drop it, recompute
+            warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
+                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
+            path.unlink(missing_ok=True)
+            self.misses += 1
+            self.damaged += 1
+            return None
         self.hits += 1
         return out
 
@@ -64,10 +76,37 @@ class EmbeddingCache:
         if self.enabled:
             save_npz(self.path(key), **arrays)
 
+    # JSON artefacts (alignment links, BTSR sets, fitted results) live in the same store
+    def json_path(self, key: dict) -> Path:
+        digest = key_digest(key)
+        return self.root / digest[:2] / f"{digest}.json"
+
+    def get_json(self, key: dict):
+        """The JSON value stored under ``key``, or None (a damaged entry is reported and removed)."""
+        path = self.json_path(key)
+        if not self.enabled or not path.exists():
+            self.misses += 1
+            return None
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError) as exc:
+            warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
+                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
+            path.unlink(missing_ok=True)
+            self.misses += 1
+            self.damaged += 1
+            return None
+        self.hits += 1
+        return value
+
+    def put_json(self, key: dict, value) -> None:
+        if self.enabled:
+            write_json(self.json_path(key), value)
+
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""
         n = 0
-        for f in self.root.glob("*/*.npz"):
+        for f in [*self.root.glob("*/*.npz"), *self.root.glob("*/*.json")]:
             f.unlink()
             n += 1
         return n

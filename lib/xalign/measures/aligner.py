@@ -13,7 +13,6 @@ reads the same links back instead of sampling new ones.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import tempfile
 from pathlib import Path
@@ -35,16 +34,17 @@ def align_eflomal(src_sentences: list[list[str]], tgt_sentences: list[list[str]]
         raise ValueError(f"{len(src_sentences)} source vs {len(tgt_sentences)} target sentences")
     if not cache:
         return _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
-    from xalign.core.atomic import write_json
-    from xalign.core.paths import cache_dir
+    from xalign.core.cache import EmbeddingCache, text_hash
 
-    key = hashlib.sha256(json.dumps([src_sentences, tgt_sentences, symmetrisation, seed, model],
-                                    ensure_ascii=False).encode()).hexdigest()[:32]
-    path = cache_dir("alignments") / f"eflomal-{key}.json"
-    if path.exists():
-        return [{(i, j) for i, j in links} for links in json.loads(path.read_text())]
+    store = EmbeddingCache()
+    key = {"kind": "eflomal-links", "inputs": text_hash([json.dumps([src_sentences, tgt_sentences],
+                                                                     ensure_ascii=False)]),
+           "symmetrisation": symmetrisation, "seed": seed, "model": model}
+    cached = store.get_json(key)
+    if cached is not None:
+        return [{(i, j) for i, j in links} for links in cached]
     out = _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
-    write_json(path, [sorted(links) for links in out])
+    store.put_json(key, [sorted(links) for links in out])
     return out
 
 
