@@ -92,3 +92,13 @@ def test_mirror_matches_the_registry():
     for ds in D.datasets().values():
         for rel, sha in ds.checksums.items():
             assert D.file_sha256(root / ds.mirror / rel) == sha, f"{ds.name}/{rel}"
+
+
+def test_a_corrupted_cached_copy_is_named_and_fetched_again(toy_registry):
+    path = D.fetch("toy", "de-en.txt")
+    path.write_text("haus\thaus\n")  # damaged after it was fetched
+    D._FETCHED.clear()
+    with pytest.warns(RuntimeWarning, match=r"cached copy .*de-en.txt"):
+        again = D.fetch("toy", "de-en.txt")
+    assert again.read_text() == "haus\thouse\n"
+    assert [p["sha256"] == p["declared_sha256"] for p in D.provenance() if p["file"] == "de-en.txt"] == [True]

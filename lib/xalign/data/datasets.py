@@ -118,7 +118,9 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
             f"{', ...' if len(ds.checksums) > 8 else ''})")
     target = cache_dir("data") / ds.mirror / relpath
     if target.exists():
-        return _record(ds, relpath, target, "cache")
+        if _cached_copy_intact(target, expected):
+            return _record(ds, relpath, target, "cache")
+        target.unlink()  # damaged or altered since it was fetched: fetch it again below
     mirror_root = Path(mirror) if mirror else data_mirror()
     if mirror_root is not None:
         candidate = mirror_root / ds.mirror / relpath
@@ -129,6 +131,7 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
                                     f"(data set {name!r}); the mirror copy is not the declared file")
             with atomic_path(target) as tmp:
                 shutil.copyfile(candidate, tmp)
+            _remember_sha(target, actual)
             return _record(ds, relpath, target, "mirror")
     try:
         _download(ds, relpath, target, expected)
@@ -139,7 +142,33 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
             f"data set {name!r} ({ds.title}): file {relpath!r} is not cached, not in the mirror "
             f"({where}), and could not be downloaded ({how}): {exc}. Set {MIRROR_VARIABLE} "
             f"(or `xalign --data-mirror DIR`) to a folder laid out like the mirror.") from exc
+    _remember_sha(target, file_sha256(target))
     return _record(ds, relpath, target, "download")
+
+
+def _sha_file(target: Path) -> Path:
+    return target.with_name(f".{target.name}.sha256")
+
+
+def _remember_sha(target: Path, sha: str) -> None:
+    """Record the sha256 of the copy that was accepted into the cache (checked on every later use)."""
+    with atomic_path(_sha_file(target)) as tmp:
+        tmp.write_text(sha)
+
+
+def _cached_copy_intact(target: Path, expected: str | None) -> bool:
+    """True when a cached file still has the sha256 it was accepted with (or the declared one)."""
+    import warnings
+
+    accepted = _sha_file(target).read_text().strip() if _sha_file(target).exists() else expected
+    if not accepted:
+        return True
+    actual = file_sha256(target)
+    if actual == accepted:
+        return True
+    warnings.warn(f"xalign data: cached copy {target} has sha256 {actual}, expected {accepted}; "
+                  "removed and fetched again", RuntimeWarning, stacklevel=3)
+    return False
 
 
 def fetch_many(name: str, pattern: str = "*", mirror: str | Path | None = None) -> list[Path]:
