@@ -10,18 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from xalign.data.lines import DataFormatError, read_lines
 
-class DataFormatError(ValueError):
-    """A data file does not have the expected format."""
-
-
-def _lines(path: str | Path, what: str) -> list[str]:
-    path = Path(path)
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if not any(line.strip() for line in lines):
-        raise DataFormatError(f"{path}: empty file (expected {what})")
-    return lines
+_lines = read_lines  # every reader here reads lines the same way (xalign.data.lines)
+__all__ = ["DataFormatError"]
 
 
 def read_dictionary(path: str | Path, lowercase: bool = True) -> list[tuple[str, str]]:
@@ -90,7 +82,7 @@ def read_gold_alignment(text_path: str | Path, gold_path: str | Path,
     ``reverse`` swaps the two sides (links become ``j-i``).
     """
     texts = _lines(text_path, "'source ||| target' per line")
-    golds = Path(gold_path).read_text(encoding="utf-8").splitlines()
+    golds = read_lines(gold_path, "gold links per line", allow_empty=True)
     if len(texts) != len(golds):
         raise DataFormatError(f"{text_path} has {len(texts)} lines but {gold_path} has {len(golds)}")
     src, tgt, sure, poss = [], [], [], []

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from xalign.data.corpora import ISO3 as TATOEBA_ISO3
+from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
 
 PAPER_TATOEBA_LANGS = list(TATOEBA_ISO3)
@@ -36,13 +37,7 @@ STS2017_TRACKS = {
 
 def _read_lines(path: str | Path, what: str) -> list[str]:
     """Lines of a UTF-8 file without line ends (CRLF tolerated); error if it has no text."""
-    path = Path(path)
-    lines = [ln.rstrip("\r\n").rstrip("\r") for ln in path.read_text(encoding="utf-8").split("\n")]
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not any(ln.strip() for ln in lines):
-        raise DataFormatError(f"{path}: empty file (expected {what})")
-    return lines
+    return read_lines(path, what)
 
 
 # ------------------------------------------------------------------ Tatoeba

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
 
 XNLI_LANGUAGES = ("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh")
@@ -43,29 +44,6 @@ _LABELS_RE = re.compile(r"^\s*(\d+)(\s*,\s*\d+)*\s*$")
 
 
 # --------------------------------------------------------------------------- lines
-def _physical_lines(path: Path) -> list[str]:
-    """Lines of a UTF-8 file without their LF / CRLF ends; decoding errors name the line."""
-    raw = Path(path).read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise DataFormatError(f"{path}:{line}: not valid UTF-8 ({exc.reason} at byte {exc.start})") from None
-    text = text.removeprefix("\ufeff")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the final newline
-    out = []
-    for n, line in enumerate(lines, 1):
-        line = line.removesuffix("\r")
-        if "\r" in line:
-            raise DataFormatError(f"{path}:{n}: stray carriage return inside the line: {line[:80]!r}")
-        out.append(line)
-    if not out:
-        raise DataFormatError(f"{path}: empty file")
-    return out
-
-
 # --------------------------------------------------------------------------- XNLI
 @dataclass(frozen=True)
 class NLIPair:
@@ -87,7 +65,7 @@ def read_xnli(path: str | Path, labelled: bool | None = True) -> list[NLIPair]:
     path = Path(path)
     want = {True: (3,), False: (2,), None: (2, 3)}[labelled]
     out = []
-    for n, line in enumerate(_physical_lines(path), 1):
+    for n, line in enumerate(read_lines(path), 1):
         cols = line.split("\t")
         if len(cols) not in want:
             what = {True: "3 tab-separated fields (premise, hypothesis, label)",
@@ -228,7 +206,7 @@ def read_xed(path: str | Path, multiline: str = "skip") -> XedFile:
     raw = path.read_bytes()
     crlf, lf = raw.count(b"\r\n"), raw.count(b"\n")
     ends = "crlf" if crlf and crlf == lf else ("lf" if not crlf else "mixed")
-    lines = _physical_lines(path)
+    lines = read_lines(path)
     out, skipped = [], []
     n = 0
     while n < len(lines):
@@ -284,7 +262,7 @@ def read_xed_neutral(path: str | Path) -> tuple[list[NeutralLine], list[SkippedR
     """
     path = Path(path)
     out, skipped = [], []
-    for n, line in enumerate(_physical_lines(path), 1):
+    for n, line in enumerate(read_lines(path), 1):
         cols = line.split("\t")
         if not any(c.strip() for c in cols):
             skipped.append(SkippedRecord(n, n, "empty record"))

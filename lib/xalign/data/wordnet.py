@@ -16,6 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
 
 POS_OF_FILE = {"noun": "n", "verb": "v", "adj": "a", "adv": "r"}
@@ -41,26 +42,25 @@ def read_wordnet_data(paths) -> dict[str, Synset]:
     for path in paths:
         path = Path(path)
         n_read = 0
-        with open(path, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if line.startswith("  ") or not line.strip():
-                    continue  # license header
-                fields = line.split(" | ", 1)[0].split()
-                try:
-                    offset, _lexfile, ss_type, w_cnt = fields[:4]
-                    count = int(w_cnt, 16)
-                except (ValueError, IndexError):
-                    raise DataFormatError(f"{path}:{n}: expected 'offset lex_filenum ss_type w_cnt ...', "
-                                          f"got {line[:80]!r}") from None
-                if len(offset) != 8 or not offset.isdigit() or ss_type not in "nvasr":
-                    raise DataFormatError(f"{path}:{n}: bad synset offset {offset!r} or type {ss_type!r}")
-                words = fields[4 : 4 + 2 * count : 2]
-                if len(words) != count or count == 0:
-                    raise DataFormatError(f"{path}:{n}: w_cnt says {count} words, found {len(words)}")
-                lemmas = tuple(_MARKER.sub("", w).lower() for w in words)
-                key = synset_key(offset, ss_type)
-                out[key] = Synset(key, "a" if ss_type == "s" else ss_type, lemmas)
-                n_read += 1
+        for n, line in enumerate(read_lines(path, "WordNet data lines"), 1):
+            if line.startswith("  ") or not line.strip():
+                continue  # license header
+            fields = line.split(" | ", 1)[0].split()
+            try:
+                offset, _lexfile, ss_type, w_cnt = fields[:4]
+                count = int(w_cnt, 16)
+            except (ValueError, IndexError):
+                raise DataFormatError(f"{path}:{n}: expected 'offset lex_filenum ss_type w_cnt ...', "
+                                      f"got {line[:80]!r}") from None
+            if len(offset) != 8 or not offset.isdigit() or ss_type not in "nvasr":
+                raise DataFormatError(f"{path}:{n}: bad synset offset {offset!r} or type {ss_type!r}")
+            words = fields[4 : 4 + 2 * count : 2]
+            if len(words) != count or count == 0:
+                raise DataFormatError(f"{path}:{n}: w_cnt says {count} words, found {len(words)}")
+            lemmas = tuple(_MARKER.sub("", w).lower() for w in words)
+            key = synset_key(offset, ss_type)
+            out[key] = Synset(key, "a" if ss_type == "s" else ss_type, lemmas)
+            n_read += 1
         if n_read == 0:
             raise DataFormatError(f"{path}: no synset lines (expected a WordNet data.* file)")
     return out
@@ -70,7 +70,7 @@ def read_omw(path: str | Path) -> dict[str, list[str]]:
     """Lemmas per synset key from an OMW ``wn-data-<lang>.tab`` file (other relations are skipped)."""
     path = Path(path)
     out: dict[str, list[str]] = defaultdict(list)
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for n, line in enumerate(read_lines(path, "OMW tab lines"), 1):
         if not line.strip() or line.startswith("#"):
             continue
         cols = line.split("\t")

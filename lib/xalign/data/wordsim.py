@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
 
 _MARKED = re.compile(r"<([^<>]+)>")
@@ -54,7 +55,7 @@ def _unmark(line: str, where: str) -> tuple[str, tuple[int, int], str]:
 def read_bcws(path: str | Path) -> ContextPairs:
     """BCWS: ``a`` is the English context, ``b`` the Chinese one (as the file's 3rd and 2nd lines)."""
     path = Path(path)
-    lines = [line.rstrip("\r") for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = read_lines(path, "BCWS items (4 lines each)")
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines or len(lines) % 4:
@@ -83,7 +84,7 @@ def read_bcws(path: str | Path) -> ContextPairs:
 def read_scws(path: str | Path) -> ContextPairs:
     """Processed SCWS: pairs of lines ``context<TAB>index<TAB>rating`` (whitespace-tokenised context)."""
     path = Path(path)
-    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    lines = [line for line in read_lines(path, "SCWS pairs") if line.strip()]
     if not lines or len(lines) % 2:
         raise DataFormatError(f"{path}: {len(lines)} non-empty lines; SCWS needs two lines per pair")
     out = ContextPairs([], [], [], [], np.zeros(len(lines) // 2), [], [])
