@@ -21,6 +21,29 @@ def _parse_params(pairs: list[list[str]] | None) -> dict:
     return out
 
 
+def clear_cache(root, yes: bool = False) -> int:
+    """Remove what xalign wrote under ``root`` (the sub-folders its marker lists), nothing else."""
+    from xalign.core.paths import CACHE_MARKER, cache_kinds
+
+    if not (root / CACHE_MARKER).exists():
+        print(f"xalign: {root} is not an xalign cache (no {CACHE_MARKER} file); nothing removed", file=sys.stderr)
+        return 2
+    kinds = [k for k in cache_kinds(root) if (root / k).exists()]
+    if not yes:
+        if not sys.stdin.isatty():
+            print(f"xalign: would remove {', '.join(kinds) or 'nothing'} under {root}; "
+                  "run with --yes to confirm", file=sys.stderr)
+            return 2
+        if input(f"remove {', '.join(kinds) or 'nothing'} under {root}? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("nothing removed")
+            return 1
+    for k in kinds:
+        shutil.rmtree(root / k)
+    (root / CACHE_MARKER).write_text("")
+    print(f"removed {', '.join(kinds) or 'nothing'} under {root}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xalign", description=__doc__)
     parser.add_argument("--data-mirror", metavar="DIR",
@@ -51,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
 
     c = sub.add_parser("cache", help="show or clear the cache")
     c.add_argument("action", choices=["path", "clear", "clear-embeddings"])
+    c.add_argument("--yes", action="store_true", help="clear without asking")
 
     sub.add_parser("model", help="materialise the offline encoder (multilingual-e5-small) now")
 
@@ -79,16 +103,22 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.data import datasets as D
 
         if args.all:
-            failed = []
+            missing, failed = [], []
             for name in D.datasets():
                 try:
                     paths = D.fetch_many(name, args.pattern)
                     print(f"{name:22s} {len(paths):4d} files")
                 except D.DataNotFoundError as exc:
-                    failed.append(name)
+                    missing.append(name)
                     print(f"{name:22s} NOT AVAILABLE: {exc}", file=sys.stderr)
+                except (D.ChecksumError, ValueError, OSError) as exc:  # every set is tried; failures reported at the end
+                    failed.append(name)
+                    print(f"{name:22s} FAILED: {type(exc).__name__}: {exc}", file=sys.stderr)
+            if missing:
+                print(f"not available here: {', '.join(missing)} (chapters that need them will say so)")
             if failed:
-                print(f"not available here: {', '.join(failed)} (chapters that need them will say so)")
+                print(f"xalign: {len(failed)} data set(s) failed: {', '.join(failed)}", file=sys.stderr)
+                return 1
             return 0
         if not args.datasets:
             for name, ds in D.datasets().items():
@@ -100,12 +130,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "cache":
         from xalign.core.paths import cache_root
 
-        root = cache_root()
+        root = cache_root(create=args.action != "clear")
         if args.action == "path":
             print(root)
         elif args.action == "clear":
-            shutil.rmtree(root)
-            print(f"removed {root}")
+            return clear_cache(root, args.yes)
         else:
             from xalign.core.cache import EmbeddingCache
 

@@ -23,16 +23,35 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 PROJECT_ROOT = PACKAGE_ROOT.parents[1]
 
 
-def cache_root() -> Path:
-    """Root of the xalign cache (created on demand)."""
+#: a file in the cache root saying "xalign wrote this folder", with the sub-folders it made (one per line)
+CACHE_MARKER = ".xalign-cache"
+
+
+def cache_root(create: bool = True) -> Path:
+    """Root of the xalign cache (created on demand, with its marker file, unless ``create=False``)."""
     root = Path(os.environ.get("XALIGN_CACHE") or platformdirs.user_cache_dir("xalign"))
+    if not create:
+        return root
     root.mkdir(parents=True, exist_ok=True)
+    marker = root / CACHE_MARKER
+    if not marker.exists():
+        marker.write_text("")
     return root
+
+
+def cache_kinds(root: Path) -> list[str]:
+    """The sub-folders xalign made in a cache root (from its marker file)."""
+    marker = root / CACHE_MARKER
+    return [k for k in marker.read_text().split("\n") if k] if marker.exists() else []
 
 
 def cache_dir(kind: str) -> Path:
     """A sub-directory of the cache: ``data``, ``models``, ``embeddings``, ``alignments``, ..."""
-    path = cache_root() / kind
+    root = cache_root()
+    path = root / kind
+    if kind not in cache_kinds(root):
+        with open(root / CACHE_MARKER, "a") as fh:
+            fh.write(kind + "\n")
     path.mkdir(parents=True, exist_ok=True)
     return path
 
