@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +104,7 @@ class Encoder:
     autocast: str | None = None  # "bfloat16": CPU/GPU autocast (about 2.6x faster on AVX512-bf16)
     max_length: int = 512
     progress: bool = True
+    n_blank_texts: int = 0  # empty or whitespace-only texts seen (they share one vector)
 
     @property
     def n_layers(self) -> int:
@@ -149,10 +151,18 @@ class Encoder:
         """
         from xalign.core.progress import bar
 
+        if isinstance(texts, str):
+            raise TypeError("texts must be a sequence of strings, got one str (it would be encoded character "
+                            "by character); wrap it: [text]")
         texts = list(texts)
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
+        blank = sum(1 for t in texts if not t.strip())
+        if blank:
+            self.n_blank_texts += blank
+            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty or whitespace-only; they all get "
+                          "the same vector (counted in encoder.n_blank_texts)", RuntimeWarning, stacklevel=2)
         if spans is not None:
             spans = [list(s) for s in spans]
             if len(spans) != len(texts):
@@ -166,6 +176,12 @@ class Encoder:
             if p not in SENTENCE_POOLINGS:
                 raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {p!r}")
         masked = "masked-" if mask else ""
+        if not texts:  # nothing to encode: empty arrays of the right shape, no tokenizer call
+            L = 1 if layer_mean else len(layers)
+            out = {p: np.zeros((0, L, self.dim), np.float32) for p in poolings}
+            if spans is not None:
+                out["words"] = np.zeros((0, L, self.dim), np.float32)
+            return out
 
         outputs: dict[str, list[np.ndarray]] = {p: [] for p in poolings}
         if spans is not None:
@@ -340,14 +356,23 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
         source, revision = str(path), _local_revision(path)
     elif Path(name).expanduser().is_dir():
         path = Path(name).expanduser()
+        if not (path / "config.json").exists():
+            raise OSError(f"{path} is a directory but not a model: it has no config.json (expected a saved "
+                          f"Hugging Face model: config.json, weights, tokenizer files)")
         source, revision = str(path), _local_revision(path)
     else:
         source, revision = name, None
+    local_only = source == name and not hub_reachable()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModel.from_pretrained(source, add_pooling_layer=False) if _is_bert_like(source) \
-            else AutoModel.from_pretrained(source)
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
+        model = AutoModel.from_pretrained(source, add_pooling_layer=False, local_files_only=local_only) \
+            if _is_bert_like(source, local_only) else AutoModel.from_pretrained(source, local_files_only=local_only)
     except OSError as exc:
+        if local_only:
+            raise OSError(f"could not load model {name!r}: the Hugging Face hub is not reachable "
+                          f"(HF_HUB_OFFLINE set or no network) and it is not in the local Hugging Face "
+                          f"cache. Pass a local directory, or use the offline default {OFFLINE_DEFAULT!r}."
+                          ) from exc
         raise OSError(f"could not load model {name!r}: {exc}. Hub models need a network "
                       f"(or a local copy: pass its directory); the offline default is "
                       f"{OFFLINE_DEFAULT!r}.") from exc
@@ -369,11 +394,24 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
                    device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
 
 
-def _is_bert_like(source: str) -> bool:
+def hub_reachable(timeout: float = 1.5) -> bool:
+    """False when ``HF_HUB_OFFLINE`` is set or huggingface.co cannot be reached (so loading fails fast)."""
+    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        return False
+    import socket
+
+    try:
+        socket.create_connection(("huggingface.co", 443), timeout=timeout).close()
+        return True
+    except OSError:
+        return False
+
+
+def _is_bert_like(source: str, local_only: bool = False) -> bool:
     try:
         from transformers import AutoConfig
 
-        return AutoConfig.from_pretrained(source).model_type in ("bert", "roberta", "xlm-roberta")
+        return AutoConfig.from_pretrained(source, local_files_only=local_only).model_type in ("bert", "roberta", "xlm-roberta")
     except Exception:  # noqa: BLE001 - any failure to read a config means "not BERT-like"
         return False
 
