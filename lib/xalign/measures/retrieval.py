@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xalign.measures.validate import positive_int, same_width
+
 DEFAULT_BLOCK_BYTES = 256 * 2**20  # one similarity block: 256 MiB of float32
 
 
@@ -51,8 +53,8 @@ def _as_unit_tensor(X, device: str):
 
 
 def _block_rows(n_cols: int, block: int | None) -> int:
-    if block:
-        return int(block)
+    if block is not None:
+        return positive_int("block", block)
     return max(1, min(8192, DEFAULT_BLOCK_BYTES // (4 * max(n_cols, 1))))
 
 
@@ -71,6 +73,8 @@ def mean_topk_similarity(Q, K, k: int = 10, exclude_self: bool = False, block: i
 def _mean_topk(q, kk, k, exclude_self, block):
     import torch
 
+    positive_int("k", k)
+    same_width(q, kk)
     n_avail = kk.shape[0] - (1 if exclude_self else 0)
     if n_avail < 1:
         raise ValueError("need at least one neighbour candidate")
@@ -106,6 +110,7 @@ def csls(U, V, k: int = 10, block: int | None = None, device: str | None = None)
 def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None,
               device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn)."""
+    positive_int("topn", topn, len(V), "the number of candidates")
     dev = _device(device)
     u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
     r_v = _mean_topk(u, v, k, False, block)
@@ -124,7 +129,9 @@ def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None,
 def cosine_topk(U, V, topn: int = 1, block: int | None = None,
                 device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Plain nearest neighbours by cosine; returns (indices, scores), each (n_U, topn)."""
+    positive_int("topn", topn, len(V), "the number of candidates")
     dev = _device(device)
+    same_width(U, V)
     u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
     rows = _block_rows(v.shape[0], block)
     idx = np.empty((u.shape[0], topn), np.int64)
@@ -141,6 +148,7 @@ def _check_pairs(U, V):
         raise ValueError(f"U and V must be paired row by row: {len(U)} vs {len(V)} rows")
     if len(U) < 2:
         raise ValueError("need at least two pairs")
+    same_width(U, V)
 
 
 def _weak_hits(u, v, r_v, r_u, block) -> np.ndarray:
@@ -222,6 +230,7 @@ def alignment_scores(U, V, k: int = 10, block: int | None = None, device: str | 
     (2 matrix products instead of 5); otherwise the blocked passes run.
     """
     _check_pairs(U, V)
+    positive_int("k", k)
     n = len(U)
     if block is None and 4 * n * n <= DEFAULT_BLOCK_BYTES:
         dev = _device(device)

@@ -1,0 +1,33 @@
+"""Argument checks at the public boundary of the measures: a bad number is an error, never a silent 0.
+
+Each check names the argument, the range it must lie in and the value it got.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+
+def positive_int(name: str, value, upper: int | None = None, upper_name: str = "") -> int:
+    """``value`` as an int in ``1..upper``; raises ``ValueError`` naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    value = int(value)
+    if value < 1:
+        raise ValueError(f"{name} must be >= 1, got {value}")
+    if upper is not None and value > upper:
+        raise ValueError(f"{name} must be <= {upper}{f' ({upper_name})' if upper_name else ''}, got {value}")
+    return value
+
+
+def same_width(U, V, names: tuple[str, str] = ("U", "V")) -> None:
+    """Row vectors of two spaces must have the same dimension."""
+    import numpy as np
+
+    du, dv = np.shape(U)[-1], np.shape(V)[-1]
+    if du != dv:
+        raise ValueError(f"{names[0]} has vectors of dimension {du} but {names[1]} of dimension {dv}; "
+                         "map one space onto the other first")
