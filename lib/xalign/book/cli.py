@@ -86,9 +86,16 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.command == "run":
         from xalign.book.runner import run_chapter
+        from xalign.core.profiles import ParameterError
 
         params = {"profile": args.profile, **_parse_params(args.parameter)}
-        print(run_chapter(args.chapter, params, args.output))
+        try:
+            print(run_chapter(args.chapter, params, args.output))
+        except (ParameterError, ValueError) as exc:
+            if not isinstance(exc, ParameterError) and "matches" not in str(exc):
+                raise
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
     elif args.command == "book":
         from xalign.book.runner import build_book
 

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
 from xalign.core.atomic import write_text
 from xalign.core.paths import PROJECT_ROOT
@@ -46,6 +47,7 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     import papermill as pm
 
     chapter = find_chapter(chapter)
+    check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
     root = Path(build_root) if build_root else PROJECT_ROOT
     output = Path(output) if output else root / "book" / "chapters" / f"{chapter}.ipynb"
     output.parent.mkdir(parents=True, exist_ok=True)
