@@ -20,6 +20,7 @@ from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
 from xalign.core.atomic import write_text
 from xalign.core.paths import PROJECT_ROOT
+from xalign.core.progress import LOG_VARIABLE, ProgressEcho
 from xalign.data.datasets import datasets_markdown
 
 NOTEBOOKS = PROJECT_ROOT / "notebooks"
@@ -54,17 +55,21 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     nb = jupytext.read(NOTEBOOKS / f"{chapter}.py")
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata.pop("jupytext", None)
-    os.environ.setdefault("XALIGN_PROGRESS", "0")  # executed pages carry no progress-bar debris
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / f"{chapter}.ipynb"
         jupytext.write(nb, source, fmt="ipynb")
         partial = output.with_name(f".{output.stem}.part.ipynb")
+        log = Path(tmp) / "progress.log"
+        # the kernel's bars go to a log that is echoed here: the terminal shows progress, the page none
+        os.environ[LOG_VARIABLE] = str(log)
         try:
-            pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
-                                kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=progress,
-                                log_output=False)
+            with ProgressEcho(log, prefix=f"[{chapter[:2]}] ", every=5.0 if progress else 3600.0):
+                pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
+                                    kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=progress,
+                                    log_output=False)
             os.replace(partial, output)
         finally:
+            os.environ.pop(LOG_VARIABLE, None)
             if partial.exists():  # keep the failed notebook for inspection
                 os.replace(partial, output.with_name(f"{chapter}.failed.ipynb"))
     return output

@@ -344,9 +344,9 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     """
     from transformers import AutoModel, AutoTokenizer
 
-    from xalign.core.progress import enabled
+    from xalign.core.progress import inline
 
-    if not (progress and enabled()):
+    if not (progress and inline()):
         import transformers
 
         transformers.utils.logging.disable_progress_bar()

@@ -126,7 +126,7 @@ def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], bat
     from sentence_transformers import SentenceTransformer
 
     from xalign.core.cache import EmbeddingCache, text_hash
-    from xalign.core.progress import enabled as progress_enabled
+    from xalign.core.progress import inline as progress_inline
 
     words = list(words)
     cache = cache or EmbeddingCache()
@@ -140,7 +140,7 @@ def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], bat
             if model is None:
                 model = SentenceTransformer(model_name, device=device)
             x = model.encode(chunk, batch_size=batch_size, convert_to_numpy=True,
-                             show_progress_bar=len(words) > batch_size and progress_enabled()).astype(np.float32)
+                             show_progress_bar=len(words) > batch_size and progress_inline()).astype(np.float32)
             cache.put(key, x=x)
             got = {"x": x}
         chunks.append(got["x"])

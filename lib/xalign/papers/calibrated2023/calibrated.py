@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
+from xalign.core.progress import bar as progress_bar
 from xalign.core.sentvec import sentence_vectors
 from xalign.measures.sentence_retrieval import (
     DIRECTIONS,
@@ -84,7 +84,7 @@ def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed:
     if loader is None:
         from xalign.data.sentdata import tatoeba_pairs as loader
     frames = []
-    for lang in tqdm(list(langs), desc=f"Tatoeba {getattr(encoder, 'name', '')}", unit="lang"):
+    for lang in progress_bar(list(langs), desc=f"Tatoeba {getattr(encoder, 'name', '')}", unit="lang"):
         pairs = loader(lang)
         pairs = [pairs[i] for i in sample_rows(len(pairs), n, seed)]
         df = paired_retrieval(encoder, pairs, layers, method)

@@ -206,8 +206,9 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
         CosineSimilarityLoss,
         MultipleNegativesRankingLoss,
     )
-    from tqdm.auto import tqdm
     from transformers import get_linear_schedule_with_warmup
+
+    from xalign.core.progress import bar as progress_bar
 
     steps = training_schedule(len(nli), len(sts), config)
     if not steps:
@@ -231,7 +232,7 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
     device = model.device
     model.train()
     log = []
-    bar = tqdm(steps, desc="fine-tune", unit="step", disable=not progress)
+    bar = progress_bar(steps, desc="fine-tune", unit="step", disable=not progress)
     for step, (task, idx) in enumerate(bar, 1):
         data = nli if task == "nli" else sts
         batch = [data[i] for i in idx]

@@ -158,13 +158,12 @@ def encode_pair_features(encoder, data: XNLIManual, layer: int = -1,
                          splits: Sequence[str] = SPLITS, langs: Sequence[str] | None = None
                          ) -> dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]:
     """``feats[lang][split] = (X, y)``: pair features of one layer's mean-pooled vectors, and labels."""
-    from tqdm.auto import tqdm
-
+    from xalign.core.progress import bar as progress_bar
     from xalign.core.sentvec import sentence_vectors
 
     layers = None if getattr(encoder, "n_layers", 1) == 1 else [layer]
     out: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = {}
-    for lang in tqdm(list(langs or data.langs), desc="XNLI features", unit="lang"):
+    for lang in progress_bar(list(langs or data.langs), desc="XNLI features", unit="lang"):
         out[lang] = {}
         for s in splits:
             rows = data.rows[lang][s]
@@ -299,7 +298,6 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     {"val": mean val %, "test": {lang: %}, "step": step}.
     """
     import torch
-    from tqdm.auto import tqdm
     from transformers import (
         AutoModelForSequenceClassification,
         AutoTokenizer,
@@ -307,6 +305,7 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     )
 
     from xalign.core.encoders import default_device
+    from xalign.core.progress import bar as progress_bar
     from xalign.papers.calibrated2023.finetune import resolve_base
 
     device = device or default_device()
@@ -322,7 +321,7 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     every = max(1, round(config.eval_every * total))
     best = {"val": -1.0, "test": {}, "step": 0}
     step = 0
-    bar = tqdm(total=total, desc=f"fine-tune {model_name} on NLI", disable=not progress)
+    bar = progress_bar(total=total, desc=f"fine-tune {model_name} on NLI", disable=not progress)
     for _ in range(config.epochs):
         model.train()
         for x, y in _nli_batches(tokenizer, train_rows, config.batch_size, config.max_length, device, rng):

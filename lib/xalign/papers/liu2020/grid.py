@@ -105,10 +105,10 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
 
 
 def _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k) -> list[dict]:
-    from tqdm.auto import tqdm
+    from xalign.core.progress import bar as progress_bar
 
     rows = []
-    for level, signal, tech, n in tqdm(jobs, desc="fit + evaluate", leave=False, mininterval=30):
+    for level, signal, tech, n in progress_bar(jobs, desc="fit + evaluate", leave=False, mininterval=30):
         try:
             X, Y = anchors(sp, level, signal, n or None)
             al = fit_alignment(X, Y, mim=tech == "mim")

@@ -80,7 +80,7 @@ def encode_space(encoder, texts: list[str], tokens: list[list[Token]], layers=No
     Unique texts, in corpus order, are encoded in content-defined chunks
     (:func:`content_chunks`), each cached by the encoder on its own.
     """
-    from tqdm.auto import tqdm
+    from xalign.core.progress import bar as progress_bar
 
     layers = resolve_layers(encoder, layers)
     first: dict[str, int] = {}
@@ -88,7 +88,7 @@ def encode_space(encoder, texts: list[str], tokens: list[list[Token]], layers=No
         first.setdefault(t, k)
     unique = list(first.values())
     per_text: dict[str, np.ndarray] = {}
-    bar = tqdm(total=len(unique), desc=desc, unit="sent", disable=not encoder.progress, mininterval=30)
+    bar = progress_bar(total=len(unique), desc=desc, unit="sent", disable=not encoder.progress, mininterval=30)
     progress, encoder.progress = encoder.progress, False
     try:
         for chunk in content_chunks([texts[k] for k in unique]):
