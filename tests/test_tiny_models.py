@@ -1,0 +1,51 @@
+"""Tiny random models of the papers' families load and encode through the same code paths as the hub models."""
+
+import glob
+
+import numpy as np
+import pytest
+
+from xalign.core.encoders import load_encoder
+from xalign.core.tiny import FAMILIES, build_tiny_model
+
+
+@pytest.fixture(scope="session")
+def sentences():
+    from conftest import mirror_available
+
+    if not mirror_available():
+        pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR) for tokenizer training text")
+    import os
+
+    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
+    return [s for f in files for s in open(f, encoding="utf-8").read().split("\n")[:150]]
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory, sentences):
+    root = tmp_path_factory.mktemp("tiny")
+    return {fam: build_tiny_model(fam, root / fam, sentences) for fam in FAMILIES}
+
+
+@pytest.mark.parametrize("family", ["mbert", "xlmr", "mbart"])
+def test_tiny_family_encodes_sentences_and_words(tiny_models, family):
+    enc = load_encoder(str(tiny_models[family]), progress=False, device="cpu")
+    assert enc.n_layers == 3 and enc.dim == 32 and enc.prefix == ""
+    text = ["Das ist ein Haus.", "这是房子。"]
+    v = enc.encode_sentences(text)
+    w = enc.encode_words(text[:1], [[(0, 3), (12, 16)]])
+    assert v.shape == (2, 3, 32) and w.shape == (2, 3, 32) and np.isfinite(v).all()
+    assert not np.allclose(w[0], w[1])  # two different words, two different vectors
+
+
+def test_tiny_labse_is_a_sentence_transformers_model(tiny_models):
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(tiny_models["labse"]), device="cpu")
+    out = st.encode(["Das ist ein Haus.", "这是房子。"])
+    assert out.shape == (2, 24) and np.allclose(np.linalg.norm(out, axis=1), 1, atol=1e-5)
+
+
+def test_unknown_family_is_named(tmp_path):
+    with pytest.raises(ValueError, match="family must be one of"):
+        build_tiny_model("gpt", tmp_path, ["x"] * 60)
