@@ -390,8 +390,18 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     model.eval()
     if prefix is None:
         prefix = "passage: " if "e5" in name.lower() or name in _OFFLINE_ALIASES else ""
+    # never feed more tokens than the model has positions for (512 for mBERT, XLM-R and e5; less for small models)
+    kwargs.setdefault("max_length", min(512, usable_positions(model.config)))
     return Encoder(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,
                    device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
+
+
+def usable_positions(config) -> int:
+    """Tokens a model can take: its position table, less RoBERTa's padding offset (XLM-R: 514 -> 512)."""
+    positions = int(getattr(config, "max_position_embeddings", 512) or 512)
+    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
+        positions -= int(getattr(config, "pad_token_id", 1) or 1) + 1
+    return positions
 
 
 def hub_reachable(timeout: float = 1.5) -> bool:
