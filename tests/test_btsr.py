@@ -125,6 +125,9 @@ def test_candidate_space_holds_every_contextualised_target():
     assert cands[gold[0]] == (2, 1)
     assert (6, 1) in cands and (4, 1) in cands and len(set(cands)) == len(cands)
     assert counts["same_form_distractors"] == 1 and counts["items_with_same_form_distractor"] == 1
+    two = [items[0], BTSRItem("depository", "banco", 0, 5, 1, 6, 1, 2)]  # two test pairs, one form
+    _, _, c2 = candidate_space(two, tgt, 100, "es", np.random.default_rng(0), two)
+    assert c2["same_form_distractors"] == 2 and c2["items_with_same_form_distractor"] == 2
     fillers = {tgt[k][j].text for k, j in cands if (k, j) not in {(2, 1), (6, 1), (4, 1)}}
     assert not fillers & {"banco", "río"}  # other words only
 

@@ -276,11 +276,9 @@ def candidate_space(items: list[BTSRItem], tgt_tokens: list[list[Token]], n_cand
     for w in order[:n_fill]:
         occ = where[words[w]]
         add(occ[int(rng.integers(len(occ)))])
-    forms = [tgt_tokens[k][j].text for k, j in cands]
-    n_form = Counter(forms)
-    gold_forms, gold_set = {it.tgt_word for it in items}, set(gold.tolist())
+    n_form = Counter(tgt_tokens[k][j].text for k, j in cands)
     counts = {"contextualized_candidates": len(others), "filler_words_available": len(words),
-              "same_form_distractors": sum(f in gold_forms for r, f in enumerate(forms) if r not in gold_set),
+              "same_form_distractors": sum(n_form[it.tgt_word] - 1 for it in items),  # summed over the queries
               "items_with_same_form_distractor": sum(n_form[it.tgt_word] > 1 for it in items)}
     return cands, gold, counts
 

@@ -80,7 +80,7 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
     params = {"seed": seed, "top": top, "n_test": n_test, "n_candidates": n_candidates, "query": query,
               "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
               "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
-              "version": 2}
+              "version": 3}
     key = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:24]
     path = _cache_file(f"btsr-{src}-{tgt}", key)
     if path.exists():

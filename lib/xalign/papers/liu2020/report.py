@@ -158,11 +158,15 @@ def change_paragraph(ba: pd.DataFrame) -> str:
         tie = val(v, "5 scoring", "BL(word) avg_type [type] P@5")
         ty = val(v, "6", "BL(word) avg_type [type] P@5")
         nm = val(v, "7", "no mapping [token] P@5")
+        cov = val(v, "6", "BTSR queries with a type vector")
+        sub = ba[(ba.variant == v) & (ba.measure == "BL(word) P@5, queries with a training type vector")]
+        sub = (f" ({cov[1]}% of the queries have a training vector; on those, {sub.before.iloc[0]:.1f} -> "
+               f"{sub.after.iloc[0]:.1f})") if len(sub) else ""
         parts.append(
             f"*{v}*: the corpus-ranked selection keeps {sel[1]} test pairs (ranking among the items kept {sel[0]}); "
             f"the paper's candidate space holds {sf[1]} same-form distractors (before: {sf[0]}), which moves "
             f"`avg_type wa mim` P@5 from {mim[0]} to {mim[1]} and `BL(word)` from {bl5[0]} to {bl5[1]}; "
             f"breaking `BL(word)`'s ties at random rather than for the gold moves it from {tie[0]} to {tie[1]}; "
-            f"type vectors from training text only move it from {ty[0]} to {ty[1]}; centring the unmapped "
+            f"type vectors from training text only move it from {ty[0]} to {ty[1]}{sub}; centring the unmapped "
             f"space moves its P@5 from {nm[0]} to {nm[1]}.")
     return " ".join(parts)
