@@ -9,6 +9,7 @@ from xalign.data.wordnet import Synset
 from xalign.data.words import tokenize
 from xalign.papers.liu2020.btsr import (
     BTSRItem,
+    BTSRSet,
     build_btsr,
     candidate_space,
     check_non_parallel,
@@ -100,18 +101,80 @@ def test_select_items_by_frequency_or_ambiguity():
     assert len(select_items(items, Counter(), Counter(), {}, {}, top=0, n_max=2)) == 2
 
 
-def test_candidate_space_excludes_test_words_and_test_sentences():
+def test_candidate_space_first_reading_excludes_test_words_and_test_sentences():
     _src, tgt = toks()
     items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]
-    cands, n_avail = candidate_space(items, tgt, 100, "es", np.random.default_rng(0))
-    assert cands[0] == (2, 1)
+    cands, gold, counts = candidate_space(items, tgt, 100, "es", np.random.default_rng(0))
+    assert cands[0] == (2, 1) and list(gold) == [0]
     fillers = cands[1:]
-    assert len(fillers) == n_avail
+    assert len(fillers) == counts["filler_words_available"]
     words = [tgt[k][j].text for k, j in fillers]
     assert len(set(words)) == len(words) and "banco" not in words
     assert not {k for k, _ in fillers} & {0, 2}
-    few, _ = candidate_space(items, tgt, 3, "es", np.random.default_rng(0))
+    assert counts["same_form_distractors"] == 0
+    few, _, _ = candidate_space(items, tgt, 3, "es", np.random.default_rng(0))
     assert len(few) == 3
+
+
+def test_candidate_space_holds_every_contextualised_target():
+    _src, tgt = toks()
+    items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]
+    others = [BTSRItem("depository", "banco", 0, 5, 1, 6, 1, 2), BTSRItem("river", "río", 0, 3, 4, 4, 1, 4),
+              BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]  # the test item itself: one row, not two
+    cands, gold, counts = candidate_space(items, tgt, 100, "es", np.random.default_rng(0), items + others)
+    assert cands[gold[0]] == (2, 1)
+    assert (6, 1) in cands and (4, 1) in cands and len(set(cands)) == len(cands)
+    assert counts["same_form_distractors"] == 1 and counts["items_with_same_form_distractor"] == 1
+    two = [items[0], BTSRItem("depository", "banco", 0, 5, 1, 6, 1, 2)]  # two test pairs, one form
+    _, _, c2 = candidate_space(two, tgt, 100, "es", np.random.default_rng(0), two)
+    assert c2["same_form_distractors"] == 2 and c2["items_with_same_form_distractor"] == 2
+    fillers = {tgt[k][j].text for k, j in cands if (k, j) not in {(2, 1), (6, 1), (4, 1)}}
+    assert not fillers & {"banco", "río"}  # other words only
+
+
+# "bench" is also "banco": two source words give one Spanish form in two senses
+BENCH_SYNSETS = {**SYNSETS, "00000006-n": Synset("00000006-n", "n", ("bench",))}
+BENCH_OMW = {**OMW, "00000006-n": ["banco"]}
+BENCH_SRC = SRC + ["the bench is old", "a bench in the park"]
+BENCH_TGT = TGT + ["el banco es viejo", "un banco en el parque"]
+BENCH_LINKS = LINKS + [{(1, 1)}, {(1, 1)}]
+
+
+def test_btsr_set_contains_a_same_form_distractor():
+    """A test pair's target word also appears among the candidates in another pair's sense (paper Sec. 4)."""
+    src, tgt = [tokenize(s, "en") for s in BENCH_SRC], [tokenize(t, "es") for t in BENCH_TGT]
+    pairs, sa, ta = translation_pairs(BENCH_SYNSETS, BENCH_OMW, "es", query="all")
+    pairs = [p for p in pairs if p.tgt == "banco"]
+    for seed in range(6):
+        b = build_btsr(pairs, sa, ta, BENCH_SRC, BENCH_TGT, src, tgt, BENCH_LINKS, "es", seed=seed, top=0,
+                       n_test=1, n_candidates=50)
+        assert len(b.items) == 1
+        it = b.items[0]
+        forms = [tgt[k][j].text for k, j in b.candidates]
+        gold = int(np.asarray(b.gold)[0])
+        assert forms[gold] == it.tgt_word == "banco"
+        distractors = [r for r, f in enumerate(forms) if f == "banco" and r != gold]
+        assert distractors, f"seed {seed}: no same-form distractor among {len(forms)} candidates"
+
+
+def test_selection_ranks_frequency_in_the_corpus_not_among_the_items():
+    items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 2), BTSRItem("river", "río", 0, 1, 4, 3, 3, 2)]
+    freq = Counter({"the": 10, "a": 5, "bank": 2, "river": 1})  # "bank" is frequent only among the items
+    assert select_items(items, freq, Counter(), {}, {}, top=1) == []
+    assert [i.src_word for i in select_items(items, freq, Counter(), {}, {}, top=3)] == ["bank"]
+    # ambiguity is ranked over the whole lexicon too
+    amb = {"bank": 2, "run": 9, "river": 1}
+    assert select_items(items, Counter(), Counter(), amb, {}, top=1) == []
+    with pytest.raises(ValueError, match="rank_among"):
+        select_items(items, freq, Counter(), {}, {}, top=1, rank_among="mine")
+
+
+def test_precision_at_k_breaks_ties_at_random():
+    Q = np.array([[1.0, 0.0]])
+    C = np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0]])  # the gold and a same-direction twin tie
+    assert precision_at_k(Q, C, np.array([0]), ks=(1, 2))[1] == pytest.approx(0.5)
+    assert precision_at_k(Q, C, np.array([1]), ks=(1, 2))[2] == pytest.approx(1.0)
+    assert precision_at_k(Q, C, np.array([0]), ks=(1,), ties="gold_first")[1] == 1.0
 
 
 def test_build_btsr_is_deterministic_and_non_parallel():
@@ -121,6 +184,7 @@ def test_build_btsr_is_deterministic_and_non_parallel():
     b = build_btsr(pairs, sa, ta, SRC, TGT, src, tgt, LINKS, "es", seed=3, top=0, n_candidates=10)
     assert a.to_json() == b.to_json()
     assert a.stats["test_pairs"] == 2 and len(a.candidates) <= 10
+    assert BTSRSet.from_json(a.to_json()).to_json() == a.to_json()
     check_non_parallel(a.items, SRC, TGT)
 
 

@@ -5,21 +5,20 @@ import pytest
 
 from xalign.data.corpora import ParallelCorpus
 from xalign.data.words import tokenize
-from xalign.papers.liu2020.btsr import BTSRItem, BTSRSet
-from xalign.papers.liu2020.ctxalign import (
-    PairData,
+from xalign.measures.mapping import normalize_center
+from xalign.papers.liu2020.anchors import (
     PairSpaces,
     aligned_word_pairs,
     anchors,
-    average_types,
-    btsr_precision,
-    btsr_vectors,
-    content_chunks,
-    encode_space,
     fit,
     identity_alignment,
-    training_sizes,
 )
+from xalign.papers.liu2020.btsr import BTSRItem, BTSRSet
+from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, build_spaces, training_sizes
+from xalign.papers.liu2020.grid import original_space_scores
+from xalign.papers.liu2020.pairdata import PairData
+from xalign.papers.liu2020.spaces import content_chunks, encode_space
+from xalign.papers.liu2020.typevectors import average_types
 
 SRC = ["the cat sleeps", "the dog runs", "a cat runs", "the bird sings"]
 TGT = ["le chat dort", "le chien court", "un chat court", "le oiseau chante"]
@@ -49,13 +48,13 @@ def toy_spaces():
     corpus = ParallelCorpus("en", "fr", SRC, TGT, ["toy"] * 4)
     st = [tokenize(s, "en") for s in SRC]
     tt = [tokenize(t, "fr") for t in TGT]
-    btsr = BTSRSet("en", "fr", [BTSRItem("cat", "chat", 0, 0, 1, 2, 1, 2)], [(2, 1), (3, 3), (1, 2)])
+    btsr = BTSRSet("en", "fr", [BTSRItem("cat", "chat", 0, 0, 1, 2, 1, 2)], [(2, 1), (3, 2), (1, 2)])
     data = PairData(corpus, st, tt, LINKS, btsr, np.array([0, 1, 2, 3]), np.array([0, 1]),
                     [("cat", "chat"), ("dog", "chien"), ("zebra", "zèbre")])
     src = encode_space(enc, SRC, st)
     tgt = encode_space(enc, TGT, tt)
     avg_s, avg_t = average_types(src, data.train), average_types(tgt, data.train)
-    return enc, PairSpaces(data, src, tgt, avg_s, avg_t, avg_s, avg_t, avg_s, avg_t)
+    return enc, PairSpaces(data, src, tgt, avg_s, avg_t, avg_s, avg_t)
 
 
 def test_encode_space_rows_follow_the_tokens():
@@ -113,6 +112,53 @@ def test_fit_and_btsr_on_identical_spaces_is_perfect():
     assert btsr_precision(identity_alignment(6), Q, C)[1] == 1.0
     al = fit(sp, "token", "sa")
     assert al.W.shape == (6, 6)
+
+
+# a toy pool whose BTSR test pair uses sentence pairs 0 (query) and 2 (gold); training is 1, 3, 4, 5
+POOL_SRC = ["the cat sleeps", "the dog runs", "a cat runs", "the bird sings", "a cat sings", "the dog sleeps"]
+POOL_TGT = ["le chat dort", "le chien court", "un chat court", "le oiseau chante", "un chat chante",
+            "le chien dort"]
+POOL_LINKS = [{(0, 0), (1, 1), (2, 2)}] * 6
+
+
+def pool_data(src_texts, tgt_texts):
+    corpus = ParallelCorpus("en", "fr", src_texts, tgt_texts, ["toy"] * len(src_texts))
+    st, tt = [tokenize(s, "en") for s in POOL_SRC], [tokenize(t, "fr") for t in POOL_TGT]
+    btsr = BTSRSet("en", "fr", [BTSRItem("cat", "chat", 0, 0, 1, 2, 1, 2)], [(2, 1), (4, 1), (5, 1), (3, 2)])
+    return PairData(corpus, st, tt, POOL_LINKS, btsr, np.array([1, 3, 4, 5]), np.array([1, 3]), [])
+
+
+def test_type_vectors_do_not_depend_on_the_test_sentences():
+    """BL(word) / avg_type vectors come from training text: changing the test sentences changes nothing."""
+    enc = FakeEncoder()  # a word's vector depends on its sentence's length: padding a sentence changes it
+    sp = build_spaces(enc, enc, pool_data(POOL_SRC, POOL_TGT), iso=False)
+    pad = lambda texts: [t + "   " if k in (0, 2) else t for k, t in enumerate(texts)]
+    sp2 = build_spaces(enc, enc, pool_data(pad(POOL_SRC), pad(POOL_TGT)), iso=False)
+    for kind in ("type", "context_type", "word+context"):
+        for a, b in zip(btsr_vectors(sp, kind), btsr_vectors(sp2, kind)):
+            assert np.allclose(a, b), kind
+    # "cat"'s type vector is its mean over the training sentences only (4: "a cat sings")
+    Q, _ = btsr_vectors(sp, "type")
+    assert np.allclose(Q[0], enc.vector("cat", POOL_SRC[4]))
+
+
+def test_unmapped_baseline_is_centred_like_every_map():
+    from xalign.papers.liu2020.anchors import unmapped_alignment
+
+    _, sp = toy_spaces()
+    sp.tgt.vectors = sp.tgt.vectors + 3.0  # a language offset: centring matters
+    X, Y = anchors(sp, "token", "wa")
+    al = unmapped_alignment(sp)
+    assert np.allclose(al.transform_src(X), normalize_center(X)[0], atol=1e-6)
+    assert np.allclose(al.transform_tgt(Y), normalize_center(Y)[0], atol=1e-6)
+    assert np.allclose(al.transform_tgt(Y), fit(sp, "token", "wa").transform_tgt(Y), atol=1e-6)
+    assert np.linalg.norm(al.transform_tgt(Y).mean(0)) < 0.5 * np.linalg.norm(
+        normalize_center(Y, np.zeros(Y.shape[1]))[0].mean(0))
+    Q, C = btsr_vectors(sp, "token")
+    scores = original_space_scores(sp)
+    assert scores["btsr_p1"] == btsr_precision(al, Q, C, (1,))[1]
+    raw = original_space_scores(sp, centred=False)
+    assert raw["btsr_p1"] == btsr_precision(identity_alignment(6), Q, C, (1,))[1]
 
 
 def test_training_sizes():

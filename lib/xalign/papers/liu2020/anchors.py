@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xalign.measures.mapping import Alignment, fit_alignment
+from xalign.measures.mapping import Alignment, fit_alignment, normalize_center
 from xalign.papers.liu2020.constants import LEVELS, SIGNALS, TECHNIQUES
 from xalign.papers.liu2020.pairdata import PairData
 from xalign.papers.liu2020.spaces import Space
@@ -23,12 +23,10 @@ class PairSpaces:
     data: PairData
     src: Space
     tgt: Space
-    avg_src: TypeVectors  # avg_type from the training sentences
+    avg_src: TypeVectors  # avg_type from the training sentences only (anchors, baselines, [type] evaluation)
     avg_tgt: TypeVectors
     iso_src: TypeVectors
     iso_tgt: TypeVectors
-    all_src: TypeVectors  # avg_type over the whole pool (type-level baselines, [type] evaluation)
-    all_tgt: TypeVectors
 
 
 def aligned_word_pairs(data: PairData, sents) -> list[tuple[str, str]]:
@@ -87,8 +85,29 @@ def fit(sp: PairSpaces, level: str, signal: str, technique: str = "orig",
 
 
 def identity_alignment(dim: int) -> Alignment:
-    """No mapping at all (the original multilingual space)."""
+    """No mapping at all, not even centring (the raw original space)."""
     eye = np.eye(dim)
     return Alignment(eye, eye, eye, None, None)
+
+
+def unmapped_alignment(sp: PairSpaces, centred: bool = True, n_sentences: int | None = None) -> Alignment:
+    """The original space with no map (W = I), given the same pre-processing as every fitted map.
+
+    ``centred``: vectors are L2-normalised, centred on the mean of the
+    ``token wa`` training anchors of their side (the first ``n_sentences``
+    training pairs) and normalised again, as :func:`fit` does before
+    Procrustes; so "a map adds N points" measures the map, not the centring.
+    ``centred=False`` is the raw space (:func:`identity_alignment`).
+    """
+    dim = sp.src.vectors.shape[1]
+    if not centred:
+        return identity_alignment(dim)
+    X, Y = anchors(sp, "token", "wa", n_sentences)
+    if len(X) < 1:
+        raise ValueError("no token wa anchors in the training pairs: cannot centre the unmapped space")
+    _, mean_x = normalize_center(X)
+    _, mean_y = normalize_center(Y)
+    eye = np.eye(dim)
+    return Alignment(eye, eye, eye, mean_x, mean_y)
 
 

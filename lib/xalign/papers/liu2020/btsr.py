@@ -14,16 +14,22 @@ mirror holds:
    context from another (:func:`contextualize`), so the two contexts are never
    translations of each other (checked by :func:`check_non_parallel`).
 3. **Selection.** As the paper's annotated sample: pairs whose source or
-   target word is among the 250 most frequent or 250 most ambiguous words
-   (most sense clusters) of its language; optionally capped by a random sample.
-   The paper then kept only pairs two annotators judged correct; we cannot.
-4. **Candidates.** The selected pairs' target tokens, plus distinct other
-   words of target-language sentences not used by any test pair (and never a
-   test target word), each in one random context, up to ``n_candidates``.
+   target word is among the 250 most frequent words of its language (counted
+   over every word of a corpus, by default the pooled parallel text) or the
+   250 most ambiguous ones (most sense clusters, over the whole lexicon);
+   optionally capped by a random sample. The paper then kept only pairs two
+   annotators judged correct; we cannot.
+4. **Candidates.** As the paper: the target tokens of *all* contextualised
+   pairs (so a target word appears in the senses other source words give it),
+   plus words no pair uses, each in one random context, up to
+   ``n_candidates`` (:func:`candidate_space`).
 
 Retrieval: cosine between the (mapped) query token and every candidate
 token; Precision@k counts a query when its own gold candidate is among the k
-nearest (:func:`precision_at_k`).
+nearest, ties broken at random in expectation (:func:`precision_at_k`).
+
+The authors' BTSR repository (github.com/qianchu/BTSR) is not in the code
+store searched for this book; the recipe follows the paper's Sec. 4 text.
 """
 
 from __future__ import annotations
@@ -177,21 +183,40 @@ def check_non_parallel(items: list[BTSRItem], src_texts: list[str], tgt_texts: l
                                  f"{it.src_sent} and {it.tgt_sent} share a sentence")
 
 
+def top_words(score: dict, top: int) -> set[str]:
+    """The ``top`` words of a whole vocabulary by ``score`` (frequency or ambiguity); ties alphabetical."""
+    return set(sorted(score, key=lambda w: (-score[w], w))[:top])
+
+
+RANK_AMONG = ("vocabulary", "items")
+
+
 def select_items(items: list[BTSRItem], src_freq: Counter, tgt_freq: Counter, src_amb: dict[str, int],
                  tgt_amb: dict[str, int], top: int = 250, n_max: int | None = None,
-                 rng: np.random.Generator | None = None) -> list[BTSRItem]:
+                 rng: np.random.Generator | None = None, rank_among: str = "vocabulary") -> list[BTSRItem]:
     """Items whose source or target word is among the ``top`` most frequent or most ambiguous words.
 
-    Ranks are taken among the items' own words (ties broken alphabetically);
-    ``top=0`` keeps every item. ``n_max`` draws a random subset (kept in order).
+    ``rank_among="vocabulary"`` (the paper, Sec. 4 "Creation of Test Data"):
+    a word is frequent when it is among the ``top`` words of its language by
+    corpus frequency (``src_freq``/``tgt_freq``: counts of *every* word of a
+    corpus), ambiguous when among the ``top`` words of its language's lexicon
+    by number of sense clusters (``src_amb``/``tgt_amb``: every word).
+    ``rank_among="items"`` is this book's first reading (ranks among the
+    items' own words), kept to show its effect. Ties are broken
+    alphabetically; ``top=0`` keeps every item. ``n_max`` draws a random
+    subset (kept in order).
     """
+    if rank_among not in RANK_AMONG:
+        raise ValueError(f"rank_among must be one of {RANK_AMONG}, got {rank_among!r}")
     if top:
-        def best(words, score):
-            return set(sorted(words, key=lambda w: (-score.get(w, 0), w))[:top])
-
-        srcs, tgts = {it.src_word for it in items}, {it.tgt_word for it in items}
-        keep_src = best(srcs, src_freq) | best(srcs, src_amb)
-        keep_tgt = best(tgts, tgt_freq) | best(tgts, tgt_amb)
+        if rank_among == "items":
+            srcs, tgts = {it.src_word for it in items}, {it.tgt_word for it in items}
+            src_freq = {w: src_freq.get(w, 0) for w in srcs}
+            tgt_freq = {w: tgt_freq.get(w, 0) for w in tgts}
+            src_amb = {w: src_amb.get(w, 0) for w in srcs}
+            tgt_amb = {w: tgt_amb.get(w, 0) for w in tgts}
+        keep_src = top_words(src_freq, top) | top_words(src_amb, top)
+        keep_tgt = top_words(tgt_freq, top) | top_words(tgt_amb, top)
         items = [it for it in items if it.src_word in keep_src or it.tgt_word in keep_tgt]
     if n_max is not None and len(items) > n_max:
         rng = rng or np.random.default_rng(0)
@@ -201,30 +226,61 @@ def select_items(items: list[BTSRItem], src_freq: Counter, tgt_freq: Counter, sr
 
 
 def candidate_space(items: list[BTSRItem], tgt_tokens: list[list[Token]], n_candidates: int,
-                    tgt_lang: str, rng: np.random.Generator) -> tuple[list[tuple[int, int]], int]:
-    """Candidate (sentence, token index) list: the items' targets first, then filler words.
+                    tgt_lang: str, rng: np.random.Generator, contextualized: list[BTSRItem] | None = None
+                    ) -> tuple[list[tuple[int, int]], np.ndarray, dict]:
+    """Candidate (sentence, token index) list, the gold row of each item, and counts.
 
-    Fillers are distinct words (``valid_word``) of target sentences that no
-    item uses, excluding every item's target word, each in one random
-    occurrence. Returns (candidates, number of filler words available).
+    With ``contextualized`` (every contextualised pair, the paper's Sec. 4
+    "Target Candidates"): the test items' targets, then the target tokens of
+    all other contextualised pairs (so a target word also appears in the
+    senses other source words give it: *same-form distractors*), then filler
+    words that are no contextualised pair's target word. Without it (this
+    book's first reading): the items' targets, then fillers that are no
+    *test* target word, so the only same-form distractors are other test
+    items.
+
+    Every candidate but the golds lies outside the sentence pairs the test
+    items use; fillers are distinct words (``valid_word``), each in one random
+    occurrence; candidates are unique tokens, so two items may share a gold
+    row. At most ``n_candidates`` rows (the golds always).
     """
     used = {it.src_sent for it in items} | {it.tgt_sent for it in items}
-    gold_words = {it.tgt_word for it in items}
-    cands = [(it.tgt_sent, it.tgt_index) for it in items]
+    cands: list[tuple[int, int]] = []
+    row: dict[tuple[int, int], int] = {}
+
+    def add(c):
+        if c not in row:
+            row[c] = len(cands)
+            cands.append(c)
+        return row[c]
+
+    gold = np.array([add((it.tgt_sent, it.tgt_index)) for it in items], dtype=np.int64)
+    others = sorted({(it.tgt_sent, it.tgt_index) for it in contextualized or ()} - set(row))
+    others = [c for c in others if c[0] not in used]
+    if len(others) > n_candidates - len(cands):
+        keep = np.sort(rng.choice(len(others), size=max(0, n_candidates - len(cands)), replace=False))
+        others = [others[i] for i in keep]
+    for c in others:
+        add(c)
+    excluded = {it.tgt_word for it in (contextualized if contextualized is not None else items)}
     where: dict[str, list[tuple[int, int]]] = defaultdict(list)
     for k, toks in enumerate(tgt_tokens):
         if k in used:
             continue
         for j, tok in enumerate(toks):
-            if tok.text not in gold_words and valid_word(tok.text, tgt_lang):
+            if tok.text not in excluded and valid_word(tok.text, tgt_lang):
                 where[tok.text].append((k, j))
     words = sorted(where)
     order = rng.permutation(len(words))
     n_fill = max(0, min(n_candidates - len(cands), len(words)))
     for w in order[:n_fill]:
         occ = where[words[w]]
-        cands.append(occ[int(rng.integers(len(occ)))])
-    return cands, len(words)
+        add(occ[int(rng.integers(len(occ)))])
+    n_form = Counter(tgt_tokens[k][j].text for k, j in cands)
+    counts = {"contextualized_candidates": len(others), "filler_words_available": len(words),
+              "same_form_distractors": sum(n_form[it.tgt_word] - 1 for it in items),  # summed over the queries
+              "items_with_same_form_distractor": sum(n_form[it.tgt_word] > 1 for it in items)}
+    return cands, gold, counts
 
 
 @dataclass
@@ -234,44 +290,60 @@ class BTSRSet:
     src_lang: str
     tgt_lang: str
     items: list[BTSRItem]
-    candidates: list[tuple[int, int]]  # (sentence, target token index); the first len(items) are the gold
+    candidates: list[tuple[int, int]]  # (sentence, target token index)
     stats: dict = field(default_factory=dict)
+    gold_rows: list[int] | None = None  # each item's candidate row (None: the first len(items) rows)
 
     @property
     def gold(self) -> np.ndarray:
-        return np.arange(len(self.items))
+        if self.gold_rows is None:
+            return np.arange(len(self.items))
+        return np.asarray(self.gold_rows, dtype=np.int64)
 
     def used_sentences(self) -> set[int]:
         return {it.src_sent for it in self.items} | {it.tgt_sent for it in self.items}
 
     def to_json(self) -> dict:
         return {"src_lang": self.src_lang, "tgt_lang": self.tgt_lang, "items": [asdict(i) for i in self.items],
-                "candidates": [list(c) for c in self.candidates], "stats": self.stats}
+                "candidates": [list(c) for c in self.candidates], "stats": self.stats,
+                "gold_rows": None if self.gold_rows is None else [int(g) for g in self.gold_rows]}
 
     @classmethod
     def from_json(cls, d: dict) -> BTSRSet:
         return cls(d["src_lang"], d["tgt_lang"], [BTSRItem(**i) for i in d["items"]],
-                   [tuple(c) for c in d["candidates"]], d["stats"])
+                   [tuple(c) for c in d["candidates"]], d["stats"], d.get("gold_rows"))
 
 
 def build_btsr(pairs: list[TranslationPair], src_amb: dict[str, int], tgt_amb: dict[str, int],
                src_texts: list[str], tgt_texts: list[str], src_tokens, tgt_tokens, links,
                tgt_lang: str, src_lang: str = "en", seed: int = 0, top: int = 250,
-               n_test: int | None = None, n_candidates: int = 20000) -> BTSRSet:
-    """The whole recipe (steps 2-4 above) on an aligned, de-duplicated parallel corpus; deterministic in ``seed``."""
+               n_test: int | None = None, n_candidates: int = 20000, src_freq: Counter | None = None,
+               tgt_freq: Counter | None = None, same_form: bool = True) -> BTSRSet:
+    """The whole recipe (steps 2-4 above) on an aligned, de-duplicated parallel corpus; deterministic in ``seed``.
+
+    ``src_freq``/``tgt_freq``: word counts of the corpus that ranks words by
+    frequency (default: every word of this parallel text). ``same_form=False``
+    builds the candidate space as this book first did (no contextualised pairs
+    beyond the test items; the same test items for the same seed), to show the
+    change. ``stats["test_pairs_ranked_among_items"]`` counts the pairs the
+    first reading of the selection (ranks among the items' own words) keeps.
+    """
     rng = np.random.default_rng(seed)
     items_all = contextualize(pairs, src_tokens, tgt_tokens, links, rng)
-    src_freq = Counter(t.text for s in src_tokens for t in s)
-    tgt_freq = Counter(t.text for s in tgt_tokens for t in s)
+    src_freq = src_freq if src_freq is not None else Counter(t.text for s in src_tokens for t in s)
+    tgt_freq = tgt_freq if tgt_freq is not None else Counter(t.text for s in tgt_tokens for t in s)
     items = select_items(items_all, src_freq, tgt_freq, src_amb, tgt_amb, top, n_test, rng)
+    first = select_items(items_all, src_freq, tgt_freq, src_amb, tgt_amb, top, rank_among="items")
     check_non_parallel(items, src_texts, tgt_texts)
-    cands, n_fillers = candidate_space(items, tgt_tokens, n_candidates, tgt_lang, rng)
+    cands, gold, counts = candidate_space(items, tgt_tokens, n_candidates, tgt_lang, rng,
+                                          items_all if same_form else None)
     stats = {"translation_pairs": len(pairs), "source_words": len({p.src for p in pairs}),
              "contextualized_pairs": len(items_all), "test_pairs": len(items),
+             "test_pairs_ranked_among_items": len(first),
              "test_source_words": len({i.src_word for i in items}),
-             "candidates": len(cands), "candidates_requested": n_candidates,
-             "filler_words_available": n_fillers, "seed": seed, "top": top}
-    return BTSRSet(src_lang, tgt_lang, items, cands, stats)
+             "candidates": len(cands), "candidates_requested": n_candidates, **counts,
+             "seed": seed, "top": top, "same_form_candidates": same_form}
+    return BTSRSet(src_lang, tgt_lang, items, cands, stats, [int(g) for g in gold])
 
 
 def digest(*parts) -> str:
@@ -285,18 +357,41 @@ def digest(*parts) -> str:
 # ---------------------------------------------------------------------- scoring
 
 
+TIES = ("random", "gold_first")
+
+
 def precision_at_k(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray,
-                   ks=(1, 5)) -> dict[int, float]:
-    """Fraction of queries whose gold candidate row is among their k nearest candidates by cosine.
+                   ks=(1, 5), tol: float = 1e-6, block: int = 512, ties: str = "random") -> dict[int, float]:
+    """Precision@k by cosine: the fraction of queries whose gold candidate row is among their k nearest.
 
     ``queries`` (n, d), ``candidates`` (m, d), ``gold`` (n,) candidate indices.
+    Ties are broken at random, in expectation: a query whose gold has ``b``
+    candidates strictly closer and ``t`` others equally close (within ``tol``)
+    counts ``clip((k - b) / (t + 1), 0, 1)``. Type-level vectors give every
+    occurrence of a word the same vector, so same-form distractors tie with
+    the gold; counting ties for the gold (``ties="gold_first"``, how a
+    top-k that happens to list the gold first scores) would credit a method
+    that cannot tell senses apart.
     """
-    from xalign.measures.retrieval import cosine_topk
-
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
     gold = np.asarray(gold)
     if len(gold) != len(queries):
         raise ValueError(f"{len(queries)} queries but {len(gold)} gold indices")
-    kmax = max(ks)
-    idx, _ = cosine_topk(queries, candidates, topn=min(kmax, len(candidates)))
-    hit = idx == gold[:, None]
-    return {k: float(hit[:, :k].any(1).mean()) for k in ks}
+    if len(gold) and (gold.min() < 0 or gold.max() >= len(candidates)):
+        raise ValueError(f"gold indices must lie in [0, {len(candidates)}), got {gold.min()}..{gold.max()}")
+
+    def unit(X):
+        X = np.asarray(X, np.float64)
+        return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+
+    Q, C = unit(queries), unit(candidates)
+    better, tied = np.empty(len(Q)), np.empty(len(Q))
+    for s in range(0, len(Q), block):
+        S = Q[s : s + block] @ C.T
+        g = S[np.arange(len(S)), gold[s : s + block]][:, None]
+        better[s : s + block] = (S > g + tol).sum(1)
+        tied[s : s + block] = (np.abs(S - g) <= tol).sum(1) - 1
+    if ties == "gold_first":
+        tied[:] = 0
+    return {k: float(np.clip((k - better) / (tied + 1), 0, 1).mean()) if len(Q) else float("nan") for k in ks}

@@ -11,35 +11,50 @@ import numpy as np
 
 from xalign.measures.mapping import Alignment
 from xalign.papers.liu2020.anchors import PairSpaces
-from xalign.papers.liu2020.btsr import precision_at_k
+from xalign.papers.liu2020.btsr import BTSRSet, precision_at_k
 from xalign.papers.liu2020.pairdata import PairData
 from xalign.papers.liu2020.spaces import encode_space
 from xalign.papers.liu2020.typevectors import TypeVectors, average_types, isolated_types
 
 
-def btsr_vectors(sp: PairSpaces, kind: str = "token") -> tuple[np.ndarray, np.ndarray]:
-    """(queries, candidates) of the BTSR set as ``token`` vectors in context, ``type`` (avg_type over the pool),
-    ``context`` (mean of the other words of the sentence), ``context_type`` (same with avg_type vectors)
-    or ``word+context`` (mean of the type vector and the type-level context)."""
-    b = sp.data.btsr
+def btsr_vectors(sp: PairSpaces, kind: str = "token", btsr: BTSRSet | None = None,
+                 types: tuple[TypeVectors, TypeVectors] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(queries, candidates) of a BTSR set (default: ``sp.data.btsr``) as ``token`` vectors in context,
+    ``type`` (the word's avg_type vector), ``context`` (mean of the other words of the sentence),
+    ``context_type`` (same with avg_type vectors) or ``word+context`` (mean of the type vector and the
+    type-level context).
+
+    Type vectors are the avg_type tables built from the training sentences only
+    (``types`` overrides them, e.g. to show the effect of pooling the test
+    sentences in); a word that never occurs in training gets the zero vector.
+    """
+    b = btsr or sp.data.btsr
     qs, qi = [it.src_sent for it in b.items], [it.src_index for it in b.items]
     cs, ci = [c[0] for c in b.candidates], [c[1] for c in b.candidates]
     if kind == "token":
         return sp.src.vectors[sp.src.rows(qs, qi)], sp.tgt.vectors[sp.tgt.rows(cs, ci)]
     if kind == "context":
         return sp.src.context_means(qs, qi), sp.tgt.context_means(cs, ci)
+    S, T = types or (sp.avg_src, sp.avg_tgt)
     qw = [sp.data.src_tokens[k][i].text for k, i in zip(qs, qi)]
     cw = [sp.data.tgt_tokens[k][i].text for k, i in zip(cs, ci)]
-    Qt, Ct = sp.all_src.lookup(qw), sp.all_tgt.lookup(cw)
+    Qt, Ct = S.lookup_or_zero(qw), T.lookup_or_zero(cw)
     if kind == "type":
         return Qt, Ct
-    Qc = _type_context(sp.all_src, sp.data.src_tokens, qs, qi)
-    Cc = _type_context(sp.all_tgt, sp.data.tgt_tokens, cs, ci)
+    Qc = _type_context(S, sp.data.src_tokens, qs, qi)
+    Cc = _type_context(T, sp.data.tgt_tokens, cs, ci)
     if kind == "context_type":
         return Qc, Cc
     if kind == "word+context":
         return (Qt + Qc) / 2, (Ct + Cc) / 2
     raise ValueError(f"unknown BTSR representation {kind!r}")
+
+
+def type_coverage(sp: PairSpaces, btsr: BTSRSet | None = None) -> dict[str, float]:
+    """Fractions of BTSR queries and candidates whose word has a training-text avg_type vector."""
+    b = btsr or sp.data.btsr
+    return {"queries": sp.avg_src.coverage([it.src_word for it in b.items]),
+            "candidates": sp.avg_tgt.coverage([sp.data.tgt_tokens[k][i].text for k, i in b.candidates])}
 
 
 def _type_context(types: TypeVectors, tokens, sents, index) -> np.ndarray:
@@ -51,9 +66,11 @@ def _type_context(types: TypeVectors, tokens, sents, index) -> np.ndarray:
     return out
 
 
-def btsr_precision(al: Alignment, Q: np.ndarray, C: np.ndarray, ks=(1, 5)) -> dict[int, float]:
-    """P@k of the BTSR set after mapping queries (source) and candidates (target)."""
-    return precision_at_k(al.transform_src(Q), al.transform_tgt(C), np.arange(len(Q)), ks)
+def btsr_precision(al: Alignment, Q: np.ndarray, C: np.ndarray, ks=(1, 5), gold=None) -> dict[int, float]:
+    """P@k of a BTSR set after mapping queries (source) and candidates (target); ``gold``: the set's
+    ``gold`` rows (default: query i's gold is candidate i)."""
+    gold = np.arange(len(Q)) if gold is None else gold
+    return precision_at_k(al.transform_src(Q), al.transform_tgt(C), gold, ks)
 
 
 def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: int = 5,
@@ -61,13 +78,14 @@ def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: in
     """P@k of finding each held-out source sentence's translation among all held-out target sentences.
 
     Sentences are the average of their words' ``token`` vectors, or of their
-    type vectors (``kind="type"``: avg_type vectors, or iso_type ones for ``level="iso_type"``).
+    type vectors (``kind="type"``: avg_type vectors from the training sentences, or iso_type ones for
+    ``level="iso_type"``).
     """
     sents = sp.data.retrieval
     if kind == "token":
         Q, C = sp.src.sentence_means(sents), sp.tgt.sentence_means(sents)
     elif kind == "type":
-        S, T = (sp.iso_src, sp.iso_tgt) if level == "iso_type" else (sp.all_src, sp.all_tgt)
+        S, T = (sp.iso_src, sp.iso_tgt) if level == "iso_type" else (sp.avg_src, sp.avg_tgt)
         Q = S.sentence_means(sp.data.src_tokens, sents)
         C = T.sentence_means(sp.data.tgt_tokens, sents)
     else:
@@ -77,26 +95,29 @@ def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: in
 
 def build_spaces(encoder_src, encoder_tgt, data: PairData, layers=None, max_contexts: int = 1000,
                  min_count: int = 1, seed: int = 0, iso: bool = True) -> PairSpaces:
-    """Encode both sides (every word in context), then the avg_type and iso_type tables."""
+    """Encode both sides (every word in context), then the avg_type and iso_type tables.
+
+    avg_type vectors average the training sentences only (``data.train``): no
+    BTSR test sentence and no sentence-retrieval test sentence enters them.
+    """
     c = data.corpus
     src = encode_space(encoder_src, c.src, data.src_tokens, layers, desc=f"encode {c.src_lang} ({len(c)})")
     tgt = encode_space(encoder_tgt, c.tgt, data.tgt_tokens, layers, desc=f"encode {c.tgt_lang} ({len(c)})")
     rng = np.random.default_rng(seed)
     avg_src = average_types(src, data.train, max_contexts, min_count, rng)
     avg_tgt = average_types(tgt, data.train, max_contexts, min_count, rng)
-    everything = np.arange(len(c))
-    all_src = average_types(src, everything, max_contexts, 1, rng)
-    all_tgt = average_types(tgt, everything, max_contexts, 1, rng)
     if iso:  # training words, retrieval-test words, and the dictionary's words that occur in the text
         test_src = {t.text for k in data.retrieval for t in data.src_tokens[k]}
         test_tgt = {t.text for k in data.retrieval for t in data.tgt_tokens[k]}
+        text_src = {t.text for s in data.src_tokens for t in s}
+        text_tgt = {t.text for s in data.tgt_tokens for t in s}
         iso_src = isolated_types(encoder_src, set(avg_src.words) | test_src
-                                 | ({s for s, _ in data.dictionary} & set(all_src.words)), layers)
+                                 | ({s for s, _ in data.dictionary} & text_src), layers)
         iso_tgt = isolated_types(encoder_tgt, set(avg_tgt.words) | test_tgt
-                                 | ({t for _, t in data.dictionary} & set(all_tgt.words)), layers)
+                                 | ({t for _, t in data.dictionary} & text_tgt), layers)
     else:
         iso_src = iso_tgt = TypeVectors([], np.zeros((0, encoder_src.dim), np.float32))
-    return PairSpaces(data, src, tgt, avg_src, avg_tgt, iso_src, iso_tgt, all_src, all_tgt)
+    return PairSpaces(data, src, tgt, avg_src, avg_tgt, iso_src, iso_tgt)
 
 
 def method_label(level: str, signal: str, technique: str) -> str:

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.measures.mapping import Alignment, fit_alignment
-from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, identity_alignment
+from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, unmapped_alignment
 from xalign.papers.liu2020.constants import LEVELS, TECHNIQUES
 from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, method_label, sentence_retrieval
 from xalign.papers.liu2020.pairdata import PairData
@@ -115,7 +115,7 @@ def _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k) -> list[dict]:
         except ValueError as exc:  # too few anchors with vectors (tiny runs)
             rows.append({"level": level, "signal": signal, "technique": tech, "n": n, "error": str(exc)})
             continue
-        p = btsr_precision(al, Q, C, ks)
+        p = btsr_precision(al, Q, C, ks, sp.data.btsr.gold)
         row = {"level": level, "signal": signal, "technique": tech, "n": n, "n_anchors": len(X),
                **{f"btsr_p{k}": v for k, v in p.items()},
                "sr_token": sentence_retrieval(al, sp, "token", retrieval_k)}
@@ -129,17 +129,24 @@ def _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k) -> list[dict]:
     return rows
 
 
-def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retrieval_k: int = 5) -> dict:
-    """The same scores without any mapping (only meaningful when both sides come from one multilingual model)."""
+def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retrieval_k: int = 5,
+                          centred: bool = True, n_sentences: int | None = None) -> dict:
+    """The same scores without any mapping (only meaningful when both sides come from one multilingual model).
+
+    ``centred`` (default): the unmapped space gets the normalise-and-centre
+    step every map applies (:func:`~xalign.papers.liu2020.anchors.unmapped_alignment`,
+    means of the ``token wa`` anchors of the first ``n_sentences`` training
+    pairs); ``centred=False``: the raw space. BCWS and SCWS use the same alignment.
+    """
     Q, C = btsr_vectors(sp, "token")
-    al = identity_alignment(Q.shape[1])
-    out = {f"btsr_p{k}": v for k, v in btsr_precision(al, Q, C, ks).items()}
+    al = unmapped_alignment(sp, centred, n_sentences)
+    out = {"centred": centred, **{f"btsr_p{k}": v for k, v in btsr_precision(al, Q, C, ks, sp.data.btsr.gold).items()}}
     out["sr_token"] = sentence_retrieval(al, sp, "token", retrieval_k)
     out["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k)
     if bcws is not None:
-        out["bcws"] = bcws.spearman(None)
+        out["bcws"] = bcws.spearman(al)
     if scws is not None:
-        out["scws"] = scws.spearman(None)
+        out["scws"] = scws.spearman(al)
     return out
 
 
@@ -165,13 +172,14 @@ def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> pd.DataFr
 
 def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:
     rows = []
+    gold = sp.data.btsr.gold
     for name, (kind, level, signal) in BASELINES.items():
         Q, C = btsr_vectors(sp, kind)
-        p = btsr_precision(fit(sp, level, signal, "orig", n), Q, C, ks)
+        p = btsr_precision(fit(sp, level, signal, "orig", n), Q, C, ks, gold)
         rows.append({"baseline": name, "mapped_with": method_label(level, signal, "orig"),
                      **{f"btsr_p{k}": v for k, v in p.items()}})
     Q, C = btsr_vectors(sp, "token")
-    p = btsr_precision(fit(sp, "avg_type", "wa", "mim", n), Q, C, ks)
+    p = btsr_precision(fit(sp, "avg_type", "wa", "mim", n), Q, C, ks, gold)
     rows.append({"baseline": "(for comparison) avg_type wa mim [token]", "mapped_with": "avg_type wa mim",
                  **{f"btsr_p{k}": v for k, v in p.items()}})
     return rows

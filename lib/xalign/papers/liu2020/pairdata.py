@@ -28,10 +28,11 @@ class PairData:
     src_tokens: list[list[Token]]
     tgt_tokens: list[list[Token]]
     links: list[set[tuple[int, int]]]
-    btsr: BTSRSet
+    btsr: BTSRSet  # the paper's candidate space (same-form distractors)
     train: np.ndarray  # sentence pairs usable for training, in a seeded random order
     retrieval: np.ndarray  # held-out sentence pairs for sentence retrieval
     dictionary: list[tuple[str, str]] = field(default_factory=list)
+    btsr_first: BTSRSet | None = None  # same items, this book's first candidate space (before/after)
 
     @property
     def src_lang(self) -> str:
@@ -64,6 +65,9 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
                  retrieval_source: str | None = "tatoeba", n_retrieval: int = 1000) -> PairData:
     """Tokenise, word-align, build the BTSR set (cached) and split training / retrieval test pairs.
 
+    Builds the set twice from one seed, with the same test items: the paper's
+    candidate space (``btsr``) and this book's first one (``btsr_first``).
+
     Training pairs exclude every sentence pair a BTSR item uses and the
     sentence-retrieval test pairs (the ``retrieval_source`` corpus, else a
     random held-out sample of ``n_retrieval``).
@@ -76,16 +80,18 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
     params = {"seed": seed, "top": top, "n_test": n_test, "n_candidates": n_candidates, "query": query,
               "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
               "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
-              "version": 1}
+              "version": 3}
     key = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:24]
     path = _cache_file(f"btsr-{src}-{tgt}", key)
     if path.exists():
-        btsr = BTSRSet.from_json(json.loads(path.read_text()))
+        sets = [BTSRSet.from_json(d) for d in json.loads(path.read_text())]
     else:
         pairs, src_amb, tgt_amb = translation_pairs(wordnet_synsets(), omw_lemmas(tgt), tgt, query)
-        btsr = build_btsr(pairs, src_amb, tgt_amb, corpus.src, corpus.tgt, src_tokens, tgt_tokens, links,
-                          tgt, src, seed=seed, top=top, n_test=n_test, n_candidates=n_candidates)
-        write_json(path, btsr.to_json())
+        sets = [build_btsr(pairs, src_amb, tgt_amb, corpus.src, corpus.tgt, src_tokens, tgt_tokens, links,
+                           tgt, src, seed=seed, top=top, n_test=n_test, n_candidates=n_candidates, same_form=sf)
+                for sf in (True, False)]
+        write_json(path, [b.to_json() for b in sets])
+    btsr, btsr_first = sets
     rng = np.random.default_rng(seed + 1)
     used = btsr.used_sentences()
     origin = np.asarray(corpus.origin)
@@ -97,6 +103,7 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
     blocked = used | set(retrieval.tolist())
     train = np.array([k for k in range(len(corpus)) if k not in blocked and src_tokens[k] and tgt_tokens[k]])
     train = train[rng.permutation(len(train))]
-    return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(cached_muse_pairs(src, tgt)))
+    return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(cached_muse_pairs(src, tgt)),
+                    btsr_first)
 
 

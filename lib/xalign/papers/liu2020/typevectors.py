@@ -27,6 +27,18 @@ class TypeVectors(StaticVectors):
                 out[r] = self.vectors[idx].mean(0)
         return out
 
+    def lookup_or_zero(self, words: list[str]) -> np.ndarray:
+        """Vectors of ``words``; a word without a vector gets the zero vector (see :meth:`coverage`)."""
+        out = np.zeros((len(words), self.vectors.shape[1]), np.float32)
+        known = [r for r, w in enumerate(words) if w in self.index]
+        if known:
+            out[known] = self.vectors[[self.index[words[r]] for r in known]]
+        return out
+
+    def coverage(self, words: list[str]) -> float:
+        """Fraction of ``words`` (occurrences) that have a vector."""
+        return float(np.mean([w in self.index for w in words])) if len(words) else float("nan")
+
 
 def average_types(space: Space, sents, max_contexts: int = 1000, min_count: int = 1,
                   rng: np.random.Generator | None = None) -> TypeVectors:

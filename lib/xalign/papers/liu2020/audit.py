@@ -1,0 +1,131 @@
+"""Before/after of the chapter-2 audit (issue 11, items 5-8) and known-answer checks, computed in the run.
+
+Each row changes one thing and keeps everything else equal (same encoder
+run, same training pairs, same test pairs), so the difference is that
+change's effect:
+
+- item 8, selection: test pairs kept when words are ranked by frequency
+  among the items' own words (before) or in the corpus (after);
+- item 5, candidates: the first candidate space (test targets + fillers that
+  are no test target word) against the paper's (targets of every
+  contextualised pair + other words), with the tie-aware scorer; and the
+  scorer that lets ties go to the gold against random tie-breaking;
+- item 6, type vectors: BL(word) with avg_type vectors averaged over the
+  whole pool (test sentences included) against training sentences only;
+- item 7, no mapping: the raw space against the normalised-and-centred one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from xalign.measures.mapping import fit_alignment
+from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, unmapped_alignment
+from xalign.papers.liu2020.btsr import precision_at_k
+from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, type_coverage
+from xalign.papers.liu2020.typevectors import average_types
+
+ITEMS = {
+    5: "5 candidates: targets of all contextualised pairs",
+    "5t": "5 scoring: ties at random, not to the gold",
+    6: "6 type vectors: training text only",
+    7: "7 no mapping: normalised and centred",
+    8: "8 selection: frequency ranked in the corpus",
+}
+
+METHODS = {  # label: (BTSR representation, level, signal, technique) of the map
+    "token wa orig [token]": ("token", "token", "wa", "orig"),
+    "avg_type wa mim [token]": ("token", "avg_type", "wa", "mim"),
+    "BL(word) avg_type [type]": ("type", "avg_type", "wa", "orig"),
+}
+
+
+def before_after(sp: PairSpaces, n: int | None = None, ks=(1, 5), max_contexts: int = 1000,
+                 seed: int = 0) -> pd.DataFrame:
+    """One row per (change, measure): the value before and after the change (P@k in %, counts as counts).
+
+    Maps are learnt from the first ``n`` training pairs (None: all).
+    ``max_contexts`` and ``seed`` rebuild the whole-pool avg_type table the
+    first version used (item 6). Needs ``sp.data.btsr_first`` (the first
+    candidate space, same test items).
+    """
+    new, old = sp.data.btsr, sp.data.btsr_first
+    if old is None:
+        raise ValueError("sp.data.btsr_first is None: prepare_pair builds it; no before/after without it")
+    rows = []
+
+    def add(item, measure, before, after, unit="%"):
+        scale = 100 if unit == "%" else 1
+        rows.append({"change": ITEMS[item], "measure": measure, "before": scale * before,
+                     "after": scale * after, "unit": unit})
+
+    add(8, "test pairs", new.stats["test_pairs_ranked_among_items"], new.stats["test_pairs"], "count")
+    add(5, "candidates", len(old.candidates), len(new.candidates), "count")
+    add(5, "same-form distractors", old.stats["same_form_distractors"], new.stats["same_form_distractors"], "count")
+    add(5, "test pairs with a same-form distractor", old.stats["items_with_same_form_distractor"],
+        new.stats["items_with_same_form_distractor"], "count")
+    fits = {label: fit(sp, lv, sg, tech, n) for label, (_, lv, sg, tech) in METHODS.items()}
+    for label, (kind, *_rest) in METHODS.items():
+        before = btsr_precision(fits[label], *btsr_vectors(sp, kind, old), ks, old.gold)
+        after = btsr_precision(fits[label], *btsr_vectors(sp, kind, new), ks, new.gold)
+        for k in ks:
+            add(5, f"{label} P@{k}", before[k], after[k])
+    al = unmapped_alignment(sp, True, n)
+    before = btsr_precision(al, *btsr_vectors(sp, "token", old), ks, old.gold)
+    after = btsr_precision(al, *btsr_vectors(sp, "token", new), ks, new.gold)
+    for k in ks:
+        add(5, f"no mapping (centred) [token] P@{k}", before[k], after[k])
+    bl = fits["BL(word) avg_type [type]"]
+    Q, C = btsr_vectors(sp, "type", new)
+    Qm, Cm = bl.transform_src(Q), bl.transform_tgt(C)
+    gold_first = precision_at_k(Qm, Cm, new.gold, ks, ties="gold_first")
+    at_random = precision_at_k(Qm, Cm, new.gold, ks)
+    for k in ks:
+        add("5t", f"BL(word) avg_type [type] P@{k}", gold_first[k], at_random[k])
+    rng = np.random.default_rng(seed)
+    pool = np.arange(len(sp.data.corpus))
+    pooled = (average_types(sp.src, pool, max_contexts, 1, rng), average_types(sp.tgt, pool, max_contexts, 1, rng))
+    before = btsr_precision(bl, *btsr_vectors(sp, "type", new, types=pooled), ks, new.gold)
+    after = btsr_precision(bl, Q, C, ks, new.gold)
+    for k in ks:
+        add(6, f"BL(word) avg_type [type] P@{k}", before[k], after[k])
+    covered = np.array([it.src_word in sp.avg_src for it in new.items])  # the query has a training vector
+    if covered.any():
+        sub = new.gold[covered]
+        Qp, Cp = btsr_vectors(sp, "type", new, types=pooled)
+        before = precision_at_k(bl.transform_src(Qp[covered]), bl.transform_tgt(Cp), sub, ks)
+        after = precision_at_k(Qm[covered], Cm, sub, ks)
+        for k in ks:
+            add(6, f"BL(word) P@{k}, queries with a training type vector", before[k], after[k])
+    cov = type_coverage(sp, new)
+    add(6, "BTSR candidates with a type vector", 1.0, cov["candidates"])
+    add(6, "BTSR queries with a type vector", 1.0, cov["queries"])
+    Qt, Ct = btsr_vectors(sp, "token", new)
+    raw = btsr_precision(unmapped_alignment(sp, False), Qt, Ct, ks, new.gold)
+    centred = btsr_precision(al, Qt, Ct, ks, new.gold)
+    for k in ks:
+        add(7, f"no mapping [token] P@{k}", raw[k], centred[k])
+    return pd.DataFrame(rows)
+
+
+def known_answers(sp: PairSpaces) -> pd.DataFrame:
+    """Checks with a known answer on the run's own vectors: (check, expected, got)."""
+    b = sp.data.btsr
+    _, C = btsr_vectors(sp, "token")
+    U = np.unique(C, axis=0)  # adjacent words inside one sub-word token share its vector
+    rows = [{"check": "each distinct BTSR candidate vector retrieves itself among them (P@1)", "expected": 1.0,
+             "got": precision_at_k(U, U, np.arange(len(U)), (1,))[1]}]
+    X, _ = anchors(sp, "token", "wa")
+    W = fit_alignment(X, X).W
+    rows.append({"check": "Procrustes from the English token anchors to themselves: max |W - I|", "expected": 0.0,
+                 "got": float(np.abs(W - np.eye(len(W))).max())})
+    gold_words = [sp.data.tgt_tokens[b.candidates[g][0]][b.candidates[g][1]].text for g in b.gold]
+    rows.append({"check": "every test pair's gold candidate is its target word (fraction)", "expected": 1.0,
+                 "got": float(np.mean([w == it.tgt_word for w, it in zip(gold_words, b.items)]))})
+    same = np.abs(unmapped_alignment(sp, True).transform_tgt(C) - fit(sp, "token", "wa").transform_tgt(C)).max()
+    rows.append({"check": "centred no-mapping space = target side of the token wa orig map (no matrix on that "
+                          "side): max difference on the candidates", "expected": 0.0, "got": float(same)})
+    out = pd.DataFrame(rows)
+    out["ok"] = np.isclose(out.got, out.expected, atol=1e-3)
+    return out
