@@ -124,3 +124,24 @@ def dictionary_precision_variants(gold: GoldAlignment, forward: dict[str, set[st
         rows.append(("the authors' direction + both files merged + sure links only",
                      score(g_auth, merged, "sure")))
     return [{"variant": name, **vals} for name, vals in rows]
+
+
+def variants_on_gold_sets(gold_pairs: list[str]) -> dict[str, list[dict]]:
+    """:func:`dictionary_precision_variants` for every gold pair that has a MUSE dictionary."""
+    from xalign.data import corpora as C
+    from xalign.data.datasets import DataNotFoundError
+
+    out = {}
+    for gp in gold_pairs:
+        s_lang, t_lang = gp.split("-")
+        try:
+            forward = C.muse_dictionary(gp)
+        except DataNotFoundError:
+            continue
+        try:
+            backward = C.muse_dictionary(f"{t_lang}-{s_lang}")
+        except DataNotFoundError:
+            backward = None
+        out[gp] = dictionary_precision_variants(C.gold_alignment(gp), forward, backward,
+                                                flip=AUTHORS_GOLD_ORDER.get(gp, gp) != gp)
+    return out
