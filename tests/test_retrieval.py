@@ -24,13 +24,43 @@ def brute_weak(U, V, k):
     return np.mean([S[i, i] > np.max(np.delete(S[i], i)) for i in range(len(U))])
 
 
+def topk_mean_brute(q, K, k):
+    """Mean of the k largest cosines of q with the rows of K (q itself counts when it is a row of K)."""
+    return float(np.mean(sorted((K @ q).tolist(), reverse=True)[:k]))
+
+
 def brute_strong(U, V, k):
+    """Eq. 3 with the authors' CSLS: every candidate's density is taken among the sources
+    (a source vector counts as its own neighbour), the query's own term dropped.
+    Written from the equation with plain loops."""
+    u, v = unit(U), unit(V)
+    n = len(u)
+    dens_u = [topk_mean_brute(u[j], u, k) for j in range(n)]   # r_U(u_j), u_j among its own neighbours
+    hits = 0
+    for i in range(n):
+        own = 2 * float(u[i] @ v[i]) - topk_mean_brute(v[i], u, k)
+        rivals = [2 * float(u[i] @ u[j]) - dens_u[j] for j in range(n) if j != i]
+        hits += own > max(rivals)
+    return hits / n
+
+
+def brute_strong_xalign01(U, V, k):
+    """The xalign 0.1 formula: full CSLS, the query's density among the targets for the
+    translation and among the other sources for every rival."""
     S = brute_csls(U, V, k)
     u = unit(U)
     CU = u @ u.T
     r = np.array([np.sort(np.delete(CU[i], i))[-k:].mean() for i in range(len(U))])
     SU = 2 * CU - r[:, None] - r[None, :]
     return np.mean([S[i, i] > np.max(np.delete(SU[i], i)) for i in range(len(U))])
+
+
+def offset_clouds(rng, n=200, d=16, offset=0.0, noise=0.9):
+    """Paired point clouds; the target side is shifted by a common language vector of norm ``offset``."""
+    U = rng.normal(size=(n, d))
+    shift = np.zeros(d)
+    shift[0] = offset * np.sqrt(d)
+    return U, U + noise * rng.normal(size=U.shape) + shift
 
 
 @pytest.fixture
@@ -114,3 +144,38 @@ def test_alignment_scores_identical_spaces(rng):
     U = rng.normal(size=(300, 32))
     assert R.alignment_scores(U, U.copy(), k=10) == {"S_weak": 1.0, "S_strong": 1.0}
     assert R.alignment_scores(U, U.copy(), k=10, block=50) == {"S_weak": 1.0, "S_strong": 1.0}
+
+
+@pytest.mark.parametrize(("offset", "noise"), [(0.0, 0.9), (1.5, 0.6)])
+def test_strong_matches_the_equation_with_and_without_a_language_offset(rng, offset, noise):
+    U, V = offset_clouds(rng, offset=offset, noise=noise)
+    ref = brute_strong(U, V, 10)
+    assert 0.05 < ref < 0.95
+    for block in (None, 13):
+        assert R.s_strong(U, V, k=10, block=block) == pytest.approx(ref)
+        assert R.alignment_scores(U, V, k=10, block=block)["S_strong"] == pytest.approx(ref)
+
+
+def test_the_xalign01_formula_favoured_the_translation_under_an_offset(rng):
+    """The old formula is kept, clearly named, and differs from Eq. 3 where the languages sit apart."""
+    U, V = offset_clouds(rng, offset=1.5, noise=0.6)
+    old, new = brute_strong_xalign01(U, V, 10), brute_strong(U, V, 10)
+    assert old > new + 0.05
+    for block in (None, 13):
+        scores = R.alignment_scores(U, V, k=10, block=block, with_xalign01=True)
+        assert scores["S_strong_xalign01"] == pytest.approx(old)
+        assert scores["S_strong"] == pytest.approx(new)
+    assert R.s_strong_xalign01(U, V, k=10) == pytest.approx(old)
+    assert "S_strong_xalign01" not in R.alignment_scores(U, V, k=10)
+
+
+def test_strong_density_counts_a_vector_as_its_own_neighbour():
+    """k = 1: each source's density is its cosine with itself (1), so a rival scores
+    2 cos(u_i, u_j) - 1 and the translation 2 cos(u_i, v_i) - max_j cos(v_i, u_j)."""
+    U = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.05]])
+    V = np.array([[0.9, 0.6], [0.2, 1.0], [-1.0, -0.3]])
+    assert R.s_strong(U, V, k=1) == pytest.approx(brute_strong(U, V, 1))
+    u, v = unit(U), unit(V)
+    expect = [2 * u[i] @ v[i] - max(u @ v[i]) > max(2 * u[i] @ u[j] - 1 for j in range(3) if j != i)
+              for i in range(3)]
+    assert R.s_strong(U, V, k=1) == pytest.approx(np.mean(expect))

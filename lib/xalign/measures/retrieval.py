@@ -10,16 +10,29 @@ Definitions (Gaschi et al. 2022, Eqs. 1-3; Conneau et al. 2018 for CSLS):
 - ``r_V(u) = mean of the k largest cos(u, v), v in V`` (the density around u in V);
 - ``CSLS(u_i, v_j) = 2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)``;
 - ``S_weak = 1/N sum_i [CSLS(u_i, v_i) > max_{j != i} CSLS(u_i, v_j)]``;
-- ``S_strong``: the same test, but u_i's competitors are the other source
-  vectors u_j (j != i); each CSLS neighbourhood is taken in the space the
-  candidate lives in, and a vector is never its own neighbour:
-  ``CSLS_UU(u_i, u_j) = 2 cos(u_i, u_j) - r_U'(u_i) - r_U'(u_j)`` with
-  ``r_U'`` the mean over the k nearest *other* rows of U.
+- ``S_strong = 1/N sum_i [s(u_i, v_i) > max_{j != i} s(u_i, u_j)]`` (Eq. 3): the
+  competitors are the other *source* vectors. As in the authors' code
+  (posos-tech/multilingual-alignment-and-transfer, ``multilingual_eval/retrieval.py``,
+  ``evaluate_alignment_with_cosim(..., csls_k=10, strong_alignment=1.0)`` at the
+  IJCNN 2022 commit), the query's own density term is dropped (it is the same
+  for every candidate and cancels) and every candidate's density is taken in
+  the search space, the source vectors U:
+  ``s(u_i, v_i) = 2 cos(u_i, v_i) - r_U(v_i)`` and
+  ``s(u_i, u_j) = 2 cos(u_i, u_j) - r_U(u_j)``, where ``r_U(u_j)`` counts u_j
+  itself among its k neighbours (cosine 1), as the authors' ``topk_mean`` over
+  ``x @ x.T`` does.
+
+xalign 0.1 subtracted the query's density among the *targets*, r_V(u_i), from
+the translation's score but its density among the other *sources* from every
+competitor's, and left u_j itself out of r_U(u_j). Since same-language
+neighbours are closer, that favoured the translation exactly when the two
+languages sit apart. :func:`s_strong_xalign01` keeps that formula, only so that
+a chapter can show the numbers before and after the fix.
 
 For identical spaces (U = V) both scores are 1 whenever the points are well
 separated (e.g. random vectors in a few dozen dimensions). CSLS does not make
-that a theorem for S_strong: a vector with a near-duplicate in a sparse region
-can lose to it, since the two candidate kinds get different density terms.
+that a theorem: a vector with a near-duplicate in a sparse region can lose to
+it, since candidates have different density terms.
 """
 
 from __future__ import annotations
@@ -164,9 +177,25 @@ def _weak_hits(u, v, r_v, r_u, block) -> np.ndarray:
     return hits
 
 
-def _strong_hits(u, v, r_v, r_u, k, block) -> np.ndarray:
-    r_uu = _mean_topk(u, u, k, True, block)   # u's density among the other sources
-    own = 2 * (u * v).sum(1) - r_v - r_u
+def _strong_hits(u, v, r_u, k, block) -> np.ndarray:
+    """Eq. 3 as the authors compute it: own = 2 cos(u_i, v_i) - r_U(v_i), rivals 2 cos(u_i, u_j) - r_U(u_j)."""
+    r_uu = _mean_topk(u, u, k, False, block)   # each u_j's density among the sources, itself included
+    own = 2 * (u * v).sum(1) - r_u
+    rows = _block_rows(u.shape[0], block)
+    hits = np.empty(u.shape[0], bool)
+    for s in range(0, u.shape[0], rows):
+        e = min(s + rows, u.shape[0])
+        blk = 2 * (u[s:e] @ u.T) - r_uu[None, :]
+        ar = np.arange(e - s)
+        blk[ar, ar + s] = -float("inf")
+        hits[s:e] = (own[s:e] > blk.max(1).values).cpu().numpy()
+    return hits
+
+
+def _strong_hits_xalign01(u, v, r_v, r_u, k, block) -> np.ndarray:
+    """S_strong hits as computed by xalign 0.1 (wrong density term): kept only to show before/after."""
+    r_uu = _mean_topk(u, u, k, True, block)   # u's density among the *other* sources
+    own = 2 * (u * v).sum(1) - r_v - r_u      # r_v: the query's density among the targets (the error)
     rows = _block_rows(u.shape[0], block)
     hits = np.empty(u.shape[0], bool)
     for s in range(0, u.shape[0], rows):
@@ -195,12 +224,25 @@ def weak_hits(U, V, k: int = 10, block: int | None = None, device: str | None = 
 
 def strong_hits(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
     """Per pair: does v_i beat every other source vector u_j (j != i) as u_i's neighbour? (N,) bool."""
+    u, v, _r_v, r_u = _prepare(U, V, k, block, device)
+    return _strong_hits(u, v, r_u, k, block)
+
+
+def strong_hits_xalign01(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
+    """S_strong hits AS COMPUTED BY XALIGN 0.1 (WRONG DENSITY TERM); only for before/after tables.
+
+    The translation's score subtracted u_i's density among the targets and every
+    competitor's subtracted u_i's density among the other sources (see the module notes).
+    """
     u, v, r_v, r_u = _prepare(U, V, k, block, device)
-    return _strong_hits(u, v, r_v, r_u, k, block)
+    return _strong_hits_xalign01(u, v, r_v, r_u, k, block)
 
 
-def _hits_in_memory(u, v, k) -> tuple[np.ndarray, np.ndarray]:
-    """Weak and strong hits from two full N x N products (u v^T, u u^T) instead of five blocked passes."""
+def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
+    """Weak and strong hits from two full N x N products (u v^T, u u^T) instead of the blocked passes.
+
+    With ``xalign01`` the xalign 0.1 strong hits come third (from the same products).
+    """
     import torch
 
     n = u.shape[0]
@@ -208,37 +250,48 @@ def _hits_in_memory(u, v, k) -> tuple[np.ndarray, np.ndarray]:
     c = u @ v.T
     r_v = c.topk(min(k, n), dim=1).values.mean(1)
     r_u = c.topk(min(k, n), dim=0).values.mean(0)
-    own = 2 * (u * v).sum(1) - r_v - r_u
+    cos_own = c[ar, ar].clone()
     c.mul_(2).sub_(r_v[:, None]).sub_(r_u[None, :])
     diag = c[ar, ar].clone()
     c[ar, ar] = -float("inf")
     weak = diag > c.max(1).values
     del c
     t = u @ u.T
+    r_uu = t.topk(min(k, n), dim=1).values.mean(1)          # itself included, as the authors
     t[ar, ar] = -float("inf")
-    r_uu = t.topk(min(k, n - 1), dim=1).values.mean(1)
-    t.mul_(2).sub_(r_uu[:, None]).sub_(r_uu[None, :])
-    strong = own > t.max(1).values
-    return weak.cpu().numpy(), strong.cpu().numpy()
+    extra = ()
+    if xalign01:
+        r_other = t.topk(min(k, n - 1), dim=1).values.mean(1)
+        old_own = 2 * cos_own - r_v - r_u
+        extra = ((old_own > (2 * t - r_other[:, None] - r_other[None, :]).max(1).values).cpu().numpy(),)
+    t.mul_(2).sub_(r_uu[None, :])
+    strong = (2 * cos_own - r_u) > t.max(1).values
+    return (weak.cpu().numpy(), strong.cpu().numpy(), *extra)
 
 
-def alignment_scores(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> dict[str, float]:
+def alignment_scores(U, V, k: int = 10, block: int | None = None, device: str | None = None,
+                     with_xalign01: bool = False) -> dict[str, float]:
     """``{"S_weak": ..., "S_strong": ...}`` in one pass (they share the CSLS density terms).
 
     When no ``block`` is forced and an N x N float32 matrix fits in one block
     (N <= ~8,000), the two similarity matrices are computed once and reused
     (2 matrix products instead of 5); otherwise the blocked passes run.
+    ``with_xalign01`` adds ``"S_strong_xalign01"``: S_strong as computed by
+    xalign 0.1 (wrong density term), for a before/after comparison only.
     """
     _check_pairs(U, V)
     positive_int("k", k)
     n = len(U)
     if block is None and 4 * n * n <= DEFAULT_BLOCK_BYTES:
         dev = _device(device)
-        weak, strong = _hits_in_memory(_as_unit_tensor(U, dev), _as_unit_tensor(V, dev), k)
+        hits = _hits_in_memory(_as_unit_tensor(U, dev), _as_unit_tensor(V, dev), k, with_xalign01)
     else:
         u, v, r_v, r_u = _prepare(U, V, k, block, device)
-        weak, strong = _weak_hits(u, v, r_v, r_u, block), _strong_hits(u, v, r_v, r_u, k, block)
-    return {"S_weak": float(weak.mean()), "S_strong": float(strong.mean())}
+        hits = (_weak_hits(u, v, r_v, r_u, block), _strong_hits(u, v, r_u, k, block))
+        if with_xalign01:
+            hits += (_strong_hits_xalign01(u, v, r_v, r_u, k, block),)
+    names = ("S_weak", "S_strong", "S_strong_xalign01")
+    return {name: float(h.mean()) for name, h in zip(names, hits)}
 
 
 def s_weak(U, V, k: int = 10, **kw) -> float:
@@ -247,5 +300,11 @@ def s_weak(U, V, k: int = 10, **kw) -> float:
 
 
 def s_strong(U, V, k: int = 10, **kw) -> float:
-    """Strong alignment score (Eq. 3): fraction of pairs whose translation beats every other u_j."""
+    """Strong alignment score (Eq. 3, as the authors compute it): fraction of pairs whose translation
+    beats every other source vector u_j."""
     return float(strong_hits(U, V, k, **kw).mean())
+
+
+def s_strong_xalign01(U, V, k: int = 10, **kw) -> float:
+    """S_strong AS COMPUTED BY XALIGN 0.1 (WRONG DENSITY TERM); kept only for before/after tables."""
+    return float(strong_hits_xalign01(U, V, k, **kw).mean())

@@ -85,3 +85,14 @@ def cosine_rows(U: np.ndarray, V: np.ndarray) -> np.ndarray:
     num = (U * V).sum(-1)
     den = np.linalg.norm(U, axis=-1) * np.linalg.norm(V, axis=-1)
     return num / np.maximum(den, 1e-12)
+
+
+def sentence_token_means(encoder, sentences: list[str], layers=None, desc: str = "sentence tokens") -> np.ndarray:
+    """Mean over each sentence's own tokens (no prefix, no special tokens); (n, L, dim).
+
+    The whole sentence is passed as one word span, so only tokens with a
+    character offset inside the sentence are averaged (the encoder's own
+    ``"mean"`` pooling and its cache entries are untouched).
+    """
+    return encoder.encode(sentences, spans=[[(0, len(s))] for s in sentences], poolings=(),
+                          layers=layers, desc=desc)["words"]
