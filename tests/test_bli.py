@@ -3,15 +3,10 @@
 import numpy as np
 import pytest
 
-from xalign.data.scripts import ascii_free, in_script, script_mask, scripts_of
+from xalign.data.scripts import authors_ascii_keep, in_script, script_mask, scripts_of
 from xalign.data.static import StaticVectors
-from xalign.measures.bli import (
-    build_lexicon,
-    evaluate_bli,
-    evaluate_directions,
-    exact_hits,
-    stem_hits,
-)
+from xalign.measures.bli import build_lexicon, evaluate_bli, exact_hits, stem_hits
+from xalign.measures.bli_grid import evaluate_directions
 
 
 def _unit(x):
@@ -156,18 +151,22 @@ def test_pruning_keeps_exactly_the_target_script_words(lang, expected):
     assert [w for w, m in zip(VOCAB, mask) if m] == expected
 
 
-def test_paper_ascii_rule_and_errors():
-    mask = script_mask(VOCAB, rule="ascii")
-    kept = [w for w, m in zip(VOCAB, mask) if m]
-    # the paper's rule keeps any word without an ASCII character, whatever its script
-    assert "ｃａｔ" in kept and "кот" in kept and "猫" in kept and "cat" not in kept and "日本語abc" not in kept
-    assert ascii_free("猫") and not ascii_free("")
+def test_authors_ascii_rule_keeps_mixed_tokens_and_drops_latin1():
+    """The authors' not_ASCII: a word is dropped only when every character is below U+0100."""
+    mask = script_mask(["3月", "café", "cat", "日本語abc", "ĉu", "ｃａｔ", "кот", ""], rule="ascii")
+    assert mask.tolist() == [True, False, False, True, True, True, True, False]
+    assert authors_ascii_keep("3月") and not authors_ascii_keep("café") and not authors_ascii_keep("")
+    # our rule (script) is stricter: "3月" is not written in Han only
+    assert script_mask(["3月", "月"], "zh").tolist() == [False, True]
+
+
+def test_script_rule_errors():
     assert in_script("ー", scripts_of("ja"))
     with pytest.raises(KeyError):
         scripts_of("xx")
     with pytest.raises(ValueError):
         in_script("a", ("NotAScript",))
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="authors"):
         script_mask(VOCAB, "zh", rule="bogus")
 
 

@@ -6,13 +6,17 @@ import pytest
 from xalign.data.paper_tables import paper_table
 from xalign.papers.wickramasinghe.bli_report import (
     MULTILINGUAL,
+    identical_strings,
     label,
     method_label,
+    sinhala_list_inflation,
     table1,
     table3,
     table4,
     table5,
     table6,
+    view,
+    with_interval,
 )
 
 
@@ -37,7 +41,9 @@ def test_table6_from_the_papers_table4_matches_its_table6():
 def _raw(rows):
     cols = ["src", "tgt", "method", "pruned", "retrieval", "k", "match", "precision", "coverage", "n_queries",
             "n_test"]
-    return pd.DataFrame(rows, columns=cols)
+    df = pd.DataFrame(rows, columns=cols)
+    return df.assign(lo=df.precision - 1, hi=df.precision + 1, n_identical=1,
+                     precision_no_identical=df.precision / 2, lo_no_identical=0.0, hi_no_identical=100.0)
 
 
 def test_label_and_tables_pick_the_right_rows():
@@ -65,3 +71,22 @@ def test_label_and_tables_pick_the_right_rows():
     assert method_label("static", "vecmap") == "VecMap"
     with pytest.raises(ValueError):
         method_label("other", "none")
+
+
+def test_inflation_identical_strings_and_the_interval_view():
+    old = label(_raw([("en", "si", "none", False, "nn", 1, "exact", 80.0, 10, 5, 10),
+                      ("si", "en", "none", False, "nn", 1, "exact", 40.0, 20, 5, 10)]), "multilingual")
+    new = label(_raw([("en", "si", "none", False, "nn", 1, "exact", 50.0, 60, 20, 10),
+                      ("si", "en", "none", False, "nn", 1, "exact", 45.0, 60, 20, 10),
+                      ("en", "es", "none", False, "nn", 1, "exact", 70.0, 80, 40, 10)]), "multilingual")
+    inf = sinhala_list_inflation(old, new).set_index("direction")["inflation (P@1 points)"]
+    assert inf.to_dict() == {"En-Si": 30.0, "Si-En": -5.0}
+    ident = identical_strings(new).set_index("pair")
+    assert ident.loc["en-es", "identical (%)"] == pytest.approx(2.5)
+    assert ident.loc["en-es", "precision_no_identical"] == 35.0
+    cmp = pd.DataFrame({"pair": ["en-es", "en-zh"], "retrieval": ["NN", "NN"], "paper": [60.0, 20.0],
+                        "ours": [61.66, None], "lo": [58.94, None], "hi": [64.4, None], "coverage": [82.0, None]})
+    assert with_interval(cmp).tolist() == ["61.7 [58.9, 64.4]", ""]
+    v = view(cmp, ["pair"], ["retrieval"])
+    assert v.loc["en-es", ("ours [95% CI]", "NN")] == "61.7 [58.9, 64.4]"
+    assert v.loc["en-es", ("coverage (%)", "NN")] == 82.0

@@ -5,6 +5,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from conftest import mirror_available
 from xalign.data.static import StaticVectors
 from xalign.data.stemming import SinhalaSplitter, get_stemmer
 from xalign.data.wordvectors import (
@@ -123,3 +124,21 @@ def test_bli_dictionary_arguments_are_checked():
         sinhala_dictionary("en", "es", "test")
     with pytest.raises(ValueError, match="vocabulary size"):
         vocabulary("es", None)
+    with pytest.raises(ValueError, match="sinhala must be"):
+        vocabulary("si", 10, sinhala="wiktionary")
+
+
+@pytest.mark.skipif(not mirror_available(), reason="needs XALIGN_DATA_MIRROR")
+def test_sinhala_candidates_are_fasttexts_vocabulary_not_the_test_split():
+    """The Sinhala candidate list is fastText's top N (the paper's), not the dictionaries' words."""
+    from xalign.data.bli_data import bli_dictionary, sinhala_fasttext_vocabulary, vocabulary
+
+    n = 20000
+    cands = vocabulary("si", n)
+    fasttext = sinhala_fasttext_vocabulary()
+    assert len(fasttext) > 78000 and cands == fasttext[:n]
+    assert "</s>" in cands[:5] and "ලෙස" in cands[:50]  # frequency order, foreign tokens kept
+    # no word enters the candidates from the test split: test words outside fastText's top N stay out
+    test_si = {t for _, t in bli_dictionary("en", "si", "test")} | {s for s, _ in bli_dictionary("si", "en", "test")}
+    taken = (test_si - set(fasttext[:n])) & set(cands)
+    assert not taken and len(test_si - set(fasttext[:n])) > 0

@@ -10,8 +10,12 @@
   and the full wiki dictionaries in both directions.
 
 Vocabularies: wordfreq's top-N list where wordfreq has one; for Sinhala
-(which wordfreq does not cover) the Sinhala words of all the Sinhala-English
-dictionary files.
+(which wordfreq does not cover) the paper's own candidate list, the top N of
+fastText's Sinhala Wikipedia vocabulary (79,030 words in frequency order, as
+the authors' repository ships it). :func:`sinhala_dictionary_vocabulary`, the
+Sinhala words of all the dictionary files (test splits included), is the list
+this chapter used before; it is kept only to measure how much it inflated
+precision (every gold target is then a candidate).
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import re
 from xalign.data.corpora import muse_pairs
 from xalign.data.datasets import fetch, get
 from xalign.data.readers import read_dictionary
-from xalign.data.wordvectors import dictionary_vocabulary, frequency_vocabulary
+from xalign.data.wordvectors import clean_words, dictionary_vocabulary, frequency_vocabulary
 
 MUSE_LANGUAGES = ("de", "es", "fr", "it", "ja", "ru", "ta", "tr", "zh")
 SPLITS = ("train", "test")
@@ -66,14 +70,33 @@ def bli_dictionary(src: str, tgt: str, split: str, sinhala_variant: str = "wiki"
     return _muse_split(src, tgt, split)
 
 
-def sinhala_vocabulary(n: int | None = None) -> list[str]:
+SINHALA_FASTTEXT_WORDS = "all_data/wiki.si.vec_words.txt"
+SINHALA_VOCABULARIES = ("fasttext", "dictionaries")
+
+
+def sinhala_fasttext_vocabulary(n: int | None = None) -> list[str]:
+    """The ``n`` most frequent words of fastText's Sinhala Wikipedia vectors (all 79,030 for None / 0).
+
+    The paper's Sinhala candidate list. Cleaned like every vocabulary
+    (:func:`xalign.data.wordvectors.clean_words`); fastText's list is already
+    lower-cased and keeps its foreign-script tokens, which pruning removes.
+    """
+    path = fetch("sinhala_en_dict", SINHALA_FASTTEXT_WORDS)
+    words = clean_words(path.read_text(encoding="utf-8").splitlines())
+    return words[:n] if n else words
+
+
+def sinhala_dictionary_vocabulary(n: int | None = None) -> list[str]:
     """The Sinhala words of every Sinhala-English dictionary file, in order of first appearance.
 
     The full wiki Si-En dictionary comes first (its Sinhala source words are
-    in fastText frequency order), then the full En-Si one, then the splits.
+    in fastText frequency order), then the full En-Si one, then the splits,
+    test splits included: every gold target is a candidate. Not the paper's
+    candidate list (see :func:`sinhala_fasttext_vocabulary`); kept to measure
+    what using it did to precision.
     """
     first = ("all_data/wiki-si-en.txt", "all_data/wiki-en-si.txt")
-    files = get("sinhala_en_dict").files("all_data/*.txt")
+    files = [f for f in get("sinhala_en_dict").files("all_data/*.txt") if f != SINHALA_FASTTEXT_WORDS]
     files = sorted(files, key=lambda f: (first.index(f) if f in first else len(first), f))
     dicts, sides = [], []
     for f in files:
@@ -86,10 +109,16 @@ def sinhala_vocabulary(n: int | None = None) -> list[str]:
     return dictionary_vocabulary(dicts, sides, n)
 
 
-def vocabulary(lang: str, n: int | None) -> list[str]:
-    """Candidate words of ``lang``: wordfreq's top ``n``, or the Sinhala dictionary words (up to ``n``)."""
+def vocabulary(lang: str, n: int | None, sinhala: str = "fasttext") -> list[str]:
+    """Candidate words of ``lang``: wordfreq's top ``n``; for Sinhala fastText's top ``n``.
+
+    ``sinhala="dictionaries"`` gives the old Sinhala list
+    (:func:`sinhala_dictionary_vocabulary`) instead.
+    """
     if lang == "si":
-        return sinhala_vocabulary(n)
+        if sinhala not in SINHALA_VOCABULARIES:
+            raise ValueError(f"sinhala must be one of {SINHALA_VOCABULARIES}, got {sinhala!r}")
+        return sinhala_fasttext_vocabulary(n) if sinhala == "fasttext" else sinhala_dictionary_vocabulary(n)
     if not n:
         raise ValueError(f"give the vocabulary size n for {lang!r}")
     return frequency_vocabulary(lang, n)

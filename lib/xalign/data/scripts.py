@@ -1,9 +1,14 @@
 """Which writing system a word is in, and vocabulary pruning by script.
 
 Wickramasinghe and de Silva (Sec. 3.5) prune the candidate vocabulary of a
-non-Latin-script language by dropping every token with a character in the
-ASCII range (:func:`ascii_free`). :func:`in_script` is the general,
-Unicode-aware version: a word belongs to a language's script(s) when every
+non-Latin-script language by "eliminat[ing] the characters in the ASCII
+range". Their released code (``not_ASCII`` in
+``contrastive_bli_content/C1/evaluate_c1.py`` of
+kasunw22/sinhala-word-embedding-alignment) drops a word only when *all* its
+characters are below U+0100 (ASCII and Latin-1), so mixed tokens such as
+"3月" survive and "café" does not: :func:`authors_ascii_keep`, rule
+``"ascii"``. :func:`in_script` is *our* rule (``"script"``), a Unicode-aware
+alternative that is not the authors': a word belongs to a language's script(s) when every
 character is a character of one of those scripts (Unicode ``Script_Extensions``,
 so shared marks such as the Japanese prolonged-sound mark count for both
 kana scripts), a combining mark of the ``Inherited`` script, or an invisible
@@ -31,6 +36,11 @@ LANGUAGE_SCRIPTS: dict[str, tuple[str, ...]] = {
     "gu": ("Gujarati",), "pa": ("Gurmukhi",), "th": ("Thai",), "ka": ("Georgian",), "hy": ("Armenian",),
     "zh": ("Han",), "ja": ("Han", "Hiragana", "Katakana"), "ko": ("Hangul", "Han"),
 }
+
+#: How each pruning rule is labelled in the book.
+RULE_LABELS = {"ascii": "the authors' rule (drop words with every character below U+0100)",
+               "script": "our rule (keep words written in the language's Unicode scripts; not the authors')"}
+
 
 def scripts_of(lang: str) -> tuple[str, ...]:
     """The scripts of language ``lang`` (ISO 639-1); KeyError lists the known codes."""
@@ -68,23 +78,23 @@ def in_script(word: str, scripts: Sequence[str] | str) -> bool:
     return member.fullmatch(word) is not None
 
 
-def ascii_free(word: str) -> bool:
-    """The paper's rule: True if no character of ``word`` is in the ASCII range."""
-    return bool(word) and all(ord(c) >= 128 for c in word)
+def authors_ascii_keep(word: str) -> bool:
+    """The authors' ``not_ASCII``: keep ``word`` unless every character is below U+0100 (empty: dropped)."""
+    return any(ord(c) >= 0x100 for c in word)
 
 
 def script_mask(words: Iterable[str], lang: str | None = None, scripts: Sequence[str] | None = None,
                 rule: str = "script") -> np.ndarray:
     """Boolean mask (n_words,): which words survive pruning for ``lang`` (or explicit ``scripts``).
 
-    ``rule="script"``: :func:`in_script`; ``rule="ascii"``: the paper's
-    ASCII-range rule (:func:`ascii_free`).
+    ``rule="script"``: :func:`in_script` (ours); ``rule="ascii"``: the
+    authors' rule (:func:`authors_ascii_keep`; ``lang`` is not needed).
     """
     words = list(words)
     if rule == "ascii":
-        return np.fromiter((ascii_free(w) for w in words), bool, len(words))
+        return np.fromiter((authors_ascii_keep(w) for w in words), bool, len(words))
     if rule != "script":
-        raise ValueError(f"rule must be 'script' or 'ascii', got {rule!r}")
+        raise ValueError(f"rule must be 'script' (ours) or 'ascii' (the authors'), got {rule!r}")
     if scripts is None:
         if lang is None:
             raise ValueError("give lang or scripts")

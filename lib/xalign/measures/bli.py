@@ -11,7 +11,11 @@ reported next to precision), the target vocabulary is ranked by
   (k = 10), as MUSE computes it.
 
 P@k is the percentage of covered source words with any gold translation
-among the top k. :func:`stem_hits` is the stem-based soft match of
+among the top k, with a bootstrap confidence interval over the queries
+(``lo``, ``hi``). *Identical-string* queries are those whose gold
+translations include the source word itself (a multilingual model maps both
+to nearly the same vector, so they are near-free hits): their number is
+reported, and P@k without them. :func:`stem_hits` is the stem-based soft match of
 Wickramasinghe and de Silva's Algorithm 1. :func:`fit_map` learns the
 supervised maps (Procrustes, RCSLS, VecMap) on vocabulary-normalised
 vectors (unit length, centred on the vocabulary mean, unit length).
@@ -26,7 +30,6 @@ import numpy as np
 import pandas as pd
 
 from xalign.data.static import StaticVectors
-from xalign.data.wordvectors import subset
 from xalign.measures.mapping import Alignment, normalize_center, procrustes
 from xalign.measures.retrieval import (
     _as_unit_tensor,
@@ -138,23 +141,33 @@ def _check_k(predictions, gold, k):
 
 def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[str, str]],
                  ks: Sequence[int] = (1, 5, 10), retrievals: Sequence[str] = RETRIEVALS, csls_k: int = 10,
-                 stemmer=None, block: int | None = None, device: str | None = None) -> pd.DataFrame:
+                 stemmer=None, block: int | None = None, device: str | None = None,
+                 n_boot: int = 1000) -> pd.DataFrame:
     """P@k of translating ``src`` words into ``tgt`` words for a test dictionary.
 
     Returns a long frame: ``retrieval``, ``k``, ``match`` ("exact", and
     "stem" when a ``stemmer`` with ``stem_many`` is given), ``precision`` (%),
-    ``coverage`` (%), ``n_queries`` (covered source words), ``n_test``.
-    CSLS densities use the whole ``src`` vocabulary.
+    ``lo`` / ``hi`` (its 95% bootstrap interval over the queries, %),
+    ``coverage`` (%), ``n_queries`` (covered source words), ``n_test``,
+    ``n_identical`` (queries whose gold includes the source string itself),
+    ``precision_no_identical`` with ``lo_no_identical`` / ``hi_no_identical``
+    (P@k over the other queries). CSLS densities use the whole ``src``
+    vocabulary.
     """
+    from xalign.measures.intervals import accuracy_ci
+
     lex = build_lexicon(pairs, src.index, tgt.index)
     rows = []
     if not lex.sources:
         for r in retrievals:
             for k in ks:
-                rows.append({"retrieval": r, "k": k, "match": "exact", "precision": np.nan, "coverage": 0.0,
-                             "n_queries": 0, "n_test": lex.n_total})
+                rows.append({"retrieval": r, "k": k, "match": "exact", "precision": np.nan, "lo": np.nan,
+                             "hi": np.nan, "coverage": 0.0, "n_queries": 0, "n_test": lex.n_total,
+                             "n_identical": 0, "precision_no_identical": np.nan,
+                             "lo_no_identical": np.nan, "hi_no_identical": np.nan})
         return pd.DataFrame(rows)
     Q = src.lookup(lex.sources)
+    identical = identical_queries(lex)
     for r in retrievals:
         idx = retrieve(Q, tgt.vectors, max(ks), r, csls_k, S=src.vectors, block=block, device=device)
         preds = [[tgt.words[j] for j in row] for row in idx]
@@ -163,9 +176,30 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
             if stemmer is not None:
                 matches.append(("stem", stem_hits(preds, lex.gold, k, stem_many=stemmer.stem_many)))
             for name, hits in matches:
+                lo, hi = accuracy_ci(hits, n_boot=n_boot)
+                rest = hits[~identical]
+                lo_r, hi_r = accuracy_ci(rest, n_boot=n_boot)
                 rows.append({"retrieval": r, "k": k, "match": name, "precision": 100.0 * hits.mean(),
-                             "coverage": lex.coverage, "n_queries": len(lex.sources), "n_test": lex.n_total})
+                             "lo": 100.0 * lo, "hi": 100.0 * hi,
+                             "coverage": lex.coverage, "n_queries": len(lex.sources), "n_test": lex.n_total,
+                             "n_identical": int(identical.sum()),
+                             "precision_no_identical": 100.0 * rest.mean() if len(rest) else np.nan,
+                             "lo_no_identical": 100.0 * lo_r, "hi_no_identical": 100.0 * hi_r})
     return pd.DataFrame(rows)
+
+
+def identical_queries(lex: Lexicon) -> np.ndarray:
+    """(n_queries,) bool: is the source word itself one of its gold translations (in the target vocabulary)?"""
+    return np.array([s in g for s, g in zip(lex.sources, lex.gold)], bool)
+
+
+def self_translation_check(vectors: StaticVectors, n: int = 500, retrieval: str = "nn") -> pd.DataFrame:
+    """Known answer: translate the first ``n`` words of a space into the same space with the identity
+    dictionary. Nearest-neighbour P@1 must be 100 (each word is its own nearest neighbour)."""
+    words = vectors.words[:n]
+    if not words:
+        raise ValueError("no words in the space")
+    return evaluate_bli(vectors, vectors, [(w, w) for w in words], ks=(1,), retrievals=(retrieval,), n_boot=200)
 
 
 def anchor_indices(src: StaticVectors, tgt: StaticVectors,
@@ -220,68 +254,3 @@ def apply_map(alignment: Alignment | None, src: StaticVectors,
         return src, tgt
     return (StaticVectors(src.words, alignment.transform_src(src.vectors)),
             StaticVectors(tgt.words, alignment.transform_tgt(tgt.vectors)))
-
-
-def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str, StaticVectors],
-                        dictionary: Callable[[str, str, str], Sequence[tuple[str, str]]],
-                        methods: Sequence[str] = ("none",) + MAPPINGS, retrievals: Sequence[str] = RETRIEVALS,
-                        ks: Sequence[int] = (1, 5, 10), csls_k: int = 10, prune_langs: Sequence[str] = (),
-                        prune_rule: str = "script", prune_source: bool = False, stemmers: dict | None = None,
-                        rcsls_options: dict | None = None, vecmap_options: dict | None = None,
-                        progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """BLI for every direction and method, with and without vocabulary pruning.
-
-    ``vectors``: one :class:`StaticVectors` per language (the candidate
-    vocabulary). ``dictionary(src, tgt, split)`` returns the train / test
-    pairs. ``methods``: ``"none"`` (the vectors as they are, e.g. a
-    multilingual model's own space) and/or mappings of :data:`MAPPINGS`
-    learned on the train split. Directions whose target language is in
-    ``prune_langs`` (or whose source language is, with ``prune_source``) are
-    evaluated twice: as is, and with that language's vocabulary pruned to its
-    script (:func:`xalign.data.scripts.script_mask`, ``prune_rule``).
-    ``stemmers``: {target language: stemmer} adds the stem-based match.
-
-    Returns (results, fits): results in long format (``src``, ``tgt``,
-    ``method``, ``pruned``, ``retrieval``, ``k``, ``match``, ``precision``,
-    ``coverage``, ``n_queries``, ``n_test``) and one row per learned map.
-    """
-    from xalign.core.progress import bar as progress_bar
-    from xalign.data.scripts import script_mask
-
-    bad = [m for m in methods if m != "none" and m not in MAPPINGS]
-    if bad:
-        raise ValueError(f"unknown methods {bad}; use 'none' or one of {MAPPINGS}")
-    missing = sorted({lang for d in directions for lang in d} - set(vectors))
-    if missing:
-        raise KeyError(f"no vectors for {missing}")
-    stemmers = stemmers or {}
-    masks = {lang: script_mask(vectors[lang].words, lang, rule=prune_rule) for lang in prune_langs
-             if lang in vectors}
-    results, fits = [], []
-    bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
-    for s, t in directions:
-        test = dictionary(s, t, "test")
-        train = dictionary(s, t, "train") if any(m != "none" for m in methods) else None
-        for method in methods:
-            bar.set_postfix_str(f"{s}-{t} {method}")
-            if method == "none":
-                U, V = vectors[s], vectors[t]
-            else:
-                alignment, info = fit_map(method, vectors[s], vectors[t], train, rcsls_options, vecmap_options)
-                fits.append({"src": s, "tgt": t, **info})
-                U, V = apply_map(alignment, vectors[s], vectors[t])
-            prune_s = prune_source and s in masks
-            variants = [False] + ([True] if (prune_s or t in masks) else [])
-            for pruned in variants:
-                Up = subset(U, masks[s]) if pruned and prune_s else U
-                Vp = subset(V, masks[t]) if pruned and t in masks else V
-                df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t))
-                df.insert(0, "pruned", pruned)
-                df.insert(0, "method", method)
-                df.insert(0, "tgt", t)
-                df.insert(0, "src", s)
-                results.append(df)
-            bar.update(1)
-    bar.close()
-    return pd.concat(results, ignore_index=True), pd.DataFrame(fits)
-

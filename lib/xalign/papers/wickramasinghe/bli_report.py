@@ -44,18 +44,54 @@ def label(results: pd.DataFrame, vectors: str, sinhala_dictionary: str = "wiki")
     return out
 
 
-def vocabulary_summary(vocabularies: dict[str, list[str]], prune_rule: str = "script") -> pd.DataFrame:
-    """Per language: candidate words, where they come from, and the share left after script pruning."""
+def vocabulary_summary(vocabularies: dict[str, list[str]], prune_rule: str = "script",
+                       prune_langs: Sequence[str] | None = None) -> pd.DataFrame:
+    """Per language: candidate words, where they come from, and the share each pruning rule keeps.
+
+    ``kept, authors' rule (%)``: :func:`xalign.data.scripts.authors_ascii_keep`;
+    ``kept, our rule (%)``: Unicode scripts. The examples are words the rule
+    in use (``prune_rule``) drops. Only the languages of ``prune_langs`` (all
+    when None) are pruned, so only they get these columns.
+    """
     from xalign.data.scripts import script_mask
 
     rows = []
     for lang, words in vocabularies.items():
+        if prune_langs is not None and lang not in prune_langs:
+            rows.append({"lang": lang, "words": len(words), "source": "wordfreq top-N"})
+            continue
+        ours, authors = script_mask(words, lang, rule="script"), script_mask(words, lang, rule="ascii")
+        used = authors if prune_rule == "ascii" else ours
         rows.append({"lang": lang, "words": len(words),
-                     "source": "Sinhala-English dictionaries" if lang == "si" else "wordfreq top-N",
-                     "in script (%)": round(100.0 * float(script_mask(words, lang, rule=prune_rule).mean()), 2),
-                     "examples of pruned words": ", ".join(
-                         [w for w, m in zip(words, script_mask(words, lang, rule=prune_rule)) if not m][:8])})
+                     "source": "fastText wiki.si vocabulary (the paper's)" if lang == "si" else "wordfreq top-N",
+                     "kept, authors' rule (%)": round(100.0 * float(authors.mean()), 2),
+                     "kept, our rule (%)": round(100.0 * float(ours.mean()), 2),
+                     f"examples dropped ({prune_rule})": ", ".join([w for w, m in zip(words, used) if not m][:8])})
     return pd.DataFrame(rows)
+
+
+#: columns every BLI table carries next to ``value``
+EXTRA = ["lo", "hi", "coverage", "n_queries", "n_identical", "precision_no_identical", "lo_no_identical",
+         "hi_no_identical"]
+
+
+def with_interval(frame: pd.DataFrame, value: str = "ours", lo: str = "lo", hi: str = "hi",
+                  digits: int = 1) -> pd.Series:
+    """``"61.7 [58.9, 64.4]"`` strings: a value with its 95% interval (empty where there is no value)."""
+    def fmt(v, a, b):
+        if pd.isna(v):
+            return ""
+        return f"{v:.{digits}f}" + ("" if pd.isna(a) else f" [{a:.{digits}f}, {b:.{digits}f}]")
+    return pd.Series([fmt(v, a, b) for v, a, b in zip(frame[value], frame[lo], frame[hi])], index=frame.index)
+
+
+def view(cmp: pd.DataFrame, index: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+    """A compared table for display: paper, ours with its 95% interval, and coverage (%), side by side."""
+    df = cmp.assign(**{"ours [95% CI]": with_interval(cmp), "coverage (%)": cmp["coverage"].round(1)})
+    wide = df.pivot_table(index=list(index), columns=list(columns), aggfunc="first",
+                          values=["paper", "ours [95% CI]", "coverage (%)"])
+    keep = [c for c in ("paper", "ours [95% CI]", "coverage (%)") if c in wide.columns.get_level_values(0)]
+    return wide[keep]
 
 
 def _pick(df: pd.DataFrame, **eq) -> pd.DataFrame:
@@ -70,7 +106,8 @@ def table1(results: pd.DataFrame, model: str, languages: Sequence[str], pruned_l
 
     ``pruned_langs``: languages whose rows come from the pruned vocabulary
     where the results have them (the paper prunes Chinese). Columns: model,
-    lang, direction, retrieval, k, value, coverage, n_queries, pruned.
+    lang, direction, retrieval, k, value, :data:`EXTRA` (interval, coverage,
+    identical strings), pruned.
     """
     df = _pick(results, method=MULTILINGUAL, match="exact")
     rows = []
@@ -81,22 +118,22 @@ def table1(results: pd.DataFrame, model: str, languages: Sequence[str], pruned_l
             sel = sel[sel["pruned"] == want]
             for r in sel.itertuples():
                 rows.append({"model": model, "lang": lang, "direction": direction, "retrieval": r.retrieval,
-                             "k": r.k, "value": r.precision, "coverage": r.coverage,
-                             "n_queries": r.n_queries, "pruned": want})
+                             "k": r.k, "value": r.precision, **{c: getattr(r, c) for c in EXTRA},
+                             "pruned": want})
     return pd.DataFrame(rows)
 
 
 def table2(results: pd.DataFrame) -> pd.DataFrame:
     """Table 2: P@1 for every method, retrieval and pair, unpruned vocabularies."""
     df = _pick(results, match="exact", k=1, pruned=False)
-    return (df[["method", "retrieval", "pair", "precision", "coverage", "n_queries"]]
+    return (df[["method", "retrieval", "pair", "precision"] + EXTRA]
             .rename(columns={"precision": "value"}).reset_index(drop=True))
 
 
 def table3(results: pd.DataFrame, pairs: Sequence[str]) -> pd.DataFrame:
     """Table 3: P@1 with and without vocabulary pruning (``pruned``: "no" / "yes")."""
     df = _pick(results, match="exact", k=1, pair=list(pairs))
-    out = df[["method", "retrieval", "pair", "pruned", "precision", "coverage"]].rename(columns={"precision": "value"})
+    out = df[["method", "retrieval", "pair", "pruned", "precision"] + EXTRA].rename(columns={"precision": "value"})
     out["pruned"] = out["pruned"].map({False: "no", True: "yes"})
     return out.reset_index(drop=True)
 
@@ -134,7 +171,7 @@ def table4(results: pd.DataFrame, pruned: bool = True) -> pd.DataFrame:
         "soft": df["match"].map({"exact": "no", "stem": "yes"}),
         "dictionary": df["dictionary"],
         "direction": df["src"].str.capitalize() + "-" + df["tgt"].str.capitalize(),
-        "k": df["k"], "value": df["precision"], "coverage": df["coverage"], "pruned": df["pruned"]})
+        "k": df["k"], "value": df["precision"], **{c: df[c] for c in EXTRA}, "pruned": df["pruned"]})
     return out.reset_index(drop=True)
 
 
@@ -199,8 +236,10 @@ def plot_inflection(t4: pd.DataFrame, title: str):
     return fig
 
 
-def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str) -> str:
-    """A short Markdown summary of this run's evidence on the paper's three claims."""
+def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
+             inflation: pd.DataFrame | None = None, identical: pd.DataFrame | None = None) -> str:
+    """A short Markdown summary of this run's evidence on the paper's three claims (and on two set-ups
+    that flatter the model: the old Sinhala candidate list and identical strings)."""
     lines = []
     gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
     if len(gains):
@@ -224,4 +263,62 @@ def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str) -
         lines.append(f"* **Combined rows**: the best map learned on {model}'s vectors beats its raw vectors in "
                      f"{wins} of {len(both)} pair x retrieval cells (mean gain "
                      f"{(both['best'] - both['raw']).mean():+.1f} P@1 points).")
+    if inflation is not None and len(inflation.dropna(subset=["inflation (P@1 points)"])):
+        inf = inflation.dropna(subset=["inflation (P@1 points)"])
+        per = ", ".join(f"{r['direction']} {r['retrieval']}{' pruned' if r['pruned'] else ''} "
+                        f"{r['precision (dictionary words)']:.1f} vs {r['precision (fastText)']:.1f}"
+                        for _, r in inf.iterrows())
+        lines.append(f"* **The old Sinhala candidate list** (the dictionaries' words, test split included) gave P@1 "
+                     f"{inf['inflation (P@1 points)'].mean():+.1f} points on average over fastText's Sinhala "
+                     f"vocabulary (old vs new: {per}).")
+    if identical is not None and len(identical.dropna(subset=["P@1"])):
+        d = identical.dropna(subset=["P@1", "precision_no_identical"])
+        if len(d):
+            top = d.sort_values("identical (%)", ascending=False).iloc[0]
+            lines.append(f"* **Identical strings**: up to {top['identical (%)']:.0f}% of covered queries "
+                         f"({top['pair']}, {int(top['n_identical'])} of {int(top['n_queries'])}) have the source "
+                         f"string itself as a gold translation; without them {model}'s P@1 there is "
+                         f"{top['precision_no_identical']:.1f} instead of {top['P@1']:.1f} ({top['retrieval']}).")
     return "\n".join(lines)
+
+
+def sinhala_list_inflation(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """P@1 of the multilingual model on En<->Si with the old candidate list (the dictionaries' Sinhala words,
+    test split included) and with the paper's (fastText's Sinhala vocabulary); ``inflation`` = old - new.
+
+    ``old`` / ``new``: labelled results (exact match, k = 1 rows are used).
+    """
+    keys = ["src", "tgt", "retrieval", "pruned"]
+    cols = ["precision", "lo", "hi", "coverage", "n_queries"]
+
+    def pick(df):
+        d = _pick(df, method=MULTILINGUAL, match="exact", k=1)
+        return d[(d["src"] == "si") | (d["tgt"] == "si")][keys + cols]
+
+    both = pick(old).merge(pick(new), on=keys, suffixes=(" (dictionary words)", " (fastText)"))
+    both["inflation (P@1 points)"] = both["precision (dictionary words)"] - both["precision (fastText)"]
+    both.insert(0, "direction", both.pop("src").str.capitalize() + "-" + both.pop("tgt").str.capitalize())
+    return both.reset_index(drop=True)
+
+
+def identical_strings(results: pd.DataFrame) -> pd.DataFrame:
+    """Per pair and retrieval (multilingual model, unpruned, P@1): how many covered queries have the source
+    string itself among their gold translations, and P@1 with those queries removed."""
+    d = _pick(results, method=MULTILINGUAL, match="exact", k=1, pruned=False)
+    out = d[["pair", "retrieval", "precision", "lo", "hi", "coverage", "n_queries", "n_identical",
+             "precision_no_identical", "lo_no_identical", "hi_no_identical"]].rename(columns={"precision": "P@1"})
+    out.insert(out.columns.get_loc("n_identical") + 1, "identical (%)",
+               100.0 * out["n_identical"] / out["n_queries"].replace(0, np.nan))
+    return out.reset_index(drop=True)
+
+
+def known_answers(vectors: dict, languages: Sequence[str], n: int = 500) -> pd.DataFrame:
+    """Self-translation of each language's space with the identity dictionary: NN P@1 must be 100."""
+    from xalign.measures.bli import self_translation_check
+
+    rows = []
+    for lang in languages:
+        r = self_translation_check(vectors[lang], n=n).iloc[0]
+        rows.append({"check": "self-translation NN P@1", "lang": lang, "expected": 100.0,
+                     "value": float(r.precision), "n_queries": int(r.n_queries)})
+    return pd.DataFrame(rows)
