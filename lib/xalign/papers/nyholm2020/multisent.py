@@ -34,6 +34,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from xalign.core.cache import text_hash
+from xalign.data import taskdata
+from xalign.data.tasks import Split, Task
 from xalign.measures.probe import ProbeSpec
 from xalign.measures.sentbank import SentenceBank, unique
 
@@ -161,3 +163,47 @@ def thesis_probes(task: str = "xnli", max_epoch: int | None = None) -> list[Prob
     else:
         raise ValueError(f"task must be 'xnli' or 'xed', got {task!r}")
     return [ProbeSpec("MLP", kind="mlp", nhid=5, **kw), ProbeSpec("LR", kind="logreg", **kw)]
+
+
+def thesis_task(task: Task, n_dev: int | None, seed: int = 0) -> Task:
+    """``task`` plus the dev split the thesis' configuration early-stops on (SentEval's SplitClassifier).
+
+    SentEval's SNLI template, which the thesis adapted for XNLI, selects and
+    early-stops on a separate dev split (the thesis: XNLI dev, 2,490 pairs),
+    not on 5 % of the training data. Our training rows are already drawn from
+    XNLI dev, so the dev split is ``n_dev`` further rows of XNLI dev, whole
+    premise groups that share no premise with the training rows (the same
+    rows in every language, as the files are line-parallel).
+    """
+    lang = task.meta.get("train_lang")
+    if lang is None:
+        raise ValueError(f"thesis_task: task {task.name!r} has no meta['train_lang'] (not an XNLI task?)")
+    if not n_dev or n_dev < 3:
+        raise ValueError(f"thesis_task: xnli_dev_pairs must be at least 3 (one premise group), got {n_dev!r}")
+    pairs = taskdata.xnli_pairs(lang, "dev")
+    groups = taskdata.premise_groups(pairs)
+    used_premises = set(task.train.texts[0])
+    used = np.unique(groups[[i for i, p in enumerate(pairs) if p.premise in used_premises]])
+    free = np.flatnonzero(~np.isin(groups, used))
+    if len(free) < 3:
+        raise ValueError(f"thesis_task: xnli_train_pairs leaves no XNLI dev rows of {lang!r} for a dev split; "
+                         f"train on fewer pairs (at most {len(pairs) - n_dev}) or set xnli_dev_pairs")
+    pick = free[taskdata.sample_groups(len(free), groups[free], n_dev, seed + 1)]
+    chosen = [pairs[i] for i in pick]
+    dev = Split(([p.premise for p in chosen], [p.hypothesis for p in chosen]), taskdata.nli_label_ids(chosen))
+    return Task(task.name, task.train, task.test, task.n_classes, dev=dev,
+                meta={**task.meta, "n_dev": len(chosen)})
+
+
+def unk_by_language(langs: Sequence[str], tokenizer, n: int | None = None, seed: int = 0,
+                    latin1: bool = True) -> dict[str, float]:
+    """Share of words that become the unknown token on the thesis' path, per XNLI language.
+
+    Tokenizer work only (no encoding): ``n`` test rows per language (premises
+    and hypotheses), so it is cheap for all 15 languages.
+    """
+    out = {}
+    for lang in langs:
+        texts = unique([t for p in taskdata.xnli_pairs(lang, "test", n, seed) for t in (p.premise, p.hypothesis)])
+        out[lang] = unk_share(thesis_ids(texts, tokenizer, latin1), tokenizer)
+    return out
