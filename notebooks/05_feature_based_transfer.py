@@ -619,7 +619,7 @@ plt.show()
 #    thesis features is circular (see above) and is not evidence here.
 
 # %%
-Markdown(report.diagnosis_summary(ladder, t4, paper_t4))
+Markdown(report.diagnosis_summary(ladder, unk_latin1, paper_t4))
 
 # %% [markdown]
 # A small inconsistency in the thesis itself: its conclusion gives the XED
