@@ -601,9 +601,9 @@ plt.show()
 #    `tokenizer.encode`, most words of the non-Latin-script languages and of
 #    Vietnamese became `<unk>`. The thesis does not say so; we infer it from
 #    SentEval's code. The correlation with its reported accuracies (above) is
-#    computed with e5's tokenizer standing in for M-BERT's and mostly
-#    separates the Latin-script languages from the rest; within the
-#    Latin-script languages it is weak evidence at best (n is small). Not every
+#    computed with e5's tokenizer standing in for M-BERT's, and much of it is
+#    the split between the Latin-script languages and the rest; the
+#    within-Latin figure rests on a handful of languages (n above). Not every
 #    fully-lost language is at chance in the thesis: Thai is reported above
 #    chance (below), so something other than whole words (e.g. the sentence
 #    length, which a run of `<unk>` still carries, or segmented input) reached

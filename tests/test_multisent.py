@@ -102,11 +102,12 @@ def fake_xnli(monkeypatch, n_groups=40):
     return rows
 
 
-def test_thesis_configuration_early_stops_on_the_dev_split_it_was_given(monkeypatch):
+def test_thesis_configuration_early_stops_on_the_dev_split_it_was_given(monkeypatch, tmp_path):
     """SentEval's SNLI task (SplitClassifier) early-stops on its dev split: the thesis configuration
     must use the dev split handed to it, not 5 % of the training pairs."""
     import numpy as np
 
+    from xalign.core.cache import EmbeddingCache
     from xalign.data import taskdata
     from xalign.measures import probe, probe_tasks
     from xalign.papers.nyholm2020.multisent import thesis_task
@@ -126,6 +127,7 @@ def test_thesis_configuration_early_stops_on_the_dev_split_it_was_given(monkeypa
         return fit(self, X, y, validation=validation, validation_split=validation_split)
 
     monkeypatch.setattr(probe.TorchProbe, "fit", spy)
+    monkeypatch.setattr(probe, "_probe_cache", EmbeddingCache(tmp_path / "probes"))  # train, do not reuse
     vec = {t: np.random.default_rng(len(t)).normal(size=4).astype(np.float32) for t in dev_task.all_texts()}
     batcher = lambda texts: np.stack([vec[t] for t in texts])
     specs = [s.with_(max_epoch=4) for s in thesis_probes("xnli")]

@@ -52,9 +52,21 @@ def senteval_words(text: str, latin1: bool = True) -> list[str]:
     return (latin1_mojibake(text) if latin1 else text).split()
 
 
+_VOCABS: dict[int, tuple] = {}
+
+
+def vocab_of(tokenizer) -> dict:
+    """``tokenizer.get_vocab()``, built once per tokenizer (a fast tokenizer rebuilds the dict, ~1 s, per call)."""
+    hit = _VOCABS.get(id(tokenizer))
+    if hit is None or hit[0] is not tokenizer:
+        hit = (tokenizer, tokenizer.get_vocab())
+        _VOCABS[id(tokenizer)] = hit
+    return hit[1]
+
+
 def word_start_marker(tokenizer) -> str:
     """``"▁"`` for a SentencePiece vocabulary, ``""`` for WordPiece."""
-    vocab = tokenizer.get_vocab()
+    vocab = vocab_of(tokenizer)
     n_marked = sum(1 for tok in list(vocab)[:5000] if tok.startswith(SP_MARKER))
     return SP_MARKER if n_marked > 100 else ""
 
@@ -68,7 +80,7 @@ def whole_word_ids(words: Sequence[str], tokenizer, marker: str | None = None,
     tokens are added around the result.
     """
     marker = word_start_marker(tokenizer) if marker is None else marker
-    vocab = tokenizer.get_vocab() if vocab is None else vocab
+    vocab = vocab_of(tokenizer) if vocab is None else vocab
     unk = tokenizer.unk_token_id
     words = list(words) or ["."]
     ids = [vocab.get(marker + w, unk) for w in words]
@@ -84,7 +96,7 @@ def with_special_tokens(ids: list[int], tokenizer) -> list[int]:
 
 def thesis_ids(texts: Sequence[str], tokenizer, latin1: bool = True) -> list[list[int]]:
     """Token ids of every text along the thesis' path (see the module docstring)."""
-    marker, vocab = word_start_marker(tokenizer), tokenizer.get_vocab()
+    marker, vocab = word_start_marker(tokenizer), vocab_of(tokenizer)
     return [whole_word_ids(senteval_words(t, latin1), tokenizer, marker, vocab) for t in texts]
 
 
