@@ -48,8 +48,9 @@
 # of XNLI (15 languages x 7,500 pairs) takes hours on two CPU cores, so the
 # `default` profile uses nine languages that cover every case (English;
 # German, Spanish, French; Swahili; Vietnamese; Russian; Arabic; Chinese),
-# 600 training and 450 test pairs per language (whole premise groups, the
-# same items in every language); the printed sizes below are the ones used.
+# a few hundred training and test pairs per language, and a dev split for the
+# thesis configuration (whole premise groups, the same items in every
+# language); the printed sizes below are the ones used.
 # The thesis' XED files (from Kajava 2018) are not public; we use the
 # released XED data (Öhman et al. 2020) with the thesis' split sizes where the
 # data allow. The `paper` profile runs `bert-base-multilingual-cased` with all
@@ -232,11 +233,12 @@ Markdown(f"`{raw}` (our copy of XNLI dev, English)")
 # and `xnli.test.tsv` carry `sentence1_tokenized` / `sentence2_tokenized`
 # columns beside the raw sentences, and those are the likely source; the full
 # files are not in our mirror, so we cannot check them line by line. One
-# consequence matters below: in XNLI's tokenised columns Chinese and Thai are
-# segmented into words, whereas our XTREME-format files are the raw,
-# unsegmented text, so our unknown-token shares for those two languages
-# (where a whole clause is one white-space "word") overstate what the
-# thesis' path lost.
+# consequence matters below: XNLI's tokenised columns are, as far as we can
+# tell from projects that read them for this purpose, word-segmented for
+# Chinese and Thai, whereas our XTREME-format files are the raw, unsegmented
+# text; if the thesis read the tokenised columns, our unknown-token shares for
+# those two languages (where a whole clause is one white-space "word")
+# overstate what its path lost.
 #
 # ## Encoding
 #
@@ -290,9 +292,11 @@ Markdown(report.unk_summary(unk_all))
 # SentencePiece vocabulary) as a stand-in for M-BERT's WordPiece vocabulary,
 # which we do not have offline: the exact shares under M-BERT differ. Words
 # with diacritics (Vietnamese) or in a non-Latin script are lost to the Latin-1
-# reading; Chinese and Thai, written without spaces, are near 100 % even when
-# read as UTF-8 because a whole clause is one "word" in the raw text (see
-# above: the thesis probably read segmented text for those two).
+# reading. Chinese, written without spaces, stays high even when read as
+# UTF-8 (the `utf-8` column, where the run has Chinese among the study
+# languages) because a whole clause is one "word" in the raw text; Thai is
+# written the same way (see above: the thesis may have read segmented text
+# for those two).
 #
 # ## Table 4: XNLI, per language
 #
