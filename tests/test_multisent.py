@@ -88,3 +88,61 @@ def test_real_tokenizer_path():
     pieces = [tok.convert_ids_to_tokens(x) for x in ids]
     assert pieces[0][:2] == ["<s>", "▁He"] and pieces[0][-1] == "</s>"
     assert pieces[1] == ["<s>", "<unk>", "</s>"]
+
+
+# --------------------------------------------------------------------------- the thesis configuration's dev split
+def fake_xnli(monkeypatch, n_groups=40):
+    """XNLI stand-in: ``n_groups`` premise groups of three rows (one per label), dev and test alike."""
+    from xalign.data import taskdata
+
+    rows = [taskdata.NLIPair(f"premise {g}", f"hyp {g} {lab}", lab, 3 * g + i)
+            for g in range(n_groups) for i, lab in enumerate(taskdata.NLI_LABELS)]
+    monkeypatch.setattr(taskdata, "xnli_pairs", lambda lang, split, n=None, seed=0: (
+        [rows[i] for i in taskdata.sample_groups(len(rows), taskdata.premise_groups(rows), n, seed)]))
+    return rows
+
+
+def test_thesis_configuration_early_stops_on_the_dev_split_it_was_given(monkeypatch, tmp_path):
+    """SentEval's SNLI task (SplitClassifier) early-stops on its dev split: the thesis configuration
+    must use the dev split handed to it, not 5 % of the training pairs."""
+    import numpy as np
+
+    from xalign.core.cache import EmbeddingCache
+    from xalign.data import taskdata
+    from xalign.measures import probe, probe_tasks
+    from xalign.papers.nyholm2020.multisent import thesis_task
+
+    fake_xnli(monkeypatch)
+    task = taskdata.xnli_task("en", "en", 30, 30, seed=0)
+    dev_task = thesis_task(task, 24, seed=0)
+    assert len(dev_task.dev.labels) == 24 and np.bincount(dev_task.dev.labels).tolist() == [8, 8, 8]
+    assert not set(dev_task.dev.texts[0]) & set(task.train.texts[0])  # no premise shared with training
+    assert dev_task.train is task.train and dev_task.test is task.test
+
+    seen = []
+    fit = probe.TorchProbe.fit
+
+    def spy(self, X, y, validation=None, validation_split=None):
+        seen.append(None if validation is None else len(validation[1]))
+        return fit(self, X, y, validation=validation, validation_split=validation_split)
+
+    monkeypatch.setattr(probe.TorchProbe, "fit", spy)
+    monkeypatch.setattr(probe, "_probe_cache", EmbeddingCache(tmp_path / "probes"))  # train, do not reuse
+    vec = {t: np.random.default_rng(len(t)).normal(size=4).astype(np.float32) for t in dev_task.all_texts()}
+    batcher = lambda texts: np.stack([vec[t] for t in texts])
+    specs = [s.with_(max_epoch=4) for s in thesis_probes("xnli")]
+    rows = [r for spec in specs for r in probe_tasks.evaluate(dev_task, batcher, [spec], seed=0)]
+    assert seen and all(n == 24 for n in seen)  # every fit early-stopped on the given dev split
+    assert all(r["early_stopping"] == "dev split (24 items)" for r in rows)
+    assert all(r["selection"] == "none (one grid value)" for r in rows)  # noreg: nothing was selected
+
+
+def test_thesis_task_errors_name_the_parameter(monkeypatch):
+    from xalign.data import taskdata
+    from xalign.papers.nyholm2020.multisent import thesis_task
+
+    fake_xnli(monkeypatch, n_groups=10)
+    with pytest.raises(ValueError, match="xnli_dev_pairs"):
+        thesis_task(taskdata.xnli_task("en", "en", 15, 15), 0)
+    with pytest.raises(ValueError, match="xnli_train_pairs"):
+        thesis_task(taskdata.xnli_task("en", "en", None, 15), 6)

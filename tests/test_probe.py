@@ -9,6 +9,15 @@ from xalign.measures.probe_tasks import embed, evaluate, features, learning_curv
 from xalign.measures.sentbank import SentenceBank, unique
 
 
+@pytest.fixture(autouse=True)
+def _probe_cache_in_tmp(tmp_path, monkeypatch):
+    """Probe fits are cached on disk; keep these tests' entries out of the user cache."""
+    from xalign.core.cache import EmbeddingCache
+    from xalign.measures import probe
+
+    monkeypatch.setattr(probe, "_probe_cache", EmbeddingCache(tmp_path / "probe-cache"))
+
+
 def test_pair_features_shape_and_values():
     u = np.array([[1.0, 2.0], [0.0, -1.0]])
     v = np.array([[3.0, 1.0], [2.0, 2.0]])
@@ -47,8 +56,8 @@ def test_probe_is_deterministic_with_a_seed():
     X, y = separable(n=90, seed=2)
     X = X + np.random.default_rng(5).normal(scale=3.0, size=X.shape).astype(np.float32)  # make it hard
     spec = ProbeSpec("mlp", kind="mlp", nhid=4, config="prototyping", kfold=3)
-    a = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=7)
-    b = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=7)
+    a = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=7, cache=False)
+    b = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=7, cache=False)
     assert a["acc"] == b["acc"] and a["reg"] == b["reg"]
 
 
@@ -61,6 +70,11 @@ def test_selection_uses_the_grid_and_dev():
     assert info["selection"] == "dev"
     _, info = fit_probe(X, y, spec.with_(regs=()), seed=0)
     assert info["reg"] == 1e-9 and info["cv_scores"] == []
+    # a one-value grid selects nothing: record what ran, not "4-fold"
+    assert info["selection"] == "none (one grid value)"
+    assert info["early_stopping"] == "5% of train held out (6 items)"
+    _, info = fit_probe(X, y, spec.with_(regs=()), dev=(X[:30], y[:30]), seed=0)
+    assert info["early_stopping"] == "dev split (30 items)"
 
 
 def test_scores_constant_predictor():
@@ -175,3 +189,77 @@ def test_standardize_rescues_a_small_scale_mlp():
     assert res["acc"] == 100.0
     plain = evaluate_features(X[:180], y[:180], X[180:], y[180:], spec.with_(standardize=False), seed=0)
     assert plain["acc"] < 100.0
+
+
+# --------------------------------------------------------------------------- intervals, cache, threads
+def test_interval_covers_true_accuracy_of_a_toy_classifier_at_the_stated_rate():
+    """Toy classifier sign(x) on x ~ N(+-mu, 1): its true accuracy is Phi(mu). Over many test sets of
+    300 items, the 95 % interval must cover it about 95 % of the time."""
+    from scipy.stats import norm
+
+    from xalign.measures.intervals import accuracy_ci
+
+    mu, n, reps = 0.5, 300, 200
+    true_acc = norm.cdf(mu)
+    rng = np.random.default_rng(0)
+    covered, widths = 0, []
+    for r in range(reps):
+        y = rng.integers(0, 2, n)
+        x = np.where(y == 1, mu, -mu) + rng.normal(size=n)
+        correct = (x > 0).astype(int) == y
+        lo, hi = accuracy_ci(correct, n_boot=500, seed=r)
+        covered += lo <= true_acc <= hi
+        widths.append(hi - lo)
+    assert 0.90 <= covered / reps <= 0.99
+    assert np.mean(widths) == pytest.approx(2 * 1.96 * np.sqrt(true_acc * (1 - true_acc) / n), rel=0.15)
+
+
+def test_bootstrap_ci_known_answers_and_errors():
+    from xalign.measures.intervals import accuracy_ci, bootstrap_ci
+
+    assert bootstrap_ci([2.0] * 10) == (2.0, 2.0)  # no spread, no width
+    assert bootstrap_ci(np.arange(100.0), seed=3) == bootstrap_ci(np.arange(100.0), seed=3)
+    lo, hi = bootstrap_ci(np.arange(100.0), stat=np.median)
+    assert lo < 49.5 < hi
+    with pytest.raises(ValueError, match="empty"):
+        bootstrap_ci([])
+    with pytest.raises(ValueError, match="level"):
+        bootstrap_ci([1.0, 2.0], level=95)
+    with pytest.raises(ValueError, match="booleans"):
+        accuracy_ci([0.5, 1.0])
+
+
+def test_evaluate_reports_an_interval_around_the_accuracy():
+    X, y = separable(n=240, seed=3)
+    X = X + np.random.default_rng(1).normal(scale=5.0, size=X.shape).astype(np.float32)
+    r = evaluate_features(X[:160], y[:160], X[160:], y[160:], ProbeSpec("sk", backend="sklearn", kfold=3), cache=False)
+    assert r["acc_lo"] <= r["acc"] <= r["acc_hi"] and r["acc_hi"] - r["acc_lo"] > 5
+
+
+def test_probe_fits_are_cached_and_reused(tmp_path, monkeypatch):
+    from xalign.core.cache import EmbeddingCache
+    from xalign.measures import probe
+
+    monkeypatch.setattr(probe, "_probe_cache", EmbeddingCache(tmp_path / "probes"))
+    X, y = separable(n=90, seed=5)
+    spec = ProbeSpec("lr", config="prototyping", kfold=3)
+    a = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)
+    assert len(list((tmp_path / "probes").glob("*/*.npz"))) == 1
+    monkeypatch.setattr(probe, "fit_probe", lambda *a, **k: pytest.fail("a warm rerun must not train"))
+    b = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)
+    assert {k: v for k, v in a.items() if k != "seconds"} == {k: v for k, v in b.items() if k != "seconds"}
+    with pytest.raises(pytest.fail.Exception):  # another seed is another entry
+        evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=2)
+
+
+def test_torch_threads_restores_the_setting():
+    import torch
+
+    from xalign.core.threads import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    with pytest.raises(ValueError, match="non-negative"), torch_threads(-2):
+        pass

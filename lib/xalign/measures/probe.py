@@ -26,12 +26,16 @@ Scores are percentages: accuracy and macro-F1 on the test set.
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+
+from xalign.core.threads import torch_threads
+from xalign.measures.intervals import accuracy_ci
 
 Batcher = Callable[[list[str]], np.ndarray]
 
@@ -277,21 +281,6 @@ def scores(y_true, y_pred) -> dict[str, float]:
             "macro_f1": 100.0 * f1_score(y_true, y_pred, average="macro", zero_division=0)}
 
 
-@contextlib.contextmanager
-def probe_threads(n: int | None = 1):
-    """Train probes on ``n`` torch threads (1: small matrices gain nothing from more, and
-    oversubscribed cores make them much slower); restores the previous setting."""
-    import torch
-
-    old = torch.get_num_threads()
-    if n:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def fit_probe(X, y, spec: ProbeSpec, n_classes: int | None = None, dev: tuple | None = None,
               seed: int = 1111) -> tuple[object, dict]:
     """Choose the regulariser, then fit on all of ``X``; returns (fitted probe, selection info).
@@ -302,7 +291,7 @@ def fit_probe(X, y, spec: ProbeSpec, n_classes: int | None = None, dev: tuple | 
     KFoldClassifier), and the final fit holds out 5 % for early stopping.
     A one-value grid skips the search.
     """
-    with probe_threads(PROBE_THREADS):
+    with torch_threads(PROBE_THREADS):
         return _fit_probe(X, y, spec, n_classes, dev, seed)
 
 
@@ -314,7 +303,11 @@ def _fit_probe(X, y, spec, n_classes, dev, seed):
         raise ValueError(f"{len(X)} feature rows but {len(y)} labels")
     n_classes = n_classes or int(y.max()) + 1
     grid = spec.grid()
-    info = {"selection": "dev" if dev is not None else f"{spec.settings['kfold']}-fold", "grid": list(grid)}
+    if len(grid) == 1:  # nothing to select: record what ran, not the k-fold that did not
+        selection = "none (one grid value)"
+    else:
+        selection = "dev" if dev is not None else f"{spec.settings['kfold']}-fold"
+    info = {"selection": selection, "grid": list(grid)}
     cv: list[float] = []
 
     def grid_scores(Xtr, ytr, val):
@@ -342,18 +335,91 @@ def _fit_probe(X, y, spec, n_classes, dev, seed):
     info.update(reg=best, cv_scores=cv, cv_best=max(cv) if cv else None)
     clf = make_probe(spec, X.shape[1], n_classes, best, seed)
     clf.fit(X, y, validation=dev)
+    if spec.backend == "sklearn":
+        info["early_stopping"] = "none (sklearn)"
+    elif dev is not None:
+        info["early_stopping"] = f"dev split ({len(dev[1])} items)"
+    else:
+        n_val = max(1, int(spec.min_validation * len(X)))
+        info["early_stopping"] = f"{spec.min_validation:.0%} of train held out ({n_val} items)"
     return clf, info
 
 
+# --------------------------------------------------------------------------- cached fits
+PROBE_CACHE_VERSION = 2  # bump whenever training or selection changes what a fit predicts
+_probe_cache = None
+
+
+def probe_cache():
+    """The on-disk cache of probe fits (``<cache>/probes``; entries written atomically)."""
+    global _probe_cache
+    if _probe_cache is None:
+        from xalign.core.cache import EmbeddingCache
+        from xalign.core.paths import cache_dir
+
+        _probe_cache = EmbeddingCache(cache_dir("probes"))
+    return _probe_cache
+
+
+def array_digest(*arrays) -> str:
+    """sha256 over arrays' dtype, shape and bytes (``None`` counts as a marker)."""
+    h = hashlib.sha256()
+    for a in arrays:
+        if a is None:
+            h.update(b"<none>")
+            continue
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: int,
+                tests: list, cache: bool = True) -> tuple[list[np.ndarray], dict]:
+    """:func:`fit_probe`, then predictions for every array in ``tests``; cached on disk.
+
+    The key holds the inputs' digests (train, dev, every test array), the
+    spec, the seed and :data:`PROBE_CACHE_VERSION`, like the embedding cache's
+    keys, so a warm rerun skips training. ``info`` gains ``dev_acc`` (percent).
+    """
+    X, y = np.asarray(X, np.float32), np.asarray(y)
+    dev = None if dev is None else (np.asarray(dev[0], np.float32), np.asarray(dev[1]))
+    tests = [np.asarray(t, np.float32) for t in tests]
+    store = probe_cache() if cache else None
+    key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec), "seed": int(seed),
+           "n_classes": int(n_classes), "train": array_digest(X, y),
+           "dev": array_digest(*dev) if dev is not None else None, "tests": [array_digest(t) for t in tests],
+           "threads": PROBE_THREADS}
+    hit = store.get(key) if store is not None else None
+    if hit is not None:
+        return [hit[f"pred{i}"] for i in range(len(tests))], json.loads(str(hit["info"]))
+    clf, info = fit_probe(X, y, spec, n_classes, dev, seed)
+    info = {**info, "dev_acc": 100 * clf.score(*dev) if dev is not None else None}
+    preds = [np.asarray(clf.predict(t)) for t in tests]
+    if store is not None:
+        store.put(key, info=np.array(json.dumps(info, default=float)),
+                  **{f"pred{i}": p for i, p in enumerate(preds)})
+    return preds, info
+
+
+def score_predictions(y_true, pred, n_classes: int, ci_seed: int = 0) -> dict:
+    """Accuracy (with its 95 % bootstrap interval over test items), macro-F1, majority share; percent."""
+    y_true, pred = np.asarray(y_true), np.asarray(pred)
+    lo, hi = accuracy_ci(pred == y_true, seed=ci_seed)
+    return {**scores(y_true, pred), "acc_lo": 100 * lo, "acc_hi": 100 * hi,
+            "pred_majority_share": 100.0 * float(np.bincount(pred, minlength=n_classes).max() / len(pred))}
+
+
+
+
 def evaluate_features(X_train, y_train, X_test, y_test, spec: ProbeSpec, dev: tuple | None = None,
-                      n_classes: int | None = None, seed: int = 1111) -> dict:
-    """Select, fit, test one probe; returns accuracy, macro-F1 (percent) and the selection."""
+                      n_classes: int | None = None, seed: int = 1111, cache: bool = True) -> dict:
+    """Select, fit, test one probe; returns accuracy (with a 95 % interval), macro-F1 (percent),
+    the selection and the early-stopping set that actually ran."""
     t0 = time.time()
     n_classes = n_classes or int(max(np.max(y_train), np.max(y_test))) + 1
-    clf, info = fit_probe(X_train, y_train, spec, n_classes, dev, seed)
-    pred = clf.predict(X_test)
-    out = {"probe": spec.name, **scores(y_test, pred), "reg": info["reg"], "selection": info["selection"],
-           "cv_acc": info["cv_best"], "dev_acc": 100 * clf.score(*dev) if dev is not None else None,
-           "n_train": len(y_train), "n_test": len(y_test), "seconds": round(time.time() - t0, 2)}
-    out["pred_majority_share"] = 100.0 * float(np.bincount(pred, minlength=n_classes).max() / len(pred))
-    return out
+    (pred,), info = fit_predict(X_train, y_train, spec, n_classes, dev, seed, [X_test], cache=cache)
+    return {"probe": spec.name, **score_predictions(y_test, pred, n_classes), "reg": info["reg"],
+            "selection": info["selection"], "early_stopping": info.get("early_stopping"),
+            "cv_acc": info["cv_best"], "dev_acc": info["dev_acc"],
+            "n_train": len(y_train), "n_test": len(y_test), "seconds": round(time.time() - t0, 2)}

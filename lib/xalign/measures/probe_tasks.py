@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xalign.data.tasks import Split, Task
-from xalign.measures.probe import Batcher, ProbeSpec, evaluate_features, fit_probe, pair_features, scores
+from xalign.measures.probe import Batcher, ProbeSpec, evaluate_features, fit_predict, pair_features, score_predictions
 
 
 def features(split: Split, vectors: dict[str, np.ndarray]) -> np.ndarray:
@@ -74,8 +74,10 @@ def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequenc
 
 
 def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequence[ProbeSpec],
-             seed: int = 1111, progress: bool = True):
-    """Every task x feature set (name -> batcher) x probe; returns a long DataFrame, one row per run."""
+             seed: int = 1111, progress: bool = True, use_dev: bool = True):
+    """Every task x feature set (name -> batcher) x probe; returns a long DataFrame, one row per run.
+
+    ``use_dev``: select and early-stop on each task's dev split where it has one."""
     import pandas as pd
 
     from xalign.core.progress import bar
@@ -83,7 +85,7 @@ def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequen
     rows = []
     jobs = [(t, name, b) for t in tasks for name, b in batchers.items()]
     for task, name, batcher in bar(jobs, desc="probes", disable=not progress or len(jobs) < 2):
-        for r in evaluate(task, batcher, probes, seed=seed):
+        for r in evaluate(task, batcher, probes, seed=seed, use_dev=use_dev):
             rows.append({"features": name, **r})
     return pd.DataFrame(rows)
 
@@ -117,11 +119,13 @@ def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
                 meta={**task.meta, "holdout": frac})
 
 
-def run_steps(task: Task, steps: Sequence[tuple[str, Batcher, Sequence[ProbeSpec]]], seed: int = 1111,
-              meta: dict | None = None) -> list[dict]:
-    """Evaluate a sequence of (step name, batcher, probes) on one task; rows carry ``step`` and ``meta``."""
-    return [{**r, "step": name, **(meta or {})} for name, batcher, probes in steps
-            for r in evaluate(task, batcher, probes, seed=seed)]
+def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict | None = None) -> list[dict]:
+    """Evaluate a sequence of (step name, batcher, probes[, task]) on one task; rows carry ``step`` and ``meta``.
+
+    A step's optional fourth element replaces ``task`` for that step (e.g. the same
+    data with a dev split for a configuration that early-stops on one)."""
+    return [{**r, "step": step[0], **(meta or {})} for step in steps
+            for r in evaluate(step[3] if len(step) > 3 else task, step[1], step[2], seed=seed)]
 
 
 def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec],
@@ -132,14 +136,15 @@ def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, p
                                     | {t for tg in targets for slot in tg.test.texts for t in slot}))
     Xtr = features(source.train, vectors)
     dev = (features(source.dev, vectors), source.dev.labels) if (source.dev is not None and use_dev) else None
+    tests = [features(tg.test, vectors) for tg in targets]
     rows = []
     for spec in probes:
         t0 = time.time()
-        clf, info = fit_probe(Xtr, source.train.labels, spec, source.n_classes, dev, seed)
-        for tg in targets:
-            pred = clf.predict(features(tg.test, vectors))
+        preds, info = fit_predict(Xtr, source.train.labels, spec, source.n_classes, dev, seed, tests)
+        for tg, pred in zip(targets, preds):
             rows.append({"task": f"{source.name} => {tg.name}", **tg.meta, "probe": spec.name,
-                         **scores(tg.test.labels, pred), "reg": info["reg"], "selection": info["selection"],
+                         **score_predictions(tg.test.labels, pred, source.n_classes), "reg": info["reg"],
+                         "selection": info["selection"], "early_stopping": info.get("early_stopping"),
                          "cv_acc": info["cv_best"], "n_train": len(source.train.labels),
                          "n_test": len(tg.test.labels), "seconds": round(time.time() - t0, 2)})
     return rows

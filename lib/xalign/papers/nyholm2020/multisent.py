@@ -34,6 +34,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from xalign.core.cache import text_hash
+from xalign.data import taskdata
+from xalign.data.tasks import Split, Task
 from xalign.measures.probe import ProbeSpec
 from xalign.measures.sentbank import SentenceBank, unique
 
@@ -50,9 +52,21 @@ def senteval_words(text: str, latin1: bool = True) -> list[str]:
     return (latin1_mojibake(text) if latin1 else text).split()
 
 
+_VOCABS: dict[int, tuple] = {}
+
+
+def vocab_of(tokenizer) -> dict:
+    """``tokenizer.get_vocab()``, built once per tokenizer (a fast tokenizer rebuilds the dict, ~1 s, per call)."""
+    hit = _VOCABS.get(id(tokenizer))
+    if hit is None or hit[0] is not tokenizer:
+        hit = (tokenizer, tokenizer.get_vocab())
+        _VOCABS[id(tokenizer)] = hit
+    return hit[1]
+
+
 def word_start_marker(tokenizer) -> str:
     """``"▁"`` for a SentencePiece vocabulary, ``""`` for WordPiece."""
-    vocab = tokenizer.get_vocab()
+    vocab = vocab_of(tokenizer)
     n_marked = sum(1 for tok in list(vocab)[:5000] if tok.startswith(SP_MARKER))
     return SP_MARKER if n_marked > 100 else ""
 
@@ -66,7 +80,7 @@ def whole_word_ids(words: Sequence[str], tokenizer, marker: str | None = None,
     tokens are added around the result.
     """
     marker = word_start_marker(tokenizer) if marker is None else marker
-    vocab = tokenizer.get_vocab() if vocab is None else vocab
+    vocab = vocab_of(tokenizer) if vocab is None else vocab
     unk = tokenizer.unk_token_id
     words = list(words) or ["."]
     ids = [vocab.get(marker + w, unk) for w in words]
@@ -82,7 +96,7 @@ def with_special_tokens(ids: list[int], tokenizer) -> list[int]:
 
 def thesis_ids(texts: Sequence[str], tokenizer, latin1: bool = True) -> list[list[int]]:
     """Token ids of every text along the thesis' path (see the module docstring)."""
-    marker, vocab = word_start_marker(tokenizer), tokenizer.get_vocab()
+    marker, vocab = word_start_marker(tokenizer), vocab_of(tokenizer)
     return [whole_word_ids(senteval_words(t, latin1), tokenizer, marker, vocab) for t in texts]
 
 
@@ -161,3 +175,47 @@ def thesis_probes(task: str = "xnli", max_epoch: int | None = None) -> list[Prob
     else:
         raise ValueError(f"task must be 'xnli' or 'xed', got {task!r}")
     return [ProbeSpec("MLP", kind="mlp", nhid=5, **kw), ProbeSpec("LR", kind="logreg", **kw)]
+
+
+def thesis_task(task: Task, n_dev: int | None, seed: int = 0) -> Task:
+    """``task`` plus the dev split the thesis' configuration early-stops on (SentEval's SplitClassifier).
+
+    SentEval's SNLI template, which the thesis adapted for XNLI, selects and
+    early-stops on a separate dev split (the thesis: XNLI dev, 2,490 pairs),
+    not on 5 % of the training data. Our training rows are already drawn from
+    XNLI dev, so the dev split is ``n_dev`` further rows of XNLI dev, whole
+    premise groups that share no premise with the training rows (the same
+    rows in every language, as the files are line-parallel).
+    """
+    lang = task.meta.get("train_lang")
+    if lang is None:
+        raise ValueError(f"thesis_task: task {task.name!r} has no meta['train_lang'] (not an XNLI task?)")
+    if not n_dev or n_dev < 3:
+        raise ValueError(f"thesis_task: xnli_dev_pairs must be at least 3 (one premise group), got {n_dev!r}")
+    pairs = taskdata.xnli_pairs(lang, "dev")
+    groups = taskdata.premise_groups(pairs)
+    used_premises = set(task.train.texts[0])
+    used = np.unique(groups[[i for i, p in enumerate(pairs) if p.premise in used_premises]])
+    free = np.flatnonzero(~np.isin(groups, used))
+    if len(free) < 3:
+        raise ValueError(f"thesis_task: xnli_train_pairs leaves no XNLI dev rows of {lang!r} for a dev split; "
+                         f"train on fewer pairs (at most {len(pairs) - n_dev}) or set xnli_dev_pairs")
+    pick = free[taskdata.sample_groups(len(free), groups[free], n_dev, seed + 1)]
+    chosen = [pairs[i] for i in pick]
+    dev = Split(([p.premise for p in chosen], [p.hypothesis for p in chosen]), taskdata.nli_label_ids(chosen))
+    return Task(task.name, task.train, task.test, task.n_classes, dev=dev,
+                meta={**task.meta, "n_dev": len(chosen)})
+
+
+def unk_by_language(langs: Sequence[str], tokenizer, n: int | None = None, seed: int = 0,
+                    latin1: bool = True) -> dict[str, float]:
+    """Share of words that become the unknown token on the thesis' path, per XNLI language.
+
+    Tokenizer work only (no encoding): ``n`` test rows per language (premises
+    and hypotheses), so it is cheap for all 15 languages.
+    """
+    out = {}
+    for lang in langs:
+        texts = unique([t for p in taskdata.xnli_pairs(lang, "test", n, seed) for t in (p.premise, p.hypothesis)])
+        out[lang] = unk_share(thesis_ids(texts, tokenizer, latin1), tokenizer)
+    return out
