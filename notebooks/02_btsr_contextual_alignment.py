@@ -328,6 +328,7 @@ def curve_plot(metric, ylabel, data=grid, variants=VARIANTS, extra=None):
 
 curve_plot("btsr_p5", "BTSR P@5 (%)", extra=original.set_index("variant")["btsr_p5"].to_dict())
 plt.show()
+run.figure("Fig. 3", grid.assign(value=100 * grid.btsr_p5)[["variant", "method", "n", "value"]], title="Fig. 3: BTSR P@5 (%)")
 
 # %%
 pts = grid[(grid.method == "avg_type wa orig") & (grid.n == 100)]
@@ -350,8 +351,9 @@ if zh_variants:
     curve_plot("bcws", "BCWS Spearman rho (x100)", variants=zh_variants,
                extra=original.set_index("variant")["bcws"].to_dict())
     plt.show()
+    run.figure("Fig. 1", grid.assign(value=100 * grid.bcws)[["variant", "method", "n", "value"]], title="Fig. 1: BCWS rho (x100)")
 else:
-    run.not_run("figure1", "Figure 1: BCWS", "no EN-ZH variant in this run")
+    run.not_run("Fig. 1", "Figure 1: BCWS", "no EN-ZH variant in this run")
 
 # %% [markdown]
 # ## Figure 2: sentence retrieval against the number of parallel sentences
@@ -379,6 +381,7 @@ for ax, v in zip(axes[0], VARIANTS):
     ax.legend(fontsize=7)
 fig.tight_layout()
 plt.show()
+run.figure("Fig. 2", sr.assign(value=100 * sr.sr)[["variant", "level", "signal", "technique", "n", "value"]], title="Fig. 2: P@5 (%)")
 
 # %% [markdown]
 # ## Table 4: SCWS, the English space before and after alignment
