@@ -32,10 +32,10 @@ def status_text(profile: str = "default", root: Path | None = None) -> str:
     out = [f"Reproduction ledger, profile {profile!r}: {len(rows)} items"]
     out += [f"  {n:3d}  {s}" for s, n in L.counts(rows).items() if n]
     out.append("")
-    out.append(f"{'paper':<11}{'item':<10}{'status':<31}{'summary':<46}model")
+    out.append(f"{'paper':<11}{'item':<10}{'status':<31}{'summary':<52}model")
     for r in rows:
         model = (r["model"] or "-") + (" (stale)" if r["stale"] else "")
-        out.append(f"{r['paper']:<11}{r['item']:<10}{r['status']:<31}{r['summary']:<46}{model}")
+        out.append(f"{r['paper']:<11}{r['item']:<10}{r['status']:<31}{r['summary']:<51} {model}")
     return "\n".join(out) + "\n"
 
 
@@ -84,7 +84,7 @@ def status_markdown(profile: str = "default", root: Path | None = None) -> str:
         out.append("")
         out += ["| Item | Status | Summary | Shown in |", "|---|---|---|---|"]
         for r in mine:
-            out.append(f"| {_cell(r['item'])} | {_status_cell(r['status'])} | {_cell(r['summary'])} | "
+            out.append(f"| {_cell(r['item']).replace(' ', '&nbsp;')} | {_status_cell(r['status'])} | {_cell(r['summary'])} | "
                        f"{_cell(r['section'])} |")
         out.append("")
         out.append("What we run instead, and why:")
