@@ -80,6 +80,17 @@ def test_a_second_model_does_not_overwrite_the_first(reference):
     assert K.check(None, results, ref)  # the reference's own model is found and still agrees
 
 
+def test_reference_command_copies_the_profile_model(tmp_path, monkeypatch, capsys):
+    results, ref = tmp_path / "results", tmp_path / "ref"
+    monkeypatch.setenv("XALIGN_RESULTS", str(results))
+    save_run()
+    save_run(model="sentence-transformers/LaBSE", value=10.0)  # newer, but not the default profile's model
+    assert main(["reference", "--results", str(results), "--reference", str(ref)]) == 0
+    assert [p.name for p in ref.iterdir()] == [f"{CHAPTER}.json"]
+    assert json.loads((ref / f"{CHAPTER}.json").read_text())["model"] == "multilingual-e5-small"
+    assert main(["reference", "--profile", "paper", "--results", str(results), "--reference", str(ref)]) == 1
+
+
 def test_no_reference_is_a_failure(tmp_path):
     assert main(["check", "--reference", str(tmp_path), "--results", str(tmp_path)]) == 1
 

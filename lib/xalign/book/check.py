@@ -35,18 +35,23 @@ class TableCheck:
 
 def make_reference(profile: str = "default", results: Path | None = None, reference: Path | None = None,
                    chapters: list[str] | None = None) -> list[Path]:
-    """Copy the newest result of every chapter (this profile) to ``reference/<chapter>.json``."""
-    from xalign.book.status import CHAPTERS
+    """Copy the result of every chapter (this profile; the profile's own model, else the newest)
+    to ``reference/<chapter>.json``."""
+    from xalign.book.ledger import pick_result
+    from xalign.papers import meta
 
     reference = Path(reference) if reference else REFERENCE_DIR
     reference.mkdir(parents=True, exist_ok=True)
     written = []
-    for chapter in chapters or list(CHAPTERS):
-        found = load_results(chapter, profile, results)
-        if not found:
+    for paper in meta.PAPERS:
+        chapter = meta.metadata(paper)["chapter"]
+        if chapters and chapter not in chapters:
+            continue
+        result, _ = pick_result(paper, profile, results)
+        if result is None:
             continue
         target = reference / f"{chapter}.json"
-        shutil.copyfile(found[0]["_path"], target)
+        shutil.copyfile(result["_path"], target)
         written.append(target)
     return written
 
