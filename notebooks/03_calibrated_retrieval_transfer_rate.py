@@ -303,6 +303,7 @@ def ft_config(model: str, **extra) -> finetune.SentenceFinetuneConfig:
 
 display(paper_table("calibrated2023", "table10").set_index("model"))
 display(pd.DataFrame({m: vars(ft_config(m)) for m in MODELS}))
+run.record("table10", pd.DataFrame([{"model": m, **vars(ft_config(m))} for m in MODELS]), title="Table 10: our settings")
 
 # %%
 RUNS = {m: finetune.finetune_sentence_encoder(m, NLI_TRAIN, STS_TRAIN, ft_config(m), prefix=ENC[m].prefix)

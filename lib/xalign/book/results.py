@@ -13,6 +13,7 @@ book's front page (:mod:`xalign.book.ledger`, :mod:`xalign.book.status`) and
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -194,6 +195,7 @@ def safe_name(name: str) -> str:
     return out or "unknown-model"
 
 
+@functools.cache
 def code_hash() -> str:
     """sha256 (first 16 hex digits) of the library code: every ``xalign/**/*.py``, by relative path and content."""
     h = hashlib.sha256()
