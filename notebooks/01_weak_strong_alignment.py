@@ -361,7 +361,7 @@ ax = sns.lineplot(fig4, x="layer", y="cosine", hue="pairs", errorbar=("ci", 95))
 ax.set(title=f"Fig. 4: first-token similarity across layers ({lp}, {enc.name})", xlabel="layer",
        ylabel="cosine similarity")
 plt.show()
-run.record("fig4", LW.summarise(fig4.rename(columns={"cosine": "value"}), ["pairs", "layer"]),
+run.figure("Fig. 4", LW.summarise(fig4.rename(columns={"cosine": "value"}), ["pairs", "layer"]),
            "Fig. 4 data: first-token cosine (mean, std, ci95) per layer")
 
 # %% [markdown]
@@ -385,7 +385,7 @@ if P.dist_pair in PAIRS:
            xlabel="cosine similarity", ylabel="density")
     plt.show()
     fig5_summary = fig5.groupby("pairs")["cosine"].describe()[["count", "mean", "std", "25%", "50%", "75%"]]
-    run.record("fig5", fig5_summary.reset_index(), "Fig. 5 data: cosine of word pairs by extraction method")
+    run.figure("Fig. 5", fig5_summary.reset_index(), "Fig. 5 data: cosine of word pairs by extraction method")
     display(fig5_summary.round(3))
 
 # %% [markdown]
@@ -412,7 +412,7 @@ ax = sns.lineplot(weak_runs.assign(value=100 * weak_runs["value"]), x="layer", y
                   errorbar=("ci", 95), marker="o")
 ax.set(title=f"Fig. 6: S_weak across layers ({enc.name})", xlabel="layer", ylabel="S_weak (%)")
 plt.show()
-run.record("fig6", weak_summary, "Fig. 6 data: S_weak per layer (mean, std, ci95 over runs, %)")
+run.figure("Fig. 6", weak_summary, "Fig. 6 data: S_weak per layer (mean, std, ci95 over runs, %)")
 
 # %% [markdown]
 # ## Strong alignment (Table IV, Fig. 7)
@@ -467,7 +467,7 @@ ax = sns.lineplot(both.assign(value=100 * both["value"]), x="layer", y="value", 
 ax.set(title=f"Fig. 7: S_strong (dashed) vs S_weak across layers ({enc.name})", xlabel="layer",
        ylabel="score (%)")
 plt.show()
-run.record("fig7", strong_summary, "Fig. 7 data: S_strong per layer (mean, std, ci95 over runs, %)")
+run.figure("Fig. 7", strong_summary, "Fig. 7 data: S_strong per layer (mean, std, ci95 over runs, %)")
 
 # %% [markdown]
 # ## What the errors look like (Table V)
@@ -519,7 +519,7 @@ if P.mask_pair in PAIRS:
            ylabel="S_weak (%)")
     plt.show()
     fig8_summary = LW.summarise(fig8, ["input", "layer"], scale=100)
-    run.record("fig8", fig8_summary, "Fig. 8 data: S_weak with words vs masked words (%)")
+    run.figure("Fig. 8", fig8_summary, "Fig. 8 data: S_weak with words vs masked words (%)")
     display(fig8_summary.pivot(index="layer", columns="input", values="mean").round(1))
 
 # %% [markdown]

@@ -329,6 +329,7 @@ base.pivot_table(index="baseline", columns="variant", values=["btsr_p1", "btsr_p
 # %%
 report.curve_plot(grid, "btsr_p5", "BTSR P@5 (%)", VARIANTS, extra=report.unmapped(original)["btsr_p5"].to_dict())
 plt.show()
+run.figure("Fig. 3", grid.assign(value=100 * grid.btsr_p5)[["variant", "method", "n", "value"]], title="Fig. 3: BTSR P@5 (%)")
 
 # %%
 pts = grid[(grid.method == "avg_type wa orig") & (grid.n == 100)]
@@ -351,8 +352,9 @@ if zh_variants:
     report.curve_plot(grid, "bcws", "BCWS Spearman rho (x100)", zh_variants,
                       extra=report.unmapped(original)["bcws"].to_dict())
     plt.show()
+    run.figure("Fig. 1", grid.assign(value=100 * grid.bcws)[["variant", "method", "n", "value"]], title="Fig. 1: BCWS rho (x100)")
 else:
-    run.not_run("figure1", "Figure 1: BCWS", "no EN-ZH variant in this run")
+    run.not_run("Fig. 1", "Figure 1: BCWS", "no EN-ZH variant in this run")
 
 # %% [markdown]
 # ## Figure 2: sentence retrieval against the number of parallel sentences
@@ -366,6 +368,7 @@ else:
 # %%
 report.retrieval_plot(grid, original, VARIANTS)
 plt.show()
+run.figure("Fig. 2", sr.assign(value=100 * sr.sr)[["variant", "level", "signal", "technique", "n", "value"]], title="Fig. 2: P@5 (%)")
 
 # %% [markdown]
 # ## Table 4: SCWS, the English space before and after alignment

@@ -303,6 +303,7 @@ def ft_config(model: str, **extra) -> finetune.SentenceFinetuneConfig:
 
 display(paper_table("calibrated2023", "table10").set_index("model"))
 display(pd.DataFrame({m: vars(ft_config(m)) for m in MODELS}))
+run.record("table10", pd.DataFrame([{"model": m, **vars(ft_config(m))} for m in MODELS]), title="Table 10: our settings")
 
 # %%
 RUNS = {m: finetune.finetune_sentence_encoder(m, NLI_TRAIN, STS_TRAIN, ft_config(m), prefix=ENC[m].prefix)
@@ -364,7 +365,7 @@ retrieval_axis = "tatoeba" if as_list(P.fig2_tatoeba_langs) else "validation"
 fig2 = pd.concat([cal.relative_to_first(ev, [retrieval_axis, "sts"]).assign(model=m) for m, ev in FIG2.items()])
 fig2["metric"] = fig2["metric"].map({"tatoeba": "sentence retrieval (Tatoeba)",
                                      "validation": "sentence retrieval (WMT21 validation)", "sts": "STS 2017"})
-run.record("fig2", fig2, title="Fig. 2: change in retrieval and STS with the share of fine-tuning data")
+run.figure("Fig. 2", fig2, title="Fig. 2: change in retrieval and STS with the share of fine-tuning data")
 g = sns.relplot(data=fig2, x="fraction", y="value", hue="metric", col="model", kind="line", marker="o",
                 height=3.4, aspect=1.4)
 g.set_axis_labels("share of the training data used", "difference to the first point (points)")

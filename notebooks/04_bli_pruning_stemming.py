@@ -341,6 +341,7 @@ fig = plot_pruning(paper_t3[paper_t3["pair"].isin(pruned_pairs)], "Fig. 1 (paper
 plt.show()
 fig = plot_pruning(t3, f"Fig. 1 (ours, {P.model}): effect of vocabulary pruning")
 plt.show()
+run.figure("Fig. 1", t3, title="Fig. 1: P@1 with and without pruning")
 
 # %% [markdown]
 # Table 5 is the relative improvement of the multilingual model's P@1 from pruning,
@@ -394,6 +395,7 @@ fig = plot_inflection(paper_table("wickramasinghe", "table4"), "Fig. 2 (paper): 
 plt.show()
 fig = plot_inflection(t4, f"Fig. 2 (ours, {P.model}): impact of inflection, En->Si")
 plt.show()
+run.figure("Fig. 2", t4, title="Fig. 2: exact vs stem-based BLI, En->Si")
 
 # %% [markdown]
 # Table 6 is the relative En->Si improvement of stem-based over exact matching,

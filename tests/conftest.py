@@ -58,6 +58,8 @@ def built_book(tmp_path_factory):
 
 def smoke_results(built_book, chapter: str) -> dict:
     """The saved smoke-profile results of one chapter."""
-    import json
+    from xalign.book.results import load_results
 
-    return json.loads((built_book[1] / chapter / "smoke.json").read_text())
+    found = load_results(chapter, "smoke", built_book[1])
+    assert found, f"no smoke results of {chapter}"
+    return found[0]

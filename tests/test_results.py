@@ -5,8 +5,7 @@ import json
 import pandas as pd
 import pytest
 
-from xalign.book.results import ChapterRun
-from xalign.book.status import status_markdown, status_table
+from xalign.book.results import ChapterRun, code_hash, load_results, params_model, safe_name
 
 
 def paper():
@@ -33,19 +32,41 @@ def test_compare_statuses_and_differences(tmp_path):
         run.compare("t4", pd.DataFrame({"lang": ["de"], "value": [1.0]}), keys=["pair"], paper=paper())
 
 
-def test_save_and_status_table(tmp_path, monkeypatch):
+def test_save_keeps_models_apart_and_records_code(tmp_path, monkeypatch):
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path))
-    run = ChapterRun("01_weak_strong_alignment", "gaschi2022", "default", {"n": 1})
-    run.compare("table1", pd.DataFrame({"pair": ["de-en"], "value": [93.0]}), keys=["pair"], paper=paper(),
-                title="Table I")
-    run.not_run("table9", "Table IX", "needs a GPU")
-    path = run.save()
-    saved = json.loads(path.read_text())
+    first = ChapterRun("01_weak_strong_alignment", "gaschi2022", "default", {"model": "multilingual-e5-small"})
+    first.compare("table1", pd.DataFrame({"pair": ["de-en"], "value": [93.0]}), keys=["pair"], paper=paper(),
+                  title="Table I")
+    first.not_run("table9", "Table IX", "needs a GPU")
+    path = first.save()
+    second = ChapterRun("01_weak_strong_alignment", "gaschi2022", "default", {"model": "sentence-transformers/LaBSE"})
+    second.compare("table1", pd.DataFrame({"pair": ["de-en"], "value": [50.0]}), keys=["pair"], paper=paper())
+    path2 = second.save()
+    assert path == tmp_path / "01_weak_strong_alignment" / "default" / "multilingual-e5-small.json"
+    assert path2 == tmp_path / "01_weak_strong_alignment" / "default" / "sentence-transformers--LaBSE.json"
+    saved = json.loads(path.read_text())  # the second model did not overwrite the first
     assert saved["tables"]["table1"]["rows"][0]["diff"] == 3.0
-    assert saved["params"] == {"n": 1} and "wall_time_s" in saved and "packages" in saved
-    table = status_table("default", tmp_path)
-    mine = table[table["table"].isin(["Table I", "Table IX"])]
-    assert list(mine["status"]) == ["partly", "not run here"]
-    assert "| Table I | partly | 3.0 |" in status_markdown("default", tmp_path)
-    others = table[~table["chapter"].str.startswith("Gaschi")]
-    assert set(others["status"]) == {"not run here"}
+    assert saved["params"] == {"model": "multilingual-e5-small"} and "wall_time_s" in saved and "packages" in saved
+    assert saved["code_hash"] == code_hash() and len(saved["code_hash"]) == 16 and "git_commit" in saved
+    assert {r["model"] for r in load_results("01_weak_strong_alignment", "default", tmp_path)} == {
+        "sentence-transformers/LaBSE", "multilingual-e5-small"}
+
+
+@pytest.mark.parametrize("params, model", [({"model": "m1"}, "m1"), ({"multi_model": "m2", "mono_en_model": "x"}, "m2"),
+                                           ({"models": ["m3", "m4"]}, "m3"), ({"models": "m5,m6"}, "m5"), ({}, None)])
+def test_model_from_params(params, model):
+    assert params_model(params) == model
+    run = ChapterRun("02_btsr_contextual_alignment", "liu2020", "smoke", params)
+    assert run.path().name == f"{safe_name(model or 'unknown-model')}.json"
+
+
+def test_figure_stores_series():
+    run = ChapterRun("01_weak_strong_alignment", "gaschi2022", "smoke", {"model": "m"})
+    frame = run.figure("Fig. 4", {"translated": {0: 0.5, 1: 0.75}, "random": [0.1, 0.2]}, title="Fig. 4")
+    assert list(frame.columns) == ["series", "x", "y"] and len(frame) == 4
+    assert run.tables["Fig. 4"].kind == "figure" and run.tables["Fig. 4"].rows[1] == {
+        "series": "translated", "x": 1, "y": 0.75}
+    run.figure("Fig. 5", pd.DataFrame({"layer": [0, 1], "value": [1.0, 2.0]}))
+    assert run.tables["Fig. 5"].rows == [{"layer": 0, "value": 1.0}, {"layer": 1, "value": 2.0}]
+    with pytest.raises(TypeError, match="Fig. 6"):
+        run.figure("Fig. 6", [1, 2])

@@ -64,8 +64,24 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--no-execute", action="store_true", help="render what was executed before")
     b.add_argument("--build-dir", help="build somewhere else than the project root")
 
-    sub.add_parser("status", help="print the reproduction status table").add_argument(
-        "--profile", default="default")
+    s = sub.add_parser("status", help="print the reproduction ledger: every table and figure, its status")
+    s.add_argument("--profile", default="default")
+    s.add_argument("--results", metavar="DIR", help="results folder (default: results/)")
+    s.add_argument("--markdown", action="store_true", help="the front page's Markdown instead of plain text")
+
+    r = sub.add_parser("reference", help="copy the newest result of every chapter to reference/<chapter>.json")
+    r.add_argument("--profile", default="default")
+    r.add_argument("--results", metavar="DIR", help="results folder (default: results/)")
+    r.add_argument("--reference", metavar="DIR", help="reference folder (default: reference/)")
+
+    k = sub.add_parser("check", help="compare fresh results with reference/, table by table (exit 1 on a mismatch)")
+    k.add_argument("chapter", nargs="?", help="chapter id, number (01) or part of its name (default: all)")
+    k.add_argument("--results", metavar="DIR", help="fresh results folder (default: results/)")
+    k.add_argument("--reference", metavar="DIR", help="reference folder (default: reference/)")
+    k.add_argument("--tolerance", type=float, default=None,
+                   help="absolute tolerance for cells without an interval (default 1e-6)")
+    k.add_argument("--rerun", action="store_true",
+                   help="run the chapter first (the reference's profile) into --results or a temporary folder")
 
     f = sub.add_parser("fetch", help="fetch data sets into the cache (mirror first)")
     f.add_argument("datasets", nargs="*", help="data set names (default: list them)")
@@ -103,9 +119,18 @@ def main(argv: list[str] | None = None) -> int:
         html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute)
         print(f"book: {html / 'index.html'}")
     elif args.command == "status":
-        from xalign.book.status import status_markdown
+        from xalign.book.status import status_markdown, status_text
 
-        print(status_markdown(args.profile))
+        show = status_markdown if args.markdown else status_text
+        print(show(args.profile, args.results), end="")
+    elif args.command == "reference":
+        from xalign.book.check import make_reference
+
+        written = make_reference(args.profile, args.results, args.reference)
+        print("\n".join(str(p) for p in written) or f"no {args.profile} results to copy")
+        return 0 if written else 1
+    elif args.command == "check":
+        return _check(args)
     elif args.command == "fetch":
         from xalign.data import datasets as D
 
@@ -151,6 +176,31 @@ def main(argv: list[str] | None = None) -> int:
 
         print(materialize_offline_model())
     return 0
+
+
+def _check(args) -> int:
+    from xalign.book.check import ABS_TOL, check
+
+    results = args.results
+    if args.rerun:
+        import json
+        import tempfile
+        from pathlib import Path
+
+        from xalign.book.check import REFERENCE_DIR
+        from xalign.book.runner import run_chapter
+
+        ref_dir = Path(args.reference) if args.reference else REFERENCE_DIR
+        results = results or tempfile.mkdtemp(prefix="xalign-check-")
+        os.environ["XALIGN_RESULTS"] = str(Path(results).resolve())
+        for path in sorted(ref_dir.glob("*.json")):
+            ref = json.loads(path.read_text())
+            if args.chapter and args.chapter not in path.stem:
+                continue
+            out = Path(results) / f"{path.stem}.ipynb"
+            run_chapter(path.stem, {**ref["params"], "profile": ref["profile"]}, out)
+    ok = check(args.chapter, results, args.reference, ABS_TOL if args.tolerance is None else args.tolerance)
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -1,16 +1,24 @@
 """Machine-readable chapter results, and our numbers next to the paper's.
 
 A chapter creates one :class:`ChapterRun`, compares each reproduced table with
-the paper's own values (``data/paper_tables/<paper>/<table>.csv``, transcribed
-from the paper) and saves ``results/<chapter>/<profile>.json``: the model and
-its revision, the data files and their sha256, the parameters, the package
-version, the wall time, and every table (paper, ours, difference, status).
-The book's front page is built from these files (:mod:`xalign.book.status`).
+the paper's own values (``xalign/papers/<paper>/tables/<table>.csv``, transcribed
+from the paper), stores the series each redrawn figure plots (:meth:`ChapterRun.figure`)
+and saves ``results/<chapter>/<profile>/<model>.json``: the model and its
+revision, the data files and their sha256, the parameters, the package version,
+the git commit and a hash of the library code, the wall time, and every table
+(paper, ours, difference). Runs with different models sit side by side. The
+book's front page (:mod:`xalign.book.ledger`, :mod:`xalign.book.status`) and
+``xalign check`` (:mod:`xalign.book.check`) read these files.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import platform
+import re
+import subprocess
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -21,7 +29,7 @@ import pandas as pd
 
 from xalign import __version__
 from xalign.core.atomic import write_json
-from xalign.core.paths import results_dir
+from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
 
 STATUSES = ("reproduced", "partly", "not run here")
@@ -37,6 +45,10 @@ class TableResult:
     n_matched: int
     rows: list[dict]
     note: str = ""
+    #: "table" (compared or recorded) or "figure" (the series a figure plots)
+    kind: str = "table"
+    #: whether the run that compared this table used the paper's own setup
+    paper_setup: bool = False
 
 
 @dataclass
@@ -55,6 +67,11 @@ class ChapterRun:
     #: True only when the run uses the paper's own model(s) and data; otherwise a
     #: table with every paper cell matched is still only "partly" reproduced.
     paper_setup: bool = False
+
+    def model_name(self) -> str:
+        """The model the numbers come from: the encoder recorded by :meth:`use_encoder`,
+        else the parameters' ``model``, ``multi_model`` or first of ``models``."""
+        return self.model or params_model(self.params) or "unknown-model"
 
     def use_encoder(self, encoder) -> None:
         """Record the encoder (name and revision) the numbers come from."""
@@ -97,7 +114,7 @@ class ChapterRun:
             table=table, title=title or table, status=status,
             max_abs_diff=float(diffs.max()) if len(diffs) else None,
             n_paper=n_paper, n_matched=matched,
-            rows=_records(merged), note=note)
+            rows=_records(merged), note=note, paper_setup=bool(self.paper_setup))
         return merged
 
     def show(self, frame: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
@@ -115,21 +132,39 @@ class ChapterRun:
                                          rows=_records(frame), note=note)
         return frame
 
+    def figure(self, item: str, data: pd.DataFrame | dict, title: str = "", note: str = "") -> pd.DataFrame:
+        """Store the series a figure plots (``item``: the paper's label, "Fig. 4").
+
+        ``data`` is a long data frame (one row per plotted point) or a dict
+        ``{series name: {x: y}}`` / ``{series name: [y, ...]}``. The ledger
+        compares it with the paper where the paper gives numbers, and
+        ``xalign check`` compares it with the reference run. Returns ``data``
+        as a frame.
+        """
+        frame = _figure_frame(item, data)
+        self.tables[item] = TableResult(table=item, title=title or item, status="redrawn",
+                                        max_abs_diff=None, n_paper=0, n_matched=0,
+                                        rows=_records(frame), note=note, kind="figure")
+        return frame
+
     def not_run(self, table: str, title: str, why: str) -> None:
         """Declare a paper table this run could not reproduce, and why."""
         self.tables[table] = TableResult(table=table, title=title, status="not run here",
                                          max_abs_diff=None, n_paper=0, n_matched=0, rows=[], note=why)
 
     def path(self) -> Path:
-        return results_dir() / self.chapter / f"{self.profile}.json"
+        """``results/<chapter>/<profile>/<model>.json`` (model name made filesystem-safe)."""
+        return results_dir() / self.chapter / self.profile / f"{safe_name(self.model_name())}.json"
 
     def save(self) -> Path:
         from xalign.data.datasets import provenance
 
         out = {
             "chapter": self.chapter, "paper": self.paper, "profile": self.profile,
-            "model": self.model, "model_revision": self.model_revision,
+            "model": self.model_name(), "model_revision": self.model_revision,
+            "paper_setup": bool(self.paper_setup),
             "params": self.params, "xalign_version": __version__,
+            "git_commit": git_commit(), "code_hash": code_hash(),
             "python": platform.python_version(), "packages": _package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -141,9 +176,97 @@ class ChapterRun:
         return path
 
 
+def params_model(params: dict) -> str | None:
+    """The model named by a chapter's parameters: ``model``, ``multi_model`` or first of ``models``."""
+    for name in ("model", "multi_model"):
+        if isinstance(params.get(name), str) and params[name]:
+            return params[name]
+    models = params.get("models")
+    if isinstance(models, str) and models:
+        return models.split(",")[0].strip()
+    if isinstance(models, (list, tuple)) and models:
+        return str(models[0])
+    return None
+
+
+def safe_name(name: str) -> str:
+    """A model name usable as a file name ("sentence-transformers/LaBSE" -> "sentence-transformers--LaBSE")."""
+    out = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip(".-")
+    return out or "unknown-model"
+
+
+@functools.cache
+def code_hash() -> str:
+    """sha256 (first 16 hex digits) of the library code: every ``xalign/**/*.py``, by relative path and content."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE_ROOT.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        h.update(path.relative_to(PACKAGE_ROOT).as_posix().encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def git_commit() -> str | None:
+    """The checkout's commit (with "+dirty" when the work tree differs), or None outside git."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], check=False, cwd=PROJECT_ROOT, capture_output=True,
+                              text=True, timeout=10)
+        if head.returncode:
+            return None
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], check=False, cwd=PROJECT_ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+        return head.stdout.strip() + ("+dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def result_files(chapter: str, profile: str, root: Path | None = None) -> list[Path]:
+    """Every saved result of one chapter and profile (one per model; the pre-ledger
+    ``<chapter>/<profile>.json`` too), newest first."""
+    root = Path(root) if root else results_dir()
+    files = list((root / chapter / profile).glob("*.json"))
+    legacy = root / chapter / f"{profile}.json"
+    if legacy.exists():
+        files.append(legacy)
+    return sorted(files, key=lambda p: (_finished(p), p.name), reverse=True)
+
+
+def load_results(chapter: str, profile: str, root: Path | None = None) -> list[dict]:
+    """The saved results of one chapter and profile, newest first (``_path`` names each file)."""
+    out = []
+    for path in result_files(chapter, profile, root):
+        res = json.loads(path.read_text(encoding="utf-8"))
+        res["_path"] = str(path)
+        out.append(res)
+    return out
+
+
+def _finished(path: Path) -> str:
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("finished") or ""
+    except (OSError, ValueError):
+        return ""
+
+
+def _figure_frame(item: str, data) -> pd.DataFrame:
+    if isinstance(data, pd.DataFrame):
+        frame = data.reset_index() if not isinstance(data.index, pd.RangeIndex) else data
+        return frame.copy()
+    if isinstance(data, pd.Series):
+        return data.reset_index()
+    if isinstance(data, dict):
+        rows = []
+        for series, values in data.items():
+            points = values.items() if isinstance(values, dict) else enumerate(values)
+            rows += [{"series": str(series), "x": x, "y": y} for x, y in points]
+        return pd.DataFrame(rows, columns=["series", "x", "y"])
+    raise TypeError(f"figure {item!r}: data must be a data frame or a dict of series, not {type(data).__name__}")
+
+
 def _records(frame: pd.DataFrame) -> list[dict]:
     clean = frame.replace({np.nan: None})
-    return [{k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+    return [{str(k): (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
             for row in clean.to_dict(orient="records")]
 
 

@@ -1,48 +1,97 @@
-"""The reproduction status table on the book's front page, built from chapter results."""
+"""The reproduction status: ``xalign status`` (plain text) and the book's front page (Markdown).
+
+Both show the ledger (:mod:`xalign.book.ledger`): one row per table and figure
+of the five papers, with its status and the median and largest difference from
+the paper in the item's own unit.
+"""
 
 from __future__ import annotations
 
-import json
+import html
 from pathlib import Path
 
 import pandas as pd
 
-from xalign.core.paths import results_dir
+from xalign.book import ledger as L
+from xalign.book.results import code_hash
+from xalign.papers import meta
 
-CHAPTERS = {
-    "01_weak_strong_alignment": "Gaschi et al. 2022: word-level weak and strong alignment",
-    "02_btsr_contextual_alignment": "Liu et al. 2020: aligning contextual embeddings, BTSR",
-    "03_calibrated_retrieval_transfer_rate": "Calibrated retrieval and transfer rate",
-    "04_bli_pruning_stemming": "Wickramasinghe et al.: BLI, pruning and stem-based BLI",
-    "05_feature_based_transfer": "Nyholm 2020: feature-based transfer (MultiSent)",
-}
+#: chapter (notebook stem) -> title, in book order
+CHAPTERS = {meta.metadata(p)["chapter"]: meta.metadata(p)["short"] for p in meta.PAPERS}
+RED = "#b00020"
 
 
 def status_table(profile: str = "default", root: Path | None = None) -> pd.DataFrame:
-    """One row per paper table: chapter, table, status, largest |ours - paper|, model."""
-    root = Path(root) if root else results_dir()
-    rows = []
-    for chapter, title in CHAPTERS.items():
-        path = root / chapter / f"{profile}.json"
-        if not path.exists():
-            rows.append({"chapter": title, "table": "(all)", "status": "not run here",
-                         "largest difference": "", "model": "", "note": f"no results for profile {profile!r}"})
-            continue
-        res = json.loads(path.read_text())
-        for t in res["tables"].values():
-            if t.get("n_paper", 0) == 0 and t["status"] != "not run here":
-                continue  # our own extra tables and figure data
-            diff = t.get("max_abs_diff")
-            rows.append({"chapter": title, "table": t["title"], "status": t["status"],
-                         "largest difference": "" if diff is None else f"{diff:.1f}",
-                         "model": res.get("model") or "", "note": t.get("note", "")})
-    return pd.DataFrame(rows)
+    """The ledger as a data frame (one row per item)."""
+    return pd.DataFrame(L.ledger(profile, root))
+
+
+def status_text(profile: str = "default", root: Path | None = None) -> str:
+    """Plain-text ledger for the terminal: counts, then one line per item."""
+    rows = L.ledger(profile, root)
+    out = [f"Reproduction ledger, profile {profile!r}: {len(rows)} items"]
+    out += [f"  {n:3d}  {s}" for s, n in L.counts(rows).items() if n]
+    out.append("")
+    out.append(f"{'paper':<11}{'item':<10}{'status':<31}{'summary':<52}model")
+    for r in rows:
+        model = (r["model"] or "-") + (" (stale)" if r["stale"] else "")
+        out.append(f"{r['paper']:<11}{r['item']:<10}{r['status']:<31}{r['summary']:<51} {model}")
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+
+
+def _status_cell(status: str) -> str:
+    if status.endswith("differs"):
+        return f'<span style="color:{RED};font-weight:bold">{_cell(status)}</span>'
+    return _cell(status)
 
 
 def status_markdown(profile: str = "default", root: Path | None = None) -> str:
-    """The status table as a Markdown table."""
-    df = status_table(profile, root)
-    header = "| Paper | Table | Status | Largest difference | Our model | Note |\n|---|---|---|---|---|---|\n"
-    lines = [f"| {r.chapter} | {r.table} | {r.status} | {r['largest difference']} | {r.model} | "
-             f"{str(r.note).replace('|', '/').replace(chr(10), ' ')} |" for _, r in df.iterrows()]
-    return header + "\n".join(lines) + "\n"
+    """The front page's status section: counts and definitions, then one short table per paper
+    (item, status, summary) and, below it, what we run instead of each item and why."""
+    rows = L.ledger(profile, root)
+    current = code_hash()
+    out = [f"**{len(rows)} items** (every table and figure of the five papers; profile `{profile}`):", ""]
+    out += ["| Status | Items | Meaning |", "|---|---|---|"]
+    for status, n in L.counts(rows).items():
+        out.append(f"| {_status_cell(status)} | {n} | {_cell(L.STATUSES[status])} |")
+    out.append("")
+    out.append("Summary: the median and the largest absolute difference between our cells and the "
+               "paper's, in the item's own unit, and how many of the paper's cells we have. "
+               "*stale*: the result was made by older library code than this book's.")
+    out.append("")
+    for paper in meta.PAPERS:
+        md = meta.metadata(paper)
+        result, results = L.pick_result(paper, profile, root)
+        mine = [r for r in rows if r["paper"] == L.tag(paper)]
+        out.append(f"### {_cell(md['short'])} ({L.tag(paper)})")
+        out.append("")
+        if result is None:
+            out.append(f"No `{profile}` results yet: run `xalign run {md['chapter'][:2]} --profile {profile}`.")
+        else:
+            stale = result.get("code_hash") != current
+            others = [r.get("model") for r in results if r is not result]
+            line = (f"Model: **{_cell(result.get('model') or '?')}**, finished {result.get('finished', '?')}, "
+                    f"commit `{(result.get('git_commit') or 'unknown')[:12]}`")
+            if stale:
+                line += ' <span style="color:#b00020">(stale: made by older library code)</span>'
+            if others:
+                line += f"; also run with: {_cell(', '.join(m or '?' for m in others))}"
+            out.append(line + ".")
+        out.append("")
+        out += ["| Item | Status | Summary | Shown in |", "|---|---|---|---|"]
+        for r in mine:
+            out.append(f"| {_cell(r['item']).replace(' ', '&nbsp;')} | {_status_cell(r['status'])} | {_cell(r['summary'])} | "
+                       f"{_cell(r['section'])} |")
+        out.append("")
+        out.append("What we run instead, and why:")
+        out.append("")
+        for r in mine:
+            needs = f" *Needs:* {_cell(r['needs'])}." if r["needs"] and r["status"] == "not run here" else ""
+            out.append(f"- **{_cell(r['item'])}** ({_cell(r['title'])}). *Instead:* {_cell(r['instead'])}. "
+                       f"*Why:* {_cell(r['why'])}.{needs}")
+        out.append("")
+    return "\n".join(out) + "\n"

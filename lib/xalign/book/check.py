@@ -1,0 +1,134 @@
+"""The reference run and ``xalign check``: does a rerun give the same numbers?
+
+``reference/<chapter>.json`` holds one result per chapter (the default profile's,
+copied by :func:`make_reference`). :func:`check` compares a fresh result of the
+same chapter, profile and model with it, table by table (figure series included):
+every numeric cell must be equal within a small tolerance, or, for a row that
+carries an interval (``std``, ``ci95``, ...), within that interval; text cells and
+the number of rows must be equal.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xalign.book.results import load_results, safe_name
+from xalign.core.paths import PROJECT_ROOT, results_dir
+
+REFERENCE_DIR = PROJECT_ROOT / "reference"
+#: columns that give a row's sampling interval (half-width around its value)
+INTERVAL_COLUMNS = ("ci95", "ci", "std", "ours_std")
+#: default tolerance for cells without an interval (absolute, plus relative)
+ABS_TOL, REL_TOL = 1e-6, 1e-9
+
+
+@dataclass
+class TableCheck:
+    table: str
+    ok: bool
+    n_cells: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def make_reference(profile: str = "default", results: Path | None = None, reference: Path | None = None,
+                   chapters: list[str] | None = None) -> list[Path]:
+    """Copy the result of every chapter (this profile; the profile's own model, else the newest)
+    to ``reference/<chapter>.json``."""
+    from xalign.book.ledger import pick_result
+    from xalign.papers import meta
+
+    reference = Path(reference) if reference else REFERENCE_DIR
+    reference.mkdir(parents=True, exist_ok=True)
+    written = []
+    for paper in meta.PAPERS:
+        chapter = meta.metadata(paper)["chapter"]
+        if chapters and chapter not in chapters:
+            continue
+        result, _ = pick_result(paper, profile, results)
+        if result is None:
+            continue
+        target = reference / f"{chapter}.json"
+        shutil.copyfile(result["_path"], target)
+        written.append(target)
+    return written
+
+
+def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL) -> TableCheck:
+    """Compare one table (or figure series) of a reference result with the fresh one."""
+    if new is None:
+        return TableCheck(name, False, problems=["missing from the fresh result"])
+    a, b = ref.get("rows", []), new.get("rows", [])
+    out = TableCheck(name, True)
+    if len(a) != len(b):
+        out.ok = False
+        out.problems.append(f"{len(b)} rows, reference has {len(a)}")
+        return out
+    for i, (ra, rb) in enumerate(zip(a, b)):
+        if set(ra) != set(rb):
+            out.ok = False
+            out.problems.append(f"row {i}: columns {sorted(set(rb) ^ set(ra))} differ")
+            continue
+        spread = max((abs(float(ra[c])) for c in INTERVAL_COLUMNS if _number(ra.get(c))), default=0.0)
+        for col, va in ra.items():
+            vb = rb[col]
+            if _number(va) and _number(vb):
+                out.n_cells += 1
+                tol = max(abs_tol + REL_TOL * abs(va), spread)  # a sampled row: within its interval
+                if not abs(va - vb) <= tol:
+                    out.ok = False
+                    out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r} (tolerance {tol:g})")
+            elif va != vb:
+                out.ok = False
+                out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r}")
+    return out
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def check_result(ref: dict, new: dict, abs_tol: float = ABS_TOL) -> list[TableCheck]:
+    """Every table and figure of the reference result, checked against ``new``."""
+    tables = new.get("tables", {})
+    return [check_table(name, t, tables.get(name), abs_tol) for name, t in ref.get("tables", {}).items()]
+
+
+def fresh_result(ref: dict, results: Path | None = None) -> dict | None:
+    """The fresh result of the reference's chapter, profile and model (newest)."""
+    found = load_results(ref["chapter"], ref["profile"], results)
+    want = safe_name(ref.get("model") or "")
+    same = [r for r in found if safe_name(r.get("model") or "") == want]
+    return same[0] if same else None
+
+
+def check(chapter: str | None = None, results: Path | None = None, reference: Path | None = None,
+          abs_tol: float = ABS_TOL, echo=print) -> bool:
+    """Check fresh results against the reference; prints one line per table, returns True when all agree."""
+    reference = Path(reference) if reference else REFERENCE_DIR
+    refs = sorted(reference.glob("*.json"))
+    if chapter:
+        refs = [p for p in refs if p.stem == chapter or p.stem.startswith(chapter) or chapter in p.stem]
+    if not refs:
+        echo(f"no reference results{f' for {chapter!r}' if chapter else ''} in {reference}")
+        return False
+    all_ok = True
+    for path in refs:
+        ref = json.loads(path.read_text(encoding="utf-8"))
+        new = fresh_result(ref, results)
+        where = results or results_dir()
+        if new is None:
+            echo(f"{ref['chapter']}: no fresh {ref['profile']} result for model {ref.get('model')} in {where}")
+            all_ok = False
+            continue
+        checks = check_result(ref, new, abs_tol)
+        bad = [c for c in checks if not c.ok]
+        echo(f"{ref['chapter']} ({ref['profile']}, {ref.get('model')}): "
+             f"{len(checks) - len(bad)}/{len(checks)} tables agree")
+        for c in checks:
+            echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.table:<34} {c.n_cells:6d} cells"
+                 + (f"  {'; '.join(c.problems[:3])}" if c.problems else ""))
+        all_ok &= not bad
+    return all_ok

@@ -1,0 +1,204 @@
+"""The reproduction ledger: every table and figure of the five papers, judged honestly.
+
+Each paper's ``paper.yaml`` lists its items (tables and figures): where the
+chapter shows it, its unit, what we run in place of the original and why. This
+module reads those lists, finds each item in the chapter's saved results and
+gives it one status (:data:`STATUSES`) and a summary of the differences from the
+paper in the item's own unit.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from xalign.book.results import code_hash, load_results, params_model, safe_name
+from xalign.papers import meta
+
+#: every status an item can have, with the definition the front page prints
+STATUSES = {
+    "reproduced": "the paper's model and data, every cell we have within the paper's spread (its std) or "
+                  "2 points (the summary says how many of the paper's cells we have)",
+    "same setup, differs": "the paper's model and data, but some cells outside that band (a finding)",
+    "model-independent, reproduced": "a table that needs no encoder (data statistics, dictionary precision, "
+                                     "numbers recomputed from the paper's own), every cell we have within the band",
+    "model-independent, differs": "a table that needs no encoder, some cells outside the band",
+    "other model": "our model in place of the paper's: the cell-by-cell comparison is shown, not judged",
+    "shown": "an item with no numbers to compare (settings, hand-picked examples): ours is shown beside it",
+    "not run here": "this machine cannot run it; the row says what it needs (a GPU, the hub, a data set)",
+    "not run yet": "the chapter has no saved results for this profile yet",
+}
+REQUIRED = ("id", "kind", "title", "section", "unit", "instead", "why")
+DEFAULT_TOLERANCE = 2.0
+
+
+@dataclass
+class Item:
+    """One table or figure of a paper, as declared in its ``paper.yaml``."""
+
+    paper: str
+    id: str
+    kind: str
+    title: str
+    section: str
+    unit: str
+    instead: str
+    why: str
+    key: str | None = None
+    needs: str = ""
+    tolerance: float | None = None
+    model_independent: bool = False
+    shown: bool = False
+    paper_models: list[str] = field(default_factory=list)
+
+    @property
+    def paper_chapter(self) -> str:
+        return meta.metadata(self.paper)["chapter"]
+
+    @property
+    def unit_short(self) -> str:
+        """The unit without its explanation: "points (S_weak x 100)" -> "points"."""
+        return self.unit.split(" (")[0]
+
+
+def items(paper: str) -> list[Item]:
+    """The declared items of one paper, validated (a missing field names the paper and item)."""
+    meta_ = meta.metadata(paper)
+    out = []
+    for i, raw in enumerate(meta_.get("items") or []):
+        missing = [k for k in REQUIRED if not raw.get(k)]
+        if missing:
+            raise ValueError(f"{meta.paper_dir(paper) / 'paper.yaml'}: item {raw.get('id', i)!r} lacks {missing}")
+        if raw["kind"] not in ("table", "figure"):
+            raise ValueError(f"{paper} {raw['id']}: kind must be 'table' or 'figure', not {raw['kind']!r}")
+        known = set(Item.__dataclass_fields__) - {"paper"}
+        extra = set(raw) - known
+        if extra:
+            raise ValueError(f"{paper} {raw['id']}: unknown fields {sorted(extra)}")
+        out.append(Item(paper=paper, **{"paper_models": list(meta_.get("paper_models") or []), **raw}))
+    return out
+
+
+def all_items() -> list[Item]:
+    return [it for p in meta.PAPERS for it in items(p)]
+
+
+def tag(paper: str) -> str:
+    """The paper's short name in the ledger ("gaschi", "liu", "calibrated", "bli", "nyholm")."""
+    return meta.metadata(paper).get("tag") or paper
+
+
+def pick_result(paper: str, profile: str, root: Path | None = None) -> tuple[dict | None, list[dict]]:
+    """The result the ledger shows for a paper (the profile's own model, else the newest) and all results."""
+    chapter = meta.metadata(paper)["chapter"]
+    results = load_results(chapter, profile, root)
+    if not results:
+        return None, []
+    try:
+        want = params_model(meta.profiles(paper)[profile])
+    except KeyError:
+        want = None
+    for res in results:
+        if want and _same_model(res.get("model"), want):
+            return res, results
+    return results[0], results
+
+
+def _same_model(a: str | None, b: str | None) -> bool:
+    if not a or not b:
+        return False
+    return safe_name(a) == safe_name(b) or a.split("/")[-1] == b.split("/")[-1]
+
+
+def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
+    """One ledger row for ``item`` from one chapter result (None: the chapter has not run)."""
+    row = {"paper": tag(item.paper), "item": item.id, "title": item.title, "section": item.section,
+           "unit": item.unit, "instead": item.instead, "why": item.why, "needs": item.needs,
+           "model": "", "stale": False, "status": "not run here", "summary": "", "n_out": 0}
+    if result is None:
+        row.update(status="not run yet", summary=f"no {profile} results: xalign run {item.paper_chapter[:2]}")
+        return row
+    row["model"] = result.get("model") or ""
+    row["stale"] = result.get("code_hash") != code_hash()
+    tables = result.get("tables", {})
+    compared = tables.get(item.key) if item.key else None
+    series = tables.get(item.id) if item.kind == "figure" else None
+    if item.shown:
+        if compared and compared.get("rows"):
+            row.update(status="shown", summary="ours shown beside the paper's")
+        else:
+            row["summary"] = "not in this run"
+        return row
+    cells = _cells(compared, item) if compared and compared.get("status") != "not run here" else []
+    if not cells:
+        if series and series.get("rows"):
+            status = "model-independent, reproduced" if item.model_independent else "other model"
+            n_paper = int((compared or {}).get("n_paper") or 0)
+            tail = (f"the paper's {n_paper} numbers not in this run" if n_paper else "no numbers in the paper")
+            row.update(status=status, summary=f"redrawn, {len(series['rows'])} points; {tail}")
+        else:
+            note = (compared or series or {}).get("note") or ""
+            row["summary"] = f"needs {item.needs}" if item.needs else (note or "not in this run")
+        return row
+    n_paper = int(compared.get("n_paper") or len(cells))
+    diffs = [abs(d) for d, _ in cells]
+    n_out = sum(abs(d) > tol for d, tol in cells)
+    complete = len(cells) >= n_paper  # cells we lack are counted in the summary, not judged
+    row["n_out"] = n_out
+    row["summary"] = (f"median {statistics.median(diffs):.1f}, max {max(diffs):.1f} {item.unit_short}"
+                      f" ({len(cells)}/{n_paper} cells)")
+    ok = n_out == 0
+    if item.model_independent:
+        row["status"] = "model-independent, " + ("reproduced" if ok else "differs")
+    elif _paper_setup(item, result, compared, complete):
+        row["status"] = "reproduced" if ok else "same setup, differs"
+    else:
+        row["status"] = "other model"
+    if item.kind == "figure" and not series:
+        row["summary"] += "; series not recorded"
+    return row
+
+
+def _paper_setup(item: Item, result: dict, table: dict, complete: bool) -> bool:
+    """The run used the paper's own model and data: declared by the run (``paper_setup``), or the
+    paper profile with one of the item's paper models. A stand-in (stored as "partly" although
+    every cell matched) never counts."""
+    if complete and table.get("status") == "partly":
+        return False
+    if result.get("paper_setup") or table.get("paper_setup"):
+        return True
+    return result.get("profile") == "paper" and any(_same_model(result.get("model"), m)
+                                                    for m in item.paper_models)
+
+
+def _cells(table: dict, item: Item) -> list[tuple[float, float]]:
+    """(ours - paper, tolerance) for every cell with both numbers."""
+    out = []
+    for r in table.get("rows", []):
+        p, o = r.get("paper"), r.get("ours")
+        if not isinstance(p, (int, float)) or not isinstance(o, (int, float)):
+            continue
+        std = r.get("paper_std")
+        tol = item.tolerance if item.tolerance is not None else DEFAULT_TOLERANCE
+        if isinstance(std, (int, float)) and item.tolerance is None:
+            tol = max(tol, float(std))
+        out.append((float(o) - float(p), tol))
+    return out
+
+
+def ledger(profile: str = "default", root: Path | None = None) -> list[dict]:
+    """One row per declared item of every paper, in book order."""
+    rows = []
+    for paper in meta.PAPERS:
+        result, _ = pick_result(paper, profile, root)
+        rows += [judge(it, result, profile) for it in items(paper)]
+    return rows
+
+
+def counts(rows: list[dict]) -> dict[str, int]:
+    """How many items have each status (every status listed, zeros included)."""
+    out = dict.fromkeys(STATUSES, 0)
+    for r in rows:
+        out[r["status"]] = out.get(r["status"], 0) + 1
+    return out

@@ -1,0 +1,123 @@
+"""The reference run and ``xalign check``: same numbers pass, a tampered number fails."""
+
+import json
+import os
+import shutil
+
+import pandas as pd
+import pytest
+
+from xalign.book import check as K
+from xalign.book.cli import main
+from xalign.book.results import ChapterRun, load_results
+from xalign.core.paths import cache_root
+
+CHAPTER = "01_weak_strong_alignment"
+
+
+def save_run(model="multilingual-e5-small", value=93.0, profile="default"):
+    run = ChapterRun(CHAPTER, "gaschi2022", profile, {"model": model})
+    run.compare("table2", pd.DataFrame({"method": ["dictionary"], "pair": ["en-de"], "value": [value]}),
+                keys=["method", "pair"])
+    run.figure("Fig. 6", pd.DataFrame({"pair": ["de-en", "de-en"], "layer": [0, 1], "mean": [40.0, 60.0],
+                                       "ci95": [1.5, 2.0]}))
+    return run.save()
+
+
+@pytest.fixture
+def reference(tmp_path, monkeypatch):
+    results, ref = tmp_path / "results", tmp_path / "reference"
+    monkeypatch.setenv("XALIGN_RESULTS", str(results))
+    save_run()
+    assert K.make_reference("default", results, ref) == [ref / f"{CHAPTER}.json"]
+    return results, ref
+
+
+def tamper(results, edit):
+    path = results / CHAPTER / "default" / "multilingual-e5-small.json"
+    data = json.loads(path.read_text())
+    edit(data["tables"])
+    path.write_text(json.dumps(data))
+
+
+def test_identical_results_pass(reference, capsys):
+    results, ref = reference
+    assert K.check(None, results, ref)
+    assert main(["check", "01", "--results", str(results), "--reference", str(ref)]) == 0
+    out = capsys.readouterr().out
+    assert "2/2 tables agree" in out and "Fig. 6" in out
+
+
+def test_a_tampered_number_fails(reference, capsys):
+    results, ref = reference
+    tamper(results, lambda t: t["table2"]["rows"][0].update(ours=93.01))
+    assert main(["check", "--results", str(results), "--reference", str(ref)]) == 1
+    assert "FAIL table2" in capsys.readouterr().out
+
+
+def test_figures_are_checked_within_their_interval(reference):
+    results, ref = reference
+    tamper(results, lambda t: t["Fig. 6"]["rows"][1].update(mean=61.5))  # inside its ci95 (2.0)
+    assert K.check(None, results, ref)
+    tamper(results, lambda t: t["Fig. 6"]["rows"][1].update(mean=62.5))  # outside
+    checks = K.check_result(json.loads((ref / f"{CHAPTER}.json").read_text()),
+                            load_results(CHAPTER, "default", results)[0])
+    assert [c.ok for c in checks] == [True, False] and "mean" in checks[1].problems[0]
+
+
+def test_missing_rows_and_tables_fail(reference):
+    results, ref = reference
+    tamper(results, lambda t: t.pop("table2"))
+    assert not K.check(None, results, ref)
+    tamper(results, lambda t: t["Fig. 6"]["rows"].pop())
+    assert not K.check(None, results, ref)
+
+
+def test_a_second_model_does_not_overwrite_the_first(reference):
+    results, ref = reference
+    save_run(model="sentence-transformers/LaBSE", value=10.0)
+    assert len(load_results(CHAPTER, "default", results)) == 2
+    assert K.check(None, results, ref)  # the reference's own model is found and still agrees
+
+
+def test_reference_command_copies_the_profile_model(tmp_path, monkeypatch, capsys):
+    results, ref = tmp_path / "results", tmp_path / "ref"
+    monkeypatch.setenv("XALIGN_RESULTS", str(results))
+    save_run()
+    save_run(model="sentence-transformers/LaBSE", value=10.0)  # newer, but not the default profile's model
+    assert main(["reference", "--results", str(results), "--reference", str(ref)]) == 0
+    assert [p.name for p in ref.iterdir()] == [f"{CHAPTER}.json"]
+    assert json.loads((ref / f"{CHAPTER}.json").read_text())["model"] == "multilingual-e5-small"
+    assert main(["reference", "--profile", "paper", "--results", str(results), "--reference", str(ref)]) == 1
+
+
+def test_no_reference_is_a_failure(tmp_path):
+    assert main(["check", "--reference", str(tmp_path), "--results", str(tmp_path)]) == 1
+
+
+@pytest.mark.slow
+def test_same_seed_same_numbers_with_an_empty_cache(tmp_path, monkeypatch):
+    """Chapter 01 (the cheapest smoke run) twice: the second time with an empty embedding cache.
+    Every cell must agree exactly (or within the row's own interval)."""
+    from xalign.book.runner import run_chapter
+    from xalign.core.encoders import materialize_offline_model
+
+    materialize_offline_model()
+    warm = cache_root()
+    first, second, cold = tmp_path / "first", tmp_path / "second", tmp_path / "cold-cache"
+    monkeypatch.setenv("XALIGN_RESULTS", str(first))
+    run_chapter(CHAPTER, {"profile": "smoke"}, tmp_path / "first.ipynb", progress=False)
+    cold.mkdir()
+    os.symlink(warm / "models", cold / "models")  # the converted offline model, not re-converted
+    # fetched data files and eflomal's word alignments are kept (eflomal seeds itself from
+    # /dev/urandom, so Table II's aligner row is a fresh sample without them); the embeddings are not
+    for kind in ("data", "alignments"):
+        if (warm / kind).exists():
+            shutil.copytree(warm / kind, cold / kind)
+    monkeypatch.setenv("XALIGN_CACHE", str(cold))
+    monkeypatch.setenv("XALIGN_RESULTS", str(second))
+    run_chapter(CHAPTER, {"profile": "smoke"}, tmp_path / "second.ipynb", progress=False)
+    assert any((cold / "embeddings").rglob("*")), "the second run did not fill its own cache"
+    ref, new = load_results(CHAPTER, "smoke", first)[0], load_results(CHAPTER, "smoke", second)[0]
+    checks = K.check_result(ref, new, abs_tol=0.0)
+    assert checks and all(c.ok for c in checks), [c for c in checks if not c.ok]
