@@ -368,7 +368,9 @@ else:
 # %%
 report.retrieval_plot(grid, original, VARIANTS)
 plt.show()
-run.figure("Fig. 2", sr.assign(value=100 * sr.sr)[["variant", "level", "signal", "technique", "n", "value"]], title="Fig. 2: P@5 (%)")
+sr = report.retrieval_series(grid)
+run.figure("Fig. 2", sr.assign(value=100 * sr.sr)[["variant", "level", "signal", "technique", "n", "value"]],
+           title="Fig. 2: P@5 (%)")
 
 # %% [markdown]
 # ## Table 4: SCWS, the English space before and after alignment

@@ -92,14 +92,20 @@ def curve_plot(grid: pd.DataFrame, metric: str, ylabel: str, variants, extra: di
     return fig
 
 
+def retrieval_series(grid: pd.DataFrame) -> pd.DataFrame:
+    """Figure 2's series: sentence retrieval P@5 (fraction) per variant, level [token]/[type], signal, size."""
+    sr = grid.melt(id_vars=["variant", "level", "signal", "technique", "n"], value_vars=["sr_token", "sr_type"],
+                   var_name="evaluated on", value_name="sr").dropna(subset=["sr"])
+    sr["level"] = sr["level"] + " " + sr["evaluated on"].map({"sr_token": "[token]", "sr_type": "[type]"})
+    return sr
+
+
 def retrieval_plot(grid: pd.DataFrame, original: pd.DataFrame, variants):
     """Figure 2: sentence retrieval P@5 against the training size, [token] and [type] evaluations."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
-    sr = grid.melt(id_vars=["variant", "level", "signal", "technique", "n"], value_vars=["sr_token", "sr_type"],
-                   var_name="evaluated on", value_name="sr").dropna(subset=["sr"])
-    sr["level"] = sr["level"] + " " + sr["evaluated on"].map({"sr_token": "[token]", "sr_type": "[type]"})
+    sr = retrieval_series(grid)
     base = unmapped(original, True)
     fig, axes = plt.subplots(1, len(variants), figsize=(6.5 * len(variants), 4.2), squeeze=False, sharey=True)
     for ax, v in zip(axes[0], variants):
