@@ -3,7 +3,7 @@
 Readers with a network pass mBERT (WordPiece, cased), XLM-R (SentencePiece unigram), mBART
 (encoder-decoder) and LaBSE (sentence-transformers: BERT + Pooling + Dense + Normalize).
 :func:`build_tiny_model` trains a small tokenizer of the right kind with ``tokenizers`` on a few
-hundred sentences, builds a randomly initialised model of that family with 2 layers of width 32,
+hundred sentences, builds a randomly initialised model of that family with 2 layers of width 32 and the families' real position tables (512 tokens),
 and saves config, weights and tokenizer to a directory that ``load_encoder`` (or
 sentence-transformers) opens like a hub checkpoint. Numbers from such models mean nothing; the
 point is that every chapter runs through the same code paths (offsets, special tokens, the
@@ -68,21 +68,21 @@ def build_tiny_model(family: str, out_dir: str | Path, sentences: Sequence[str],
     if family in ("mbert", "labse"):
         fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
                                        cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
-                                       model_max_length=128)
+                                       model_max_length=512)
     else:
         fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", unk_token="<unk>",
                                        pad_token="<pad>", mask_token="<mask>", cls_token="<s>", sep_token="</s>",
-                                       model_max_length=128)
+                                       model_max_length=512)
     size = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
     if family in ("mbert", "labse"):
         from transformers import BertConfig, BertModel
 
-        model = BertModel(BertConfig(vocab_size=len(fast), max_position_embeddings=130,
+        model = BertModel(BertConfig(vocab_size=len(fast), max_position_embeddings=512,
                                      pad_token_id=fast.pad_token_id, **size), add_pooling_layer=False)
     elif family == "xlmr":
         from transformers import XLMRobertaConfig, XLMRobertaModel
 
-        model = XLMRobertaModel(XLMRobertaConfig(vocab_size=len(fast), max_position_embeddings=132,
+        model = XLMRobertaModel(XLMRobertaConfig(vocab_size=len(fast), max_position_embeddings=514,
                                                  pad_token_id=fast.pad_token_id, bos_token_id=fast.bos_token_id,
                                                  eos_token_id=fast.eos_token_id, **size), add_pooling_layer=False)
     else:
@@ -90,7 +90,7 @@ def build_tiny_model(family: str, out_dir: str | Path, sentences: Sequence[str],
 
         model = MBartModel(MBartConfig(vocab_size=len(fast), d_model=32, encoder_layers=2, decoder_layers=1,
                                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
-                                       decoder_ffn_dim=64, max_position_embeddings=130,
+                                       decoder_ffn_dim=64, max_position_embeddings=1024,
                                        pad_token_id=fast.pad_token_id, bos_token_id=fast.bos_token_id,
                                        eos_token_id=fast.eos_token_id))
     model.eval()
@@ -101,7 +101,7 @@ def build_tiny_model(family: str, out_dir: str | Path, sentences: Sequence[str],
         hf_dir = out / "0_Transformer"
         model.save_pretrained(hf_dir)
         fast.save_pretrained(hf_dir)
-        word = st_models.Transformer(str(hf_dir), max_seq_length=128)
+        word = st_models.Transformer(str(hf_dir), max_seq_length=512)
         pool = st_models.Pooling(32, pooling_mode="cls")
         dense = st_models.Dense(32, 24, activation_function=torch.nn.Tanh())
         st = SentenceTransformer(modules=[word, pool, dense, st_models.Normalize()], device="cpu")
