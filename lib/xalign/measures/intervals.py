@@ -1,0 +1,97 @@
+"""Confidence intervals for sampled metrics: percentile bootstrap over per-item scores.
+
+A metric measured on a sample (Tatoeba accuracy on 150 pairs, XNLI accuracy
+on 300 rows, a Spearman correlation on 250 STS pairs) carries sampling noise;
+these helpers put an interval around it. They know no model and no paper:
+they take one score per item (1/0 for a hit, a per-item value) or, for a
+statistic of several aligned arrays (a correlation), the arrays themselves,
+and resample the items with replacement.
+
+- :func:`bootstrap_ci`: percentile bootstrap of ``stat`` over items.
+- :func:`accuracy_ci`: the same for a boolean array of correct answers (a
+  share in [0, 1]; ``scale=100`` for percent, the unit of the chapters' tables).
+- :func:`paired_bootstrap_ci`: a statistic of aligned arrays (e.g. Spearman
+  between predicted and gold similarity), resampling rows jointly.
+
+Every interval is seeded (``seed``), so a rerun gives the same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+
+def _check(n_boot: int, level: float) -> None:
+    if int(n_boot) < 1:
+        raise ValueError(f"n_boot must be a positive number of resamples, got {n_boot}")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must be in (0, 1), e.g. 0.95, got {level}")
+
+
+def _percentiles(stats: np.ndarray, level: float) -> tuple[float, float]:
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(stats, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def bootstrap_ci(values_or_hits, stat: Callable = np.mean, n_boot: int = 1000, level: float = 0.95,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval (lo, hi) of ``stat`` over per-item scores.
+
+    ``values_or_hits``: one number per item (booleans count as 1/0). ``stat``
+    maps a 1-d array to a number and is applied to ``n_boot`` resamples drawn
+    with replacement (a seeded generator). Returns the ``(1 - level) / 2`` and
+    ``(1 + level) / 2`` quantiles of the resampled statistic, in the unit of
+    ``stat`` (a mean of hits is a share in [0, 1]).
+    """
+    x = np.asarray(values_or_hits, dtype=float)
+    if x.ndim != 1:
+        raise ValueError(f"values_or_hits must be one score per item (1-d), got shape {x.shape}")
+    if x.size == 0:
+        raise ValueError("values_or_hits is empty: no items to resample")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("values_or_hits holds NaN or infinite scores")
+    _check(n_boot, level)
+    idx = np.random.default_rng(seed).integers(0, x.size, size=(int(n_boot), x.size))
+    if stat is np.mean:  # vectorised fast path for the common case
+        stats = x[idx].mean(axis=1)
+    else:
+        stats = np.array([stat(x[i]) for i in idx], dtype=float)
+    return _percentiles(stats, level)
+
+
+def accuracy_ci(correct, n_boot: int = 1000, level: float = 0.95, seed: int = 0,
+                scale: float = 1.0) -> tuple[float, float]:
+    """Bootstrap interval of an accuracy from one boolean (or 0/1) per item, times ``scale``
+    (1: a share in [0, 1]; 100: percent)."""
+    c = np.asarray(correct)
+    if c.dtype != bool and not np.isin(c, (0, 1)).all():
+        raise ValueError("correct must hold booleans or 0/1, one per item")
+    lo, hi = bootstrap_ci(c.astype(float), np.mean, n_boot, level, seed)
+    return scale * lo, scale * hi
+
+
+def paired_bootstrap_ci(arrays: Sequence, stat: Callable, n_boot: int = 1000, level: float = 0.95,
+                        seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap of ``stat(*arrays)`` resampling the rows of aligned arrays together.
+
+    For statistics of several per-item arrays, e.g. ``stat=lambda pred, gold:
+    spearman(pred, gold)``. Resamples on which ``stat`` is not finite (a
+    constant resample has no correlation) are dropped; if fewer than half are
+    left the interval is (nan, nan).
+    """
+    arrays = [np.asarray(a) for a in arrays]
+    if not arrays:
+        raise ValueError("arrays is empty")
+    n = len(arrays[0])
+    if n == 0 or any(len(a) != n for a in arrays):
+        raise ValueError(f"arrays must be non-empty and of one length, got lengths {[len(a) for a in arrays]}")
+    _check(n_boot, level)
+    idx = np.random.default_rng(seed).integers(0, n, size=(int(n_boot), n))
+    stats = np.array([stat(*(a[i] for a in arrays)) for i in idx], dtype=float)
+    stats = stats[np.isfinite(stats)]
+    if stats.size < n_boot / 2:
+        return float("nan"), float("nan")
+    return _percentiles(stats, level)
