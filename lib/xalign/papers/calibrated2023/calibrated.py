@@ -164,26 +164,36 @@ def with_average(frame: pd.DataFrame, key: str, label: str = "avg", by: Sequence
 def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str = "", val_n: int | None = None,
                          seed: int = 0, tracks: Sequence[str] = STS_MONOLINGUAL, sts_n: int | None = None,
                          tatoeba_langs: Sequence[str] = (), tatoeba_n: int | None = None,
-                         method: str = "cosine", progress: bool = False) -> pd.DataFrame:
-    """Validation retrieval (every layer), STS and optionally Tatoeba of each checkpoint.
+                         method: str = "cosine", progress: bool = False, *,
+                         val_pairs: Sequence[tuple[str, str]] = VALIDATION_PAIRS, layer: int | None = None,
+                         loader=None) -> pd.DataFrame:
+    """Validation retrieval, STS and optionally Tatoeba of each checkpoint.
 
-    Returns one row per checkpoint: ``fraction`` of training done, ``path``,
-    ``layer`` (best validation layer), ``validation`` (% at that layer),
-    ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
+    ``val_pairs``: the validation language pairs (as for :func:`validation_retrieval`).
+    ``layer``: the layer every checkpoint is read at, chosen *before* fine-tuning (the
+    paper's protocol: the layer is not re-chosen after calibration); ``None`` picks each
+    checkpoint's best validation layer instead. ``loader`` is passed to
+    :func:`validation_retrieval` (tests). Returns one row per checkpoint: ``fraction`` of
+    training done, ``path``, ``layer``, ``validation`` (% at that layer, mean of pairs and
+    directions), ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
     ``tatoeba_langs``, ``tatoeba`` (mean accuracy %, both directions).
     """
     from xalign.core.encoders import load_encoder
 
+    val_pairs = [tuple(p) for p in val_pairs]
+    if not val_pairs:
+        raise ValueError("val_pairs is empty: no validation pairs to choose a checkpoint on")
     rows = []
     for fraction, path in checkpoints:
         enc = load_encoder(str(path), prefix=prefix, progress=progress)
-        val = validation_retrieval(enc, n=val_n, seed=seed, method=method)
-        layer = validation_best_layer(val)
-        row = {"fraction": float(fraction), "path": str(path), "layer": layer,
-               "validation": float(at_layer(val[val.direction == "mean"], layer)["value"].mean()),
-               "sts": float(sts_scores(enc, tracks, layers=[layer], n=sts_n)["value"].mean())}
+        val = validation_retrieval(enc, val_pairs, n=val_n, seed=seed, method=method,
+                                   layers=None if layer is None else [layer], loader=loader)
+        at = validation_best_layer(val) if layer is None else int(layer) % max(getattr(enc, "n_layers", 1), 1)
+        row = {"fraction": float(fraction), "path": str(path), "layer": at,
+               "validation": float(at_layer(val[val.direction == "mean"], at)["value"].mean()),
+               "sts": float(sts_scores(enc, tracks, layers=[at], n=sts_n)["value"].mean())}
         if tatoeba_langs:
-            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[layer], method=method)
+            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[at], method=method)
             row["tatoeba"] = float(tat[tat.direction == "mean"]["value"].mean())
         rows.append(row)
         del enc
