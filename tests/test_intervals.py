@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from xalign.measures.intervals import accuracy_ci, bootstrap_ci, paired_bootstrap_ci
+from xalign.measures.intervals import accuracy_ci, bootstrap_ci, paired_bootstrap_ci, stratified_bootstrap_ci
 
 
 def test_accuracy_interval_covers_the_true_accuracy_at_the_stated_rate():
@@ -66,3 +66,19 @@ def test_bad_arguments_are_named():
         accuracy_ci([0.5, 1.0])
     with pytest.raises(ValueError, match="one length"):
         paired_bootstrap_ci([[1, 2, 3], [1, 2]], lambda a, b: 0.0)
+
+
+def test_stratified_interval_of_a_mean_over_groups():
+    rng = np.random.default_rng(5)
+    groups = [rng.random(150) < p for p in (0.5, 0.7, 0.9)]
+    point = np.mean([g.mean() for g in groups])
+    lo, hi = stratified_bootstrap_ci(groups)
+    assert lo < point < hi
+    # three groups of 150 average out: narrower than one group of 150
+    one_lo, one_hi = bootstrap_ci(groups[1])
+    assert hi - lo < one_hi - one_lo
+    pairs = [np.c_[x, x + rng.normal(0, 0.3, 100)] for x in rng.random((3, 100))]
+    lo, hi = stratified_bootstrap_ci(pairs, stat=lambda a: spearmanr(a[:, 0], a[:, 1])[0])
+    assert 0 < lo < hi < 1
+    with pytest.raises(ValueError, match="groups"):
+        stratified_bootstrap_ci([np.ones(3), []])

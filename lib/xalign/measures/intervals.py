@@ -95,3 +95,30 @@ def paired_bootstrap_ci(arrays: Sequence, stat: Callable, n_boot: int = 1000, le
     if stats.size < n_boot / 2:
         return float("nan"), float("nan")
     return _percentiles(stats, level)
+
+
+def stratified_bootstrap_ci(groups: Sequence, stat: Callable = np.mean, combine: Callable = np.mean,
+                            n_boot: int = 1000, level: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap of ``combine([stat(g) for g in groups])``, each group resampled on its own.
+
+    For a mean over independent samples, e.g. the average Tatoeba accuracy over languages (each
+    language its own sentences): ``groups`` = one per-item array per language (rows are items; a
+    2-d group is resampled by rows, so ``stat`` may be a correlation of its columns).
+    """
+    groups = [np.asarray(g) for g in groups]
+    if not groups or any(len(g) == 0 for g in groups):
+        raise ValueError("groups must be a non-empty list of non-empty per-item arrays")
+    _check(n_boot, level)
+    rng = np.random.default_rng(seed)
+    per_group = []
+    for g in groups:
+        idx = rng.integers(0, len(g), size=(int(n_boot), len(g)))
+        if stat is np.mean and g.ndim == 1:
+            per_group.append(g.astype(float)[idx].mean(axis=1))
+        else:
+            per_group.append(np.array([stat(g[i]) for i in idx], dtype=float))
+    stats = np.array([combine(col) for col in np.stack(per_group, axis=1)], dtype=float)
+    stats = stats[np.isfinite(stats)]
+    if stats.size < n_boot / 2:
+        return float("nan"), float("nan")
+    return _percentiles(stats, level)

@@ -30,7 +30,7 @@ from xalign.measures.sentence_retrieval import (
     best_layer,
     layerwise_retrieval,
 )
-from xalign.measures.sts import layerwise_sts
+from xalign.measures.sts import layerwise_sts, pair_cosines
 
 VALIDATION_PAIRS = (("en", "de"), ("en", "ru"), ("en", "zh"))
 STS_MONOLINGUAL = ("ar-ar", "en-en", "es-es")
@@ -67,19 +67,21 @@ def _layer_labels(encoder, layers) -> tuple[list[int] | None, list[int]]:
 
 
 def paired_retrieval(encoder, pairs: Sequence[tuple[str, str]], layers=None, method: str = "cosine",
-                     directions=DIRECTIONS) -> pd.DataFrame:
-    """Layer-wise retrieval accuracy (%) of (xx, en) sentence pairs; tidy (layer, direction, value)."""
+                     directions=DIRECTIONS, keep_hits: bool = False) -> pd.DataFrame:
+    """Layer-wise retrieval accuracy (%) of (xx, en) sentence pairs; tidy (layer, direction, value)
+    (and ``hits``, the per-query booleans, with ``keep_hits``)."""
     arg, labels = _layer_labels(encoder, layers)
     X = sentence_vectors(encoder, [p[0] for p in pairs], layers=arg)
     Y = sentence_vectors(encoder, [p[1] for p in pairs], layers=arg)
-    return layerwise_retrieval(X, Y, layers=labels, method=method, directions=directions)
+    return layerwise_retrieval(X, Y, layers=labels, method=method, directions=directions, keep_hits=keep_hits)
 
 
 def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed: int = 0, layers=None,
-                      method: str = "cosine", loader=None) -> pd.DataFrame:
+                      method: str = "cosine", loader=None, keep_hits: bool = False) -> pd.DataFrame:
     """Tatoeba accuracy (%) per language, layer and direction (``xx->en``, ``en->xx``, ``mean``).
 
-    ``n`` caps the pairs per language (a seeded sample; all pairs if None).
+    ``n`` caps the pairs per language (a seeded sample; all pairs if None). ``keep_hits`` adds
+    the per-sentence booleans of each direction (``hits``; none on the ``mean`` rows).
     """
     if loader is None:
         from xalign.data.sentdata import tatoeba_pairs as loader
@@ -87,12 +89,14 @@ def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed:
     for lang in tqdm(list(langs), desc=f"Tatoeba {getattr(encoder, 'name', '')}", unit="lang"):
         pairs = loader(lang)
         pairs = [pairs[i] for i in sample_rows(len(pairs), n, seed)]
-        df = paired_retrieval(encoder, pairs, layers, method)
+        df = paired_retrieval(encoder, pairs, layers, method, keep_hits=keep_hits)
         df.insert(0, "lang", lang)
         df["n_pairs"] = len(pairs)
         frames.append(df)
     out = pd.concat(frames, ignore_index=True)
-    mean = add_mean_direction(out.drop(columns="n_pairs"), ["lang", "layer"])
+    mean = add_mean_direction(out.drop(columns=["n_pairs", *(["hits"] if keep_hits else [])]), ["lang", "layer"])
+    if keep_hits:
+        mean = mean.merge(out[["lang", "layer", "direction", "hits"]], on=["lang", "layer", "direction"], how="left")
     return mean.merge(out[["lang", "n_pairs"]].drop_duplicates(), on="lang")
 
 
@@ -121,8 +125,12 @@ def validation_retrieval(encoder, pairs=VALIDATION_PAIRS, n: int | None = None, 
 
 
 def sts_scores(encoder, tracks: Sequence[str] = STS_MONOLINGUAL, layers=None, n: int | None = None,
-               loader=None) -> pd.DataFrame:
-    """STS 2017 Spearman x 100 per track and layer (first ``n`` pairs of each track); tidy (track, layer, value)."""
+               loader=None, keep_items: bool = False) -> pd.DataFrame:
+    """STS 2017 Spearman x 100 per track and layer (first ``n`` pairs of each track); tidy (track, layer, value).
+
+    ``keep_items`` adds ``items``: an (n, 2) array of (cosine, gold score) per pair, the input of
+    the Spearman correlation (for confidence intervals).
+    """
     if loader is None:
         from xalign.data.sentdata import sts2017_pairs as loader
     arg, labels = _layer_labels(encoder, layers)
@@ -131,7 +139,10 @@ def sts_scores(encoder, tracks: Sequence[str] = STS_MONOLINGUAL, layers=None, n:
         rows = loader(track)[:n]
         U = sentence_vectors(encoder, [r[0] for r in rows], layers=arg)
         V = sentence_vectors(encoder, [r[1] for r in rows], layers=arg)
-        df = layerwise_sts(U, V, [r[2] for r in rows], layers=labels)
+        gold = np.array([r[2] for r in rows], float)
+        df = layerwise_sts(U, V, gold, layers=labels)
+        if keep_items:
+            df["items"] = [np.c_[pair_cosines(U[:, i], V[:, i]), gold] for i in range(U.shape[1])]
         df.insert(0, "track", track)
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
