@@ -235,12 +235,14 @@ plt.show()
 # The default profile samples 150 pairs per language: retrieving among 150
 # candidates is easier than among 1,000, so our accuracies are biased upwards
 # where the model errs. Each accuracy gets a 95% bootstrap interval (its
-# sentences resampled 1,000 times, seeded): on 150 sentences an accuracy of 90%
-# is known to within about +-5 points, so smaller differences from the paper are
-# noise.
+# sentences resampled with a fixed seed; the width is printed below): a
+# difference from the paper smaller than the interval is sampling noise.
 
 # %%
 T5_NONE = report.tatoeba_at_best(TAT_BEFORE, BEST, "none", seed=P.seed)
+_w = (T5_NONE.ci_hi - T5_NONE.ci_lo).dropna()
+display(Markdown(f"Width of the {report.CI}s: median {_w.median():.1f} points, largest {_w.max():.1f} "
+                 f"({P.tatoeba_n or 'all'} pairs per language, {report.N_BOOT} resamples)."))
 wide = T5_NONE.pivot_table(index="lang", columns=["model", "direction"], values="value", sort=False)
 display(wide.round(1))
 
@@ -267,8 +269,10 @@ display(STS_NONE.pivot_table(index="track", columns="model", values="value").rou
 # retrieval is kept. NLI and STS-B batches are interleaved at random, so each
 # checkpoint has seen the same share of both data sets.
 #
-# The `default` profile fine-tunes on a subsample, for one epoch over each data
-# set, with the word-embedding matrix frozen (it holds 96M of e5-small's 118M
+# The `default` profile fine-tunes on a subsample (its sizes and number of
+# optimiser steps are printed below; earlier versions ran so few steps that the
+# model hardly moved), for one epoch over each data set, with the word-embedding
+# matrix frozen (it holds 96M of e5-small's 118M
 # parameters; freezing it saves most of the optimiser's CPU time, and words
 # that do not occur in the English data would not be updated anyway). Runs are
 # cached by their full configuration: a rerun does not retrain.
@@ -373,6 +377,13 @@ STS = pd.concat([STS_NONE, STS_SE], ignore_index=True)
 run.record("tatoeba_all", report.drop_items(T5), title="Tatoeba accuracy, both directions, before and after "
            "fine-tuning (95% bootstrap interval)")
 run.record("sts_all", report.drop_items(STS), title="STS 2017, before and after fine-tuning (95% bootstrap interval)")
+# Table 1's averages, the changes with fine-tuning and their intervals; the caption says how long the run was
+T5_DIR = T5[T5.direction == P.compare_direction]
+ours1 = report.table1_rows(T5_DIR, STS, seed=P.seed)
+deltas = cal.finetuning_changes(paper_table("calibrated2023", "table1"), ours1)
+CHANGE_CI = report.change_intervals(T5_DIR, STS, seed=P.seed)
+FT_CAPTION = report.finetune_caption(RUNS, deltas, CHANGE_CI)
+display(Markdown(FT_CAPTION))
 
 # %% [markdown]
 # ### Table 5: Tatoeba accuracy per language, no fine-tuning vs sentence-embedding fine-tuning
@@ -386,13 +397,12 @@ run.record("sts_all", report.drop_items(STS), title="STS 2017, before and after 
 # fine-tuning (SQuAD) is not run here. Compared direction: `xx->en`.
 
 # %%
-T5_DIR = T5[T5.direction == P.compare_direction]
 ours5 = T5_DIR[["model", "setup", "lang", "value", "ci_lo", "ci_hi"]]
 cmp5 = cal.compare_counterparts(run, "table5", ours5, ["setup", "lang"], COUNTERPART,
                                 title="Table 5: Tatoeba accuracy per language",
                                 note=f"ours: {', '.join(COUNTERPART)} ({P.compare_direction}, {P.tatoeba_n or 'all'} "
                                      f"pairs per language) vs the paper's {', '.join(COUNTERPART.values())}; "
-                                     f"QA fine-tuning not run")
+                                     f"QA fine-tuning not run. {FT_CAPTION}")
 display(report.show(cmp5[cmp5.setup != "qa"], ["model", "lang"], ["setup"]))
 extra = T5[T5.model.isin(SENTENCE_MODELS) & (T5.direction == P.compare_direction)]
 if len(extra):
@@ -452,10 +462,9 @@ display(control.round(1))
 # ### Table 1: averages over languages (CLSR = Tatoeba, STS = STS 2017)
 
 # %%
-ours1 = report.table1_rows(T5_DIR, STS, seed=P.seed)
 cmp1 = cal.compare_counterparts(run, "table1", ours1, ["setup", "task"], COUNTERPART,
                                 title="Table 1: average CLSR and STS before/after fine-tuning",
-                                note="NER (WikiANN) and QA fine-tuning not run; see the XNLI control")
+                                note="NER (WikiANN) and QA fine-tuning not run; see the XNLI control. " + FT_CAPTION)
 display(report.show(cmp1, ["model", "setup"], ["task"]))
 display(ours1.pivot_table(index="model", columns=["task", "setup"], values="value").round(1))
 
@@ -466,8 +475,6 @@ display(ours1.pivot_table(index="model", columns=["task", "setup"], values="valu
 # encoders' changes next to the paper's:
 
 # %%
-deltas = cal.finetuning_changes(paper_table("calibrated2023", "table1"), ours1)
-CHANGE_CI = report.change_intervals(T5_DIR, STS, seed=P.seed)
 run.record("table1_changes", deltas, title="Change with sentence-embedding fine-tuning (Table 1)")
 run.record("table1_changes_ci", CHANGE_CI, title="95% bootstrap interval of our changes (same sentences "
            "before and after, resampled together)")

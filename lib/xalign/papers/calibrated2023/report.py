@@ -165,6 +165,33 @@ def change_intervals(tatoeba: pd.DataFrame, sts: pd.DataFrame, before: str = "no
     return pd.DataFrame(rows, columns=["model", "task", "ci_lo", "ci_hi"])
 
 
+def finetune_caption(runs: dict, deltas: pd.DataFrame, change_ci: pd.DataFrame) -> str:
+    """What the fine-tuning run was and whether it moved the model beyond sampling noise, from the run:
+    steps, pairs, seconds, and per model the change in CLSR and STS with its interval."""
+    parts = []
+    for m, r in runs.items():
+        info = r.info
+        cfg = info["key"]["config"]
+        line = (f"`{m}`: {info['steps']} optimiser steps (batch {cfg['batch_size']}) on {info['n_nli']} NLI + "
+                f"{info['n_sts']} STS-B pairs, {info['seconds']:.0f} s of training")
+        ours = deltas[(deltas.model == m) & (deltas.source == "ours")]
+        moved = []
+        for task in ("CLSR", "STS"):
+            ci = change_ci[(change_ci.model == m) & (change_ci.task == task)]
+            col = f"change in {task}"
+            if ours.empty or col not in ours or ci.empty:
+                continue
+            lo, hi = float(ci.ci_lo.iloc[0]), float(ci.ci_hi.iloc[0])
+            noise = lo <= 0 <= hi
+            moved.append(f"{task} {float(ours[col].iloc[0]):+.1f} [{lo:+.1f}, {hi:+.1f}]"
+                         + (" (within sampling noise)" if noise else ""))
+        if moved:
+            line += "; change " + ", ".join(moved)
+        parts.append(line)
+    return ("Sentence-embedding fine-tuning run here (the paper: one epoch over AllNLI plus STS-B epochs, "
+            "Table 10): " + "; ".join(parts) + ".")
+
+
 # ------------------------------------------------------------------ XNLI blocks (Tables 2, 3, 4, 8, 9)
 def _joint_ci(arrays: Sequence[np.ndarray], stat, seed: int) -> tuple[float, float]:
     """Interval of ``stat(*arrays)`` resampling the rows of line-parallel languages together."""
