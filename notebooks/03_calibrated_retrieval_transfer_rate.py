@@ -101,6 +101,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
+from matplotlib.ticker import PercentFormatter
 from transformers.utils import logging as hf_logging
 
 from xalign.book.results import ChapterRun, paper_table
@@ -354,7 +355,7 @@ g = sns.relplot(data=fig2, x="fraction", y="value", hue="metric", col="model", k
 g.set_axis_labels("share of the training data used", "difference to the first point (points)")
 for ax in g.axes.flat:
     ax.axhline(0, color="grey", lw=0.8)
-    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:.0%}"))
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
 plt.show()
 
 # %% [markdown]

@@ -106,3 +106,13 @@ def test_finetune_caption_says_how_long_the_run_was_and_whether_it_moved():
     assert "4 optimiser steps (batch 16) on 32 NLI + 32 STS-B pairs" in text
     assert "CLSR +0.0 [+0.0, +0.0] (within sampling noise)" in text
     assert "STS +2.5 [+1.0, +4.0]" in text and "STS +2.5 [+1.0, +4.0] (within" not in text
+
+
+def test_notebook_03_defines_no_functions():
+    import ast
+    import pathlib
+
+    path = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "03_calibrated_retrieval_transfer_rate.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defs = [n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
+    assert defs == [], f"function definitions at lines {defs}: they belong in calibrated2023/report.py"
