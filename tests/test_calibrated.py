@@ -2,6 +2,7 @@ import hashlib
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from xalign.core.sentvec import sentence_vectors
 from xalign.papers.calibrated2023 import calibrated as cal
@@ -137,3 +138,43 @@ def test_finetuning_changes():
     assert out.loc[("LaBSE", "paper"), "change in CLSR"] == 1.0
     assert np.isnan(out.loc[("LaBSE", "paper"), "change in STS"])
     assert out.loc[("e5", "ours"), "change in CLSR"] == 5.5
+
+
+def _patch_checkpoint_loading(monkeypatch):
+    from xalign.core import encoders
+
+    monkeypatch.setattr(encoders, "load_encoder", lambda path, prefix="", progress=False: FakeEncoder())
+    sts_layers = []
+
+    def fake_sts(enc, tracks, layers=None, n=None, loader=None):
+        sts_layers.append(list(layers))
+        return pd.DataFrame({"track": ["en-en"], "layer": layers, "value": [50.0]})
+    monkeypatch.setattr(cal, "sts_scores", fake_sts)
+    return sts_layers
+
+
+def test_evaluate_checkpoints_uses_the_validation_pairs_it_is_given(monkeypatch):
+    _patch_checkpoint_loading(monkeypatch)
+    asked = []
+
+    def wmt(src, tgt):
+        asked.append((src, tgt))
+        return [(f"{src}:{i}", f"{tgt}:{i}") for i in range(12)]
+    ev = cal.evaluate_checkpoints([(0.5, "ckpt-1"), (1.0, "ckpt-2")], val_pairs=[("en", "de")], loader=wmt)
+    assert asked == [("en", "de"), ("en", "de")]  # not the three default pairs
+    assert list(ev.layer) == [1, 1] and (ev.validation == 100).all()
+
+
+def test_evaluate_checkpoints_keeps_the_layer_chosen_before_finetuning(monkeypatch):
+    sts_layers = _patch_checkpoint_loading(monkeypatch)
+
+    def wmt(src, tgt):
+        return [(f"{src}:{i}", f"{tgt}:{i}") for i in range(12)]
+    # layer 1 is the fake encoder's best; the layer chosen before fine-tuning (0) must be kept
+    ev = cal.evaluate_checkpoints([(1.0, "ckpt")], val_pairs=[("en", "de")], layer=0, loader=wmt)
+    assert ev.layer.tolist() == [0] and sts_layers == [[0]]
+    assert ev.validation.item() < 50  # read at layer 0, not at the re-chosen best layer
+    free = cal.evaluate_checkpoints([(1.0, "ckpt")], val_pairs=[("en", "de")], loader=wmt)
+    assert free.layer.tolist() == [1]
+    with pytest.raises(ValueError, match="val_pairs"):
+        cal.evaluate_checkpoints([(1.0, "ckpt")], val_pairs=[])

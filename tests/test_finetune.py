@@ -118,3 +118,18 @@ def test_full_nli_finetuning_path_runs_on_a_toy_set(tiny_model):
                                     epochs=1, device="cpu", progress=False)
     assert list(frame["lang"]) == ["en", "xx"] and {"value", "std"} <= set(frame.columns)
     assert info["lr"] == 1e-3 and info["seeds"] == [0, 1]
+
+
+def test_bf16_autocast_trains_and_keeps_old_cache_keys(tiny_model):
+    model = ft.build_sentence_transformer(str(tiny_model), max_length=16, device="cpu")
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    cfg = ft.SentenceFinetuneConfig(batch_size=4, nli_epochs=2, sts_epochs=1, checkpoints=1, lr=1e-2,
+                                    warmup=0.0, bf16=True)
+    losses = ft.train_steps(model, NLI, STS, cfg, progress=False)
+    assert len(losses) == 3 and np.isfinite(losses["loss"]).all()
+    assert all(p.dtype.is_floating_point and str(p.dtype) == "torch.float32" for p in model.parameters())
+    assert any(not np.allclose(v.detach(), before[k]) for k, v in model.named_parameters())
+    # a run without bf16 has the key it had before the field existed; with bf16 another one
+    plain = ft.run_key("m", "r", "", NLI, STS, ft.SentenceFinetuneConfig())
+    assert "bf16" not in plain["config"]
+    assert ft.run_key("m", "r", "", NLI, STS, ft.SentenceFinetuneConfig(bf16=True))["config"]["bf16"] is True

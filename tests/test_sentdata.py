@@ -6,7 +6,6 @@ from xalign.data.sentdata import (
     read_sts,
     read_stsbenchmark,
     read_tatoeba,
-    read_xnli,
     tatoeba_iso3,
 )
 
@@ -51,12 +50,7 @@ def test_stsbenchmark_reader_handles_extra_columns(tmp_path):
         read_stsbenchmark(bad)
 
 
-def test_xnli_reader_crlf_and_bad_label(tmp_path):
-    path = _write(tmp_path / "dev-ur.tsv", "p one\th one\tneutral\np one\th two\tentailment\n", "\r\n")
-    assert read_xnli(path) == [("p one", "h one", "neutral"), ("p one", "h two", "entailment")]
-    bad = _write(tmp_path / "bad.tsv", "p\th\tneutral\np\th\tmaybe\n")
-    with pytest.raises(DataFormatError, match=r"bad.tsv:2: expected a label"):
-        read_xnli(bad)
+def test_nli_columns_reader(tmp_path):
     s1 = _write(tmp_path / "s1", "A b .\nC d .\n")
     s2 = _write(tmp_path / "s2", "E f .\nG h .\n")
     lab = _write(tmp_path / "labels", "entailment\ncontradiction\n")

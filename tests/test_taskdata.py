@@ -98,6 +98,8 @@ def test_xnli_reader(tmp_path):
     assert [p.label for p in pairs] == ["neutral", "contradiction", "entailment",
                                        "entailment", "neutral", "contradiction"]
     assert premise_groups(pairs).tolist() == [0, 0, 0, 1, 1, 1]
+    # the same groups from (premise, hypothesis, label) tuples (chapter 3's XNLI Manual rows)
+    assert premise_groups([(p.premise, p.hypothesis, p.label) for p in pairs]).tolist() == [0, 0, 0, 1, 1, 1]
     with pytest.raises(DataFormatError, match=r"t.tsv:1: label 'maybe'"):
         read_xnli(write(tmp_path, "t.tsv", b"P\tH\tmaybe\n"))
     with pytest.raises(DataFormatError, match=r"u.tsv:1: expected 3 tab-separated fields"):
@@ -131,3 +133,13 @@ def test_stratified_split():
         stratified_split(y, 90, 20, 20, seed=0)
     d = class_distribution(np.array([0, 0, 1, 7]))
     assert d["anger"] == 50.0 and d["trust"] == 25.0 and abs(sum(d.values()) - 100) < 1e-9
+
+
+def test_one_xnli_reader_and_one_language_list():
+    from xalign.data import sentdata, taskdata
+    from xalign.papers.calibrated2023 import transfer
+
+    assert not hasattr(sentdata, "read_xnli") and not hasattr(sentdata, "XNLI_LANGS")
+    assert taskdata.XNLI_LANGUAGES[0] == "en" and len(set(taskdata.XNLI_LANGUAGES)) == 15
+    assert transfer.premise_groups is taskdata.premise_groups  # no second copy
+    assert transfer.pair_features.__module__ == "xalign.measures.probe"

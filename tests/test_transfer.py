@@ -2,14 +2,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xalign.data.taskdata import premise_groups
+from xalign.measures.probe import pair_features
 from xalign.papers.calibrated2023.transfer import (
     correlations,
     frozen_transfer,
     limit_groups,
-    pair_features,
     paper_correlations,
     pearson,
-    premise_groups,
     split_groups,
     transfer_gap,
     transfer_rate,

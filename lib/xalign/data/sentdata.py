@@ -1,7 +1,8 @@
-"""Readers for the sentence-level data sets: Tatoeba, STS 2017, STS-B, SNLI, XNLI (labelled rows).
+"""Readers for the sentence-level data sets: Tatoeba, STS 2017, STS-B, SNLI.
 
-WMT newstest pairs come from :func:`xalign.data.corpora.wmt_newstest`; XNLI as
-parallel text (no labels) from :func:`xalign.data.corpora.read_xnli_pairs`.
+WMT newstest pairs come from :func:`xalign.data.corpora.wmt_newstest`; XNLI
+(labelled rows, its language list and labels) from :mod:`xalign.data.taskdata`,
+the one XNLI reader.
 
 Every reader checks its input and fails with :class:`~xalign.data.readers.DataFormatError`
 naming the file, the line and what was expected. The ``*_pairs`` / ``*_rows``
@@ -20,12 +21,10 @@ from pathlib import Path
 from xalign.data.corpora import ISO3 as TATOEBA_ISO3
 from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
+from xalign.data.taskdata import NLI_LABELS
 
 PAPER_TATOEBA_LANGS = list(TATOEBA_ISO3)
 
-#: XNLI's 15 languages in the paper's column order (English first).
-XNLI_LANGS = ["en", "fr", "es", "de", "el", "bg", "ru", "tr", "ar", "vi", "th", "zh", "hi", "sw", "ur"]
-NLI_LABELS = ("entailment", "neutral", "contradiction")
 
 #: STS 2017 tracks by language pair (file stem after ``STS.input.`` / ``STS.gs.``).
 STS2017_TRACKS = {
@@ -171,30 +170,3 @@ def snli_rows(splits=("dev", "test")) -> list[tuple[str, str, str]]:
         out += read_nli_columns(fetch("snli_devtest", f"s1.{split}"), fetch("snli_devtest", f"s2.{split}"),
                                 fetch("snli_devtest", f"labels.{split}"))
     return out
-
-
-def read_xnli(path: str | Path) -> list[tuple[str, str, str]]:
-    """A per-language XNLI file with labels: ``premise<TAB>hypothesis<TAB>label`` (CRLF tolerated)."""
-    out = []
-    for n, line in enumerate(_read_lines(path, "premise, hypothesis, label per line"), 1):
-        cols = line.split("\t")
-        if len(cols) != 3:
-            raise DataFormatError(f"{path}:{n}: expected 3 tab-separated fields (premise, hypothesis, "
-                                  f"label), got {len(cols)}")
-        if cols[2].strip() not in NLI_LABELS:
-            raise DataFormatError(f"{path}:{n}: expected a label in {NLI_LABELS}, got {cols[2]!r}")
-        out.append((cols[0].strip(), cols[1].strip(), cols[2].strip()))
-    return out
-
-
-def xnli_rows(lang: str, split: str) -> list[tuple[str, str, str]]:
-    """Labelled XNLI ``dev`` (2,490 rows) or ``test`` (5,010 rows, labels joined from XGLUE) of one language."""
-    from xalign.data.datasets import fetch
-
-    if lang not in XNLI_LANGS:
-        raise KeyError(f"XNLI has no language {lang!r}; languages: {', '.join(XNLI_LANGS)}")
-    if split == "dev":
-        return read_xnli(fetch("xnli", f"dev-{lang}.tsv"))
-    if split == "test":
-        return read_xnli(fetch("xnli_test_labelled", f"test-{lang}.tsv"))
-    raise ValueError(f"split must be 'dev' or 'test', got {split!r}")

@@ -33,7 +33,8 @@ import numpy as np
 from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
 
-XNLI_LANGUAGES = ("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh")
+#: XNLI's 15 languages in the order of the XNLI paper's (and the calibrated-retrieval paper's) columns.
+XNLI_LANGUAGES = ("en", "fr", "es", "de", "el", "bg", "ru", "tr", "ar", "vi", "th", "zh", "hi", "sw", "ur")
 NLI_LABELS = ("entailment", "neutral", "contradiction")  # SentEval's order (ids 0, 1, 2)
 _NLI_ALIASES = {"contradictory": "contradiction"}  # XNLI-MT training files spell it so
 
@@ -83,12 +84,16 @@ def read_xnli(path: str | Path, labelled: bool | None = True) -> list[NLIPair]:
     return out
 
 
-def premise_groups(pairs: Sequence[NLIPair]) -> np.ndarray:
-    """Group id of every row: consecutive rows with the same premise share one (XNLI's triples)."""
-    ids, g = np.zeros(len(pairs), dtype=int), -1
+def premise_groups(pairs: Sequence) -> np.ndarray:
+    """Group id of every row: consecutive rows with the same premise share one (XNLI's triples).
+
+    Rows are :class:`NLIPair` or (premise, hypothesis, label) tuples.
+    """
+    ids, g, prev = np.zeros(len(pairs), dtype=np.int64), -1, None
     for i, p in enumerate(pairs):
-        if i == 0 or p.premise != pairs[i - 1].premise:
-            g += 1
+        premise = p.premise if isinstance(p, NLIPair) else p[0]
+        if i == 0 or premise != prev:
+            g, prev = g + 1, premise
         ids[i] = g
     return ids
 

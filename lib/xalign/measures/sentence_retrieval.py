@@ -31,20 +31,26 @@ def nearest(queries, candidates, method: str = "cosine", k: int = 10) -> np.ndar
     return idx[:, 0]
 
 
-def retrieval_accuracy(queries, candidates, method: str = "cosine", k: int = 10) -> float:
-    """Fraction of rows i whose nearest candidate is candidates[i] (paired row by row), in [0, 1]."""
+def retrieval_hits(queries, candidates, method: str = "cosine", k: int = 10) -> np.ndarray:
+    """Per query row i: is its nearest candidate candidates[i] (paired row by row)? (n,) bool."""
     if len(queries) != len(candidates):
         raise ValueError(f"queries and candidates must be paired: {len(queries)} vs {len(candidates)} rows")
     if len(queries) == 0:
         raise ValueError("no sentence pairs to retrieve")
-    return float((nearest(queries, candidates, method, k) == np.arange(len(queries))).mean())
+    return nearest(queries, candidates, method, k) == np.arange(len(queries))
+
+
+def retrieval_accuracy(queries, candidates, method: str = "cosine", k: int = 10) -> float:
+    """Fraction of rows i whose nearest candidate is candidates[i] (paired row by row), in [0, 1]."""
+    return float(retrieval_hits(queries, candidates, method, k).mean())
 
 
 def layerwise_retrieval(X: np.ndarray, Y: np.ndarray, layers: list[int] | None = None,
-                        method: str = "cosine", directions=DIRECTIONS) -> pd.DataFrame:
+                        method: str = "cosine", directions=DIRECTIONS, keep_hits: bool = False) -> pd.DataFrame:
     """Accuracy (percent) per layer and direction for paired (n, L, d) arrays; tidy (layer, direction, value).
 
-    ``layers`` labels the L slices (default 0..L-1).
+    ``layers`` labels the L slices (default 0..L-1). ``keep_hits`` adds a ``hits`` column: the
+    per-query boolean array the accuracy is the mean of (for confidence intervals).
     """
     X, Y = np.asarray(X), np.asarray(Y)
     if X.ndim != 3 or X.shape[:2] != Y.shape[:2]:
@@ -59,7 +65,9 @@ def layerwise_retrieval(X: np.ndarray, Y: np.ndarray, layers: list[int] | None =
     for li, layer in enumerate(layers):
         for d in directions:
             q, c = (X[:, li], Y[:, li]) if d == "xx->en" else (Y[:, li], X[:, li])
-            rows.append({"layer": layer, "direction": d, "value": 100 * retrieval_accuracy(q, c, method)})
+            hits = retrieval_hits(q, c, method)
+            rows.append({"layer": layer, "direction": d, "value": 100 * float(hits.mean()),
+                         **({"hits": hits} if keep_hits else {})})
     return pd.DataFrame(rows)
 
 

@@ -30,7 +30,7 @@ from xalign.measures.sentence_retrieval import (
     best_layer,
     layerwise_retrieval,
 )
-from xalign.measures.sts import layerwise_sts
+from xalign.measures.sts import layerwise_sts, pair_cosines
 
 VALIDATION_PAIRS = (("en", "de"), ("en", "ru"), ("en", "zh"))
 STS_MONOLINGUAL = ("ar-ar", "en-en", "es-es")
@@ -67,19 +67,21 @@ def _layer_labels(encoder, layers) -> tuple[list[int] | None, list[int]]:
 
 
 def paired_retrieval(encoder, pairs: Sequence[tuple[str, str]], layers=None, method: str = "cosine",
-                     directions=DIRECTIONS) -> pd.DataFrame:
-    """Layer-wise retrieval accuracy (%) of (xx, en) sentence pairs; tidy (layer, direction, value)."""
+                     directions=DIRECTIONS, keep_hits: bool = False) -> pd.DataFrame:
+    """Layer-wise retrieval accuracy (%) of (xx, en) sentence pairs; tidy (layer, direction, value)
+    (and ``hits``, the per-query booleans, with ``keep_hits``)."""
     arg, labels = _layer_labels(encoder, layers)
     X = sentence_vectors(encoder, [p[0] for p in pairs], layers=arg)
     Y = sentence_vectors(encoder, [p[1] for p in pairs], layers=arg)
-    return layerwise_retrieval(X, Y, layers=labels, method=method, directions=directions)
+    return layerwise_retrieval(X, Y, layers=labels, method=method, directions=directions, keep_hits=keep_hits)
 
 
 def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed: int = 0, layers=None,
-                      method: str = "cosine", loader=None) -> pd.DataFrame:
+                      method: str = "cosine", loader=None, keep_hits: bool = False) -> pd.DataFrame:
     """Tatoeba accuracy (%) per language, layer and direction (``xx->en``, ``en->xx``, ``mean``).
 
-    ``n`` caps the pairs per language (a seeded sample; all pairs if None).
+    ``n`` caps the pairs per language (a seeded sample; all pairs if None). ``keep_hits`` adds
+    the per-sentence booleans of each direction (``hits``; none on the ``mean`` rows).
     """
     if loader is None:
         from xalign.data.sentdata import tatoeba_pairs as loader
@@ -87,12 +89,14 @@ def tatoeba_retrieval(encoder, langs: Sequence[str], n: int | None = None, seed:
     for lang in progress_bar(list(langs), desc=f"Tatoeba {getattr(encoder, 'name', '')}", unit="lang"):
         pairs = loader(lang)
         pairs = [pairs[i] for i in sample_rows(len(pairs), n, seed)]
-        df = paired_retrieval(encoder, pairs, layers, method)
+        df = paired_retrieval(encoder, pairs, layers, method, keep_hits=keep_hits)
         df.insert(0, "lang", lang)
         df["n_pairs"] = len(pairs)
         frames.append(df)
     out = pd.concat(frames, ignore_index=True)
-    mean = add_mean_direction(out.drop(columns="n_pairs"), ["lang", "layer"])
+    mean = add_mean_direction(out.drop(columns=["n_pairs", *(["hits"] if keep_hits else [])]), ["lang", "layer"])
+    if keep_hits:
+        mean = mean.merge(out[["lang", "layer", "direction", "hits"]], on=["lang", "layer", "direction"], how="left")
     return mean.merge(out[["lang", "n_pairs"]].drop_duplicates(), on="lang")
 
 
@@ -121,8 +125,12 @@ def validation_retrieval(encoder, pairs=VALIDATION_PAIRS, n: int | None = None, 
 
 
 def sts_scores(encoder, tracks: Sequence[str] = STS_MONOLINGUAL, layers=None, n: int | None = None,
-               loader=None) -> pd.DataFrame:
-    """STS 2017 Spearman x 100 per track and layer (first ``n`` pairs of each track); tidy (track, layer, value)."""
+               loader=None, keep_items: bool = False) -> pd.DataFrame:
+    """STS 2017 Spearman x 100 per track and layer (first ``n`` pairs of each track); tidy (track, layer, value).
+
+    ``keep_items`` adds ``items``: an (n, 2) array of (cosine, gold score) per pair, the input of
+    the Spearman correlation (for confidence intervals).
+    """
     if loader is None:
         from xalign.data.sentdata import sts2017_pairs as loader
     arg, labels = _layer_labels(encoder, layers)
@@ -131,7 +139,10 @@ def sts_scores(encoder, tracks: Sequence[str] = STS_MONOLINGUAL, layers=None, n:
         rows = loader(track)[:n]
         U = sentence_vectors(encoder, [r[0] for r in rows], layers=arg)
         V = sentence_vectors(encoder, [r[1] for r in rows], layers=arg)
-        df = layerwise_sts(U, V, [r[2] for r in rows], layers=labels)
+        gold = np.array([r[2] for r in rows], float)
+        df = layerwise_sts(U, V, gold, layers=labels)
+        if keep_items:
+            df["items"] = [np.c_[pair_cosines(U[:, i], V[:, i]), gold] for i in range(U.shape[1])]
         df.insert(0, "track", track)
         frames.append(df)
     return pd.concat(frames, ignore_index=True)
@@ -164,26 +175,36 @@ def with_average(frame: pd.DataFrame, key: str, label: str = "avg", by: Sequence
 def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str = "", val_n: int | None = None,
                          seed: int = 0, tracks: Sequence[str] = STS_MONOLINGUAL, sts_n: int | None = None,
                          tatoeba_langs: Sequence[str] = (), tatoeba_n: int | None = None,
-                         method: str = "cosine", progress: bool = False) -> pd.DataFrame:
-    """Validation retrieval (every layer), STS and optionally Tatoeba of each checkpoint.
+                         method: str = "cosine", progress: bool = False, *,
+                         val_pairs: Sequence[tuple[str, str]] = VALIDATION_PAIRS, layer: int | None = None,
+                         loader=None) -> pd.DataFrame:
+    """Validation retrieval, STS and optionally Tatoeba of each checkpoint.
 
-    Returns one row per checkpoint: ``fraction`` of training done, ``path``,
-    ``layer`` (best validation layer), ``validation`` (% at that layer),
-    ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
+    ``val_pairs``: the validation language pairs (as for :func:`validation_retrieval`).
+    ``layer``: the layer every checkpoint is read at, chosen *before* fine-tuning (the
+    paper's protocol: the layer is not re-chosen after calibration); ``None`` picks each
+    checkpoint's best validation layer instead. ``loader`` is passed to
+    :func:`validation_retrieval` (tests). Returns one row per checkpoint: ``fraction`` of
+    training done, ``path``, ``layer``, ``validation`` (% at that layer, mean of pairs and
+    directions), ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
     ``tatoeba_langs``, ``tatoeba`` (mean accuracy %, both directions).
     """
     from xalign.core.encoders import load_encoder
 
+    val_pairs = [tuple(p) for p in val_pairs]
+    if not val_pairs:
+        raise ValueError("val_pairs is empty: no validation pairs to choose a checkpoint on")
     rows = []
     for fraction, path in checkpoints:
         enc = load_encoder(str(path), prefix=prefix, progress=progress)
-        val = validation_retrieval(enc, n=val_n, seed=seed, method=method)
-        layer = validation_best_layer(val)
-        row = {"fraction": float(fraction), "path": str(path), "layer": layer,
-               "validation": float(at_layer(val[val.direction == "mean"], layer)["value"].mean()),
-               "sts": float(sts_scores(enc, tracks, layers=[layer], n=sts_n)["value"].mean())}
+        val = validation_retrieval(enc, val_pairs, n=val_n, seed=seed, method=method,
+                                   layers=None if layer is None else [layer], loader=loader)
+        at = validation_best_layer(val) if layer is None else int(layer) % max(getattr(enc, "n_layers", 1), 1)
+        row = {"fraction": float(fraction), "path": str(path), "layer": at,
+               "validation": float(at_layer(val[val.direction == "mean"], at)["value"].mean()),
+               "sts": float(sts_scores(enc, tracks, layers=[at], n=sts_n)["value"].mean())}
         if tatoeba_langs:
-            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[layer], method=method)
+            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[at], method=method)
             row["tatoeba"] = float(tat[tat.direction == "mean"]["value"].mean())
         rows.append(row)
         del enc

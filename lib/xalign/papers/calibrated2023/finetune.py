@@ -65,6 +65,7 @@ class SentenceFinetuneConfig:
     freeze_embeddings: bool = False  # keep the (sub-)word embedding matrix fixed (saves CPU time)
     order: str = "interleave"
     seed: int = 0
+    bf16: bool = False           # bfloat16 autocast of the forward pass (CPUs with AVX-512 BF16 / AMX, GPUs)
 
     def __post_init__(self):
         if self.order not in ORDERS:
@@ -230,6 +231,7 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
                              {"params": no_decay, "weight_decay": 0.0}], lr=config.lr)
     sched = get_linear_schedule_with_warmup(opt, math.ceil(config.warmup * total), total)
     device = model.device
+    autocast = torch.autocast(device.type, dtype=torch.bfloat16, enabled=config.bf16)
     model.train()
     log = []
     bar = progress_bar(steps, desc="fine-tune", unit="step", disable=not progress)
@@ -245,7 +247,8 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
             labels = torch.tensor([ex[2] for ex in batch], dtype=torch.float32, device=device)
         else:
             labels = torch.zeros(len(batch), device=device)
-        loss = losses[task](features, labels)
+        with autocast:
+            loss = losses[task](features, labels)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), config.max_grad_norm)
         opt.step()
@@ -265,8 +268,11 @@ def train_steps(model, nli: list[tuple], sts: list[tuple], config: SentenceFinet
 def run_key(base: str, revision: str, prefix: str, nli: list[tuple], sts: list[tuple],
             config: SentenceFinetuneConfig) -> dict:
     """Everything a fine-tuned checkpoint depends on (its cache key)."""
+    cfg = asdict(config)
+    if not cfg["bf16"]:  # fields added later enter the key only when set: earlier runs stay cached
+        del cfg["bf16"]
     return {"format": FORMAT_VERSION, "base": str(base), "revision": revision, "prefix": prefix,
-            "config": asdict(config),
+            "config": cfg,
             "nli": text_hash(["\t".join(map(str, ex)) for ex in nli]),
             "sts": text_hash(["\t".join(map(str, ex)) for ex in sts])}
 

@@ -36,24 +36,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from xalign.data.sentdata import NLI_LABELS, XNLI_LANGS
+from xalign.data.taskdata import NLI_LABELS, XNLI_LANGUAGES, premise_groups
+from xalign.measures.probe import pair_features
 
 SPLITS = ("train", "val", "test")
 LABEL_INDEX = {lab: i for i, lab in enumerate(NLI_LABELS)}
 
 
 # ------------------------------------------------------------------ data
-def premise_groups(rows: Sequence[tuple[str, str, str]]) -> np.ndarray:
-    """Group id per row: consecutive rows with the same premise share a group; (n,) int64."""
-    out = np.empty(len(rows), np.int64)
-    g, prev = -1, None
-    for i, r in enumerate(rows):
-        if r[0] != prev:
-            g, prev = g + 1, r[0]
-        out[i] = g
-    return out
-
-
 def split_groups(groups: np.ndarray, ratios=(8, 1, 1), seed: int = 0) -> dict[str, np.ndarray]:
     """Row indices of train / val / test: whole groups, shuffled with ``seed``, split by ``ratios``."""
     if len(ratios) != 3 or min(ratios) < 0 or sum(ratios) <= 0:
@@ -105,19 +95,21 @@ class XNLIManual:
         return XNLIManual(rows=rows, indices=idx, seed=self.seed)
 
 
-def xnli_manual(langs: Sequence[str] = XNLI_LANGS, seed: int = 0, n_train: int | None = None,
+def xnli_manual(langs: Sequence[str] = XNLI_LANGUAGES, seed: int = 0, n_train: int | None = None,
                 n_val: int | None = None, n_test: int | None = None, loader=None) -> XNLIManual:
     """Build XNLI Manual (dev + test, split 8:1:1 by premise group), optionally subsampled.
 
     ``n_train`` / ``n_val`` / ``n_test`` cap the rows per language and split
     (whole premise groups, the same rows in every language). ``loader(lang)``
-    returns a language's rows (default: XNLI dev followed by labelled test).
+    returns a language's rows (default: XNLI dev followed by labelled test, read by
+    :func:`xalign.data.taskdata.xnli_pairs`).
     """
     if loader is None:
-        from xalign.data.sentdata import xnli_rows
+        from xalign.data.taskdata import xnli_pairs
 
         def loader(lang):
-            return xnli_rows(lang, "dev") + xnli_rows(lang, "test")
+            return [(p.premise, p.hypothesis, p.label) for split in ("dev", "test")
+                    for p in xnli_pairs(lang, split)]
 
     langs = list(langs)
     data = {lang: loader(lang) for lang in langs}
@@ -142,14 +134,6 @@ def xnli_manual(langs: Sequence[str] = XNLI_LANGS, seed: int = 0, n_train: int |
 
 
 # ------------------------------------------------------------------ frozen features
-def pair_features(U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """SentEval pair features [u, v, |u - v|, u * v]; (n, 4 d) float32."""
-    U, V = np.asarray(U, np.float32), np.asarray(V, np.float32)
-    if U.shape != V.shape or U.ndim != 2:
-        raise ValueError(f"expected two (n, d) arrays of the same shape, got {U.shape} and {V.shape}")
-    return np.concatenate([U, V, np.abs(U - V), U * V], axis=1)
-
-
 def labels_array(rows) -> np.ndarray:
     return np.array([LABEL_INDEX[r[2]] for r in rows], np.int64)
 
@@ -209,11 +193,12 @@ def _stack(feats, langs, split):
 
 def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str] | None = None,
                     val_langs: Sequence[str] | None = None, Cs: Sequence[float] = (0.1, 1.0),
-                    classifier: str = "logreg", seed: int = 0) -> tuple[pd.DataFrame, dict]:
+                    classifier: str = "logreg", seed: int = 0, keep_hits: bool = False) -> tuple[pd.DataFrame, dict]:
     """Train on the train splits of ``train_langs``, pick C by mean validation accuracy over
     ``val_langs`` (default: every language, as the paper selects checkpoints), test on each
     of ``test_langs``. With a single C no validation split is needed. Returns (frame of lang,
-    value = test accuracy %, and info)."""
+    value = test accuracy %, and info); ``keep_hits`` adds ``hits``, the per-row booleans
+    (correct or not) of each language's test split, for confidence intervals."""
     langs = list(feats)
     test_langs = list(test_langs or langs)
     val_langs = list(val_langs or langs)
@@ -231,7 +216,11 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
         if best is None or val > best[0]:
             best = (val, C, model)
     val, C, model = best
-    rows = [{"lang": lang, "value": 100 * float(model.score(*feats[lang]["test"]))} for lang in test_langs]
+    rows = []
+    for lang in test_langs:
+        X_test, y_test = feats[lang]["test"]
+        hits = model.predict(X_test) == y_test
+        rows.append({"lang": lang, "value": 100 * float(hits.mean()), **({"hits": hits} if keep_hits else {})})
     return pd.DataFrame(rows), {"C": C, "val_accuracy": val, "n_train": len(y), "classifier": classifier}
 
 
