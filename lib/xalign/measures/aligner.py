@@ -35,8 +35,9 @@ def align_eflomal(src_sentences: list[list[str]], tgt_sentences: list[list[str]]
     if not cache:
         return _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
     from xalign.core.cache import EmbeddingCache, text_hash
+    from xalign.core.paths import cache_dir
 
-    store = EmbeddingCache()
+    store = EmbeddingCache(cache_dir("alignments"))  # same store class, its own folder
     key = {"kind": "eflomal-links", "inputs": text_hash([json.dumps([src_sentences, tgt_sentences],
                                                                      ensure_ascii=False)]),
            "symmetrisation": symmetrisation, "seed": seed, "model": model}
