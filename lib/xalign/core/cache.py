@@ -62,15 +62,17 @@ class EmbeddingCache:
             with np.load(path) as z:
                 out = {k: z[k] for k in z.files}
         except (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError) as exc:
-            # a damaged entry (disk full, a copy cut short): say which, drop it, recompute
-            warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
-                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
-            path.unlink(missing_ok=True)
-            self.misses += 1
-            self.damaged += 1
-            return None
+            return self._drop_damaged(path, exc)
         self.hits += 1
         return out
+
+    def _drop_damaged(self, path: Path, exc: Exception) -> None:
+        """A damaged entry (disk full, a copy cut short): say which, remove it; the caller recomputes."""
+        warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
+                      "removed, it will be recomputed", RuntimeWarning, stacklevel=3)
+        path.unlink(missing_ok=True)
+        self.misses += 1
+        self.damaged += 1
 
     def put(self, key: dict, **arrays: np.ndarray) -> None:
         if self.enabled:
@@ -90,12 +92,7 @@ class EmbeddingCache:
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
         except (ValueError, OSError) as exc:
-            warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
-                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
-            path.unlink(missing_ok=True)
-            self.misses += 1
-            self.damaged += 1
-            return None
+            return self._drop_damaged(path, exc)
         self.hits += 1
         return value
 

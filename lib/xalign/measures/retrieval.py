@@ -181,26 +181,28 @@ def _strong_hits(u, v, r_u, k, block) -> np.ndarray:
     """Eq. 3 as the authors compute it: own = 2 cos(u_i, v_i) - r_U(v_i), rivals 2 cos(u_i, u_j) - r_U(u_j)."""
     r_uu = _mean_topk(u, u, k, False, block)   # each u_j's density among the sources, itself included
     own = 2 * (u * v).sum(1) - r_u
-    rows = _block_rows(u.shape[0], block)
-    hits = np.empty(u.shape[0], bool)
-    for s in range(0, u.shape[0], rows):
-        e = min(s + rows, u.shape[0])
-        blk = 2 * (u[s:e] @ u.T) - r_uu[None, :]
-        ar = np.arange(e - s)
-        blk[ar, ar + s] = -float("inf")
-        hits[s:e] = (own[s:e] > blk.max(1).values).cpu().numpy()
-    return hits
+    return _beats_source_rivals(own, u, None, r_uu, block)
 
 
 def _strong_hits_xalign01(u, v, r_v, r_u, k, block) -> np.ndarray:
     """S_strong hits as computed by xalign 0.1 (wrong density term): kept only to show before/after."""
     r_uu = _mean_topk(u, u, k, True, block)   # u's density among the *other* sources
     own = 2 * (u * v).sum(1) - r_v - r_u      # r_v: the query's density among the targets (the error)
+    return _beats_source_rivals(own, u, r_uu, r_uu, block)
+
+
+def _beats_source_rivals(own, u, row_term, col_term, block) -> np.ndarray:
+    """own_i > max_{j != i} 2 cos(u_i, u_j) - row_term_i - col_term_j, in blocks of rows; (N,) bool.
+
+    ``row_term`` None: the query's own term is left out (it cancels in Eq. 3).
+    """
     rows = _block_rows(u.shape[0], block)
     hits = np.empty(u.shape[0], bool)
     for s in range(0, u.shape[0], rows):
         e = min(s + rows, u.shape[0])
-        blk = 2 * (u[s:e] @ u.T) - r_uu[s:e, None] - r_uu[None, :]
+        blk = 2 * (u[s:e] @ u.T) - col_term[None, :]
+        if row_term is not None:
+            blk -= row_term[s:e, None]
         ar = np.arange(e - s)
         blk[ar, ar + s] = -float("inf")
         hits[s:e] = (own[s:e] > blk.max(1).values).cpu().numpy()
