@@ -313,12 +313,10 @@ convention = RP.avg_convention(enc)
 sent_rows = []
 for lp in PAIRS:
     src_side, tgt_side = encoded[lp]
-    own_tokens = [IC.sentence_token_means(enc, [pair[side] for pair in corpus[lp]], LAYERS,
-                                          f"{lp} sentence tokens ({side})") for side in (0, 1)]
     samples = LW.sample_runs(len(corpus[lp]), P.n_sentences, P.runs, P.seed)
     for label, U, V in (("CLS", src_side.sentences["first"], tgt_side.sentences["first"]),
                         (RP.AVG_WHOLE, src_side.sentences["mean"], tgt_side.sentences["mean"]),
-                        (RP.AVG_TOKENS, *own_tokens)):
+                        (RP.AVG_TOKENS, src_side.sentences["tokens"], tgt_side.sentences["tokens"])):
         df = LW.layerwise_scores(U, V, lambda U, V: R.s_weak(U, V, P.k), samples, LAYERS, desc=f"{lp} {label}")
         df["pair"], df["pooling"] = lp, label
         sent_rows.append(df)

@@ -46,3 +46,11 @@ def test_an_unknown_hub_id_fails_fast_offline(monkeypatch):
     with pytest.raises(OSError, match="not reachable"):
         load_encoder("nobody/no-such-model-xyz")
     assert time.time() - t0 < 10
+
+
+def test_tokens_pooling_is_the_mean_of_the_texts_own_tokens(encoder):
+    """"tokens" = the mean over the text's own tokens (prefix and special tokens left out), in the same pass."""
+    texts = ["Das Haus ist alt.", "这是房子。"]
+    out = encoder.encode(texts, spans=[[(0, len(t))] for t in texts], poolings=("mean", "tokens"), layers=[0, 12])
+    assert np.allclose(out["tokens"], out["words"], atol=1e-5)  # the whole text as one span
+    assert not np.allclose(out["tokens"], out["mean"], atol=1e-3)  # the prefix and specials do count in "mean"

