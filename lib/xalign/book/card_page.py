@@ -134,12 +134,18 @@ def card_markdown(card: dict, image: str | None = None) -> str:
         lines.append(f"| {MEASURES[mid][0]} | {MEASURES[mid][1]} | - | not available | {why} | | |")
     refs = paper_references()
     if not refs.empty:
-        lines += ["", "## The papers' numbers (reference rows, not ours)", "",
-                  ("Published by the papers for their models, with their own protocols and samples; "
-                  "read them as orientation, not as a like-for-like comparison."), "",
-                  "| Measure | Paper's model | Paper's number | Source |", "|---|---|---|---|"]
-        for _, r in refs.iterrows():
-            lines.append(f"| {MEASURES[r.measure][0]} | {r.model} (paper) | {r.value:.1f} | {r.source} |")
+        mids = [m for m in MEASURES if m in set(refs.measure)]
+        lines += ["", "## Next to the papers' numbers", "",
+                  ("Rows marked *(paper)* are the numbers the papers published for their models, with their own "
+                   "protocols and samples (sources below): orientation, not a like-for-like comparison."), "",
+                  "| Model | " + " | ".join(MEASURES[m][0] for m in mids) + " |", "|---" * (len(mids) + 1) + "|",
+                  f"| **{card['model']}** (ours, best layer) | "
+                  + " | ".join(_fmt(card["measures"].get(m, {}).get("main_score")) for m in mids) + " |"]
+        for model, sub in refs.groupby("model", sort=False):
+            vals = dict(zip(sub.measure, sub.value))
+            lines.append(f"| {model} *(paper)* | " + " | ".join(_fmt(vals.get(m)) for m in mids) + " |")
+        lines += ["", "Sources: " + "; ".join(f"{MEASURES[m][0]}: {src}" for m, src in
+                                             refs.drop_duplicates("measure")[["measure", "source"]].values) + "."]
     lines += ["", "## Battery", "",
               (f"Tatoeba: {', '.join(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
               f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs from the first "
@@ -148,7 +154,8 @@ def card_markdown(card: dict, image: str | None = None) -> str:
               f"candidates = the top {cfg['bli_vocab']} words plus the sample's translations, "
               f"{', '.join(cfg['bli_prune'])} pruned to its script. "
               f"BTSR: en-{cfg['btsr_lang']} set rebuilt from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, "
-              f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates. "
+              f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates "
+              "(no reference row: Liu et al. report P@5 with 200k candidates only). "
               f"STS 2017 {', '.join(cfg['sts_tracks'])}: first {cfg['sts_n']} pairs each. XNLI Manual "
               f"{', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
               f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); transfer rate = zero-shot / "
