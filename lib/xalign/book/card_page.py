@@ -1,0 +1,217 @@
+"""Write a model card (JSON result, per-layer curves, Markdown and HTML page) and the models x measures table.
+
+Layout under ``results/cards/``: ``<model>.json`` (the result file) and
+``<model>/card.md``, ``card.html``, ``curves.png``. :func:`compare_table`
+reads every ``*.json`` there.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
+from xalign.core.atomic import write_json, write_text
+from xalign.core.paths import results_dir
+
+#: the papers' published numbers used as reference rows: measure -> (paper, table, how the row is read)
+REFERENCE_MODELS = {"mBERT": "mBERT", "XLM-R": "XLM-R", "LaBSE": "LaBSE"}
+
+
+def cards_dir(root: str | Path | None = None) -> Path:
+    path = Path(root) if root else results_dir() / "cards"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def paper_references() -> pd.DataFrame:
+    """The papers' numbers for mBERT, XLM-R and LaBSE next to our measures (``measure, model, value, source``).
+
+    Each row is the paper's own protocol and sample (e.g. 36 Tatoeba languages,
+    fine-tuned XNLI classifiers), not the card's: a reference, not a like-for-like score.
+    """
+    from xalign.data.paper_tables import paper_table
+
+    rows = []
+    t1 = paper_table("calibrated2023", "table1")
+    for model in ("mBERT", "XLM-R", "LaBSE"):
+        for task, mid in (("CLSR", "tatoeba_nn_xx-en"), ("STS", "sts")):
+            v = t1[(t1.model == model) & (t1.setup == "none") & (t1.task == task)]["value"]
+            if len(v):
+                rows.append({"measure": mid, "model": model, "value": float(v.iloc[0]),
+                             "source": f"calibrated2023 Table 1 ({'36 Tatoeba languages' if task == 'CLSR' else '3 STS tracks'})"})
+    t4 = paper_table("calibrated2023", "table4")
+    for model in ("mBERT", "XLM-R", "LaBSE"):
+        v = t4[(t4.block == "transfer_rate") & (t4.model == model) & (t4.lang == "avg")]["value"]
+        if len(v):
+            rows.append({"measure": "xnli_transfer_rate", "model": model, "value": float(v.iloc[0]),
+                         "source": "calibrated2023 Table 4 (fine-tuned, 14 languages)"})
+    for table, mid in (("table3", "s_weak"), ("table4", "s_strong")):
+        t = paper_table("gaschi2022", table)
+        for model, label in (("mBERT", "mBERT"), ("XLM-R Large", "XLM-R")):
+            v = t[(t.model == model) & (t.layer == "best") & (t.pair == "de-en")]["value"]
+            if len(v):
+                rows.append({"measure": mid, "model": label, "value": float(v.iloc[0]),
+                             "source": f"gaschi2022 Table {'III' if table == 'table3' else 'IV'} (de-en, best layer)"})
+    t = paper_table("wickramasinghe", "table1")
+    for model in ("mBERT", "XLM-R", "LaBSE"):
+        for retrieval, mid in (("NN", "bli_nn"), ("CSLS", "bli_csls")):
+            v = t[(t.model == model) & (t.direction == "En-X") & (t.retrieval == retrieval) & (t.k == 1)
+                  & t.lang.isin(["es", "zh"])]["value"]
+            if len(v):
+                rows.append({"measure": mid, "model": model, "value": float(v.mean()),
+                             "source": "wickramasinghe Table 1 (En-es, En-zh pruned; 200k vocabulary)"})
+    return pd.DataFrame(rows)
+
+
+def save_card(card: dict, root: str | Path | None = None) -> Path:
+    """Write the result file, the curves and the page; returns the HTML page's path."""
+    root = cards_dir(root)
+    name = slug(card["model"])
+    write_json(root / f"{name}.json", card)
+    page = root / name
+    page.mkdir(parents=True, exist_ok=True)
+    plot_curves(card, page / "curves.png")
+    md = card_markdown(card, "curves.png")
+    write_text(page / "card.md", md)
+    write_text(page / "card.html", markdown_to_html(md, f"xalign card: {card['model']}"))
+    return page / "card.html"
+
+
+def plot_curves(card: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    items = list(card["measures"].items())
+    cols = 4
+    rows = max(1, -(-len(items) // cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.5 * rows), squeeze=False)
+    for ax, (mid, r) in zip(axes.flat, items):
+        labels = [x["layer"] for x in r["layers"]]
+        xs = list(range(len(labels)))
+        ax.plot(xs, [x["value"] for x in r["layers"]], marker="o", ms=3)
+        ax.fill_between(xs, [x["lo"] for x in r["layers"]], [x["hi"] for x in r["layers"]], alpha=0.25)
+        ax.axvline(labels.index(r["best_layer"]), color="grey", lw=0.8, ls="--")
+        ax.set_title(r["title"], fontsize=8)
+        ax.set_xticks(xs)
+        ax.set_xticklabels(labels, fontsize=6)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.set_ylabel(r["unit"], fontsize=7)
+    for ax in list(axes.flat)[len(items):]:
+        ax.axis("off")
+    fig.suptitle(f"{card['model']}: per layer (0 = embeddings; out = the model's own output), 95% bootstrap CI",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _fmt(v) -> str:
+    return "" if v is None or pd.isna(v) else f"{v:.1f}"
+
+
+def card_markdown(card: dict, image: str | None = None) -> str:
+    cfg = card["config"]
+    lines = [f"# Alignment card: `{card['model']}`", "",
+             (f"Revision `{card['revision']}`; layers: {', '.join(card['layers'])}"
+             f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "
+             f"xalign {card['xalign_version']}; {card['wall_time_s']:.0f} s; finished {card['finished']}."), ""]
+    if image:
+        lines += [f"![per-layer curves]({image})", ""]
+    lines += ["## Best layer per measure", "",
+              "| Measure | Level | Best layer | Score | 95% CI | Last layer | n |", "|---|---|---|---|---|---|---|"]
+    for mid, r in card["measures"].items():
+        last = r["layers"][-1]
+        n = next(x["n"] for x in r["layers"] if x["layer"] == r["best_layer"])
+        lines.append(f"| {r['title']} | {r['level']} | {r['best_layer']} | **{_fmt(r['main_score'])}** | "
+                     f"{_fmt(r['main_ci'][0])}-{_fmt(r['main_ci'][1])} | {_fmt(last['value'])} ({last['layer']}) | {n} |")
+    for mid, why in card.get("not_available", {}).items():
+        lines.append(f"| {MEASURES[mid][0]} | {MEASURES[mid][1]} | - | not available | {why} | | |")
+    refs = paper_references()
+    if not refs.empty:
+        mids = [m for m in MEASURES if m in set(refs.measure)]
+        lines += ["", "## Next to the papers' numbers", "",
+                  ("Rows marked *(paper)* are the numbers the papers published for their models, with their own "
+                   "protocols and samples (sources below): orientation, not a like-for-like comparison."), "",
+                  "| Model | " + " | ".join(MEASURES[m][0] for m in mids) + " |", "|---" * (len(mids) + 1) + "|",
+                  f"| **{card['model']}** (ours, best layer) | "
+                  + " | ".join(_fmt(card["measures"].get(m, {}).get("main_score")) for m in mids) + " |"]
+        for model, sub in refs.groupby("model", sort=False):
+            vals = dict(zip(sub.measure, sub.value))
+            lines.append(f"| {model} *(paper)* | " + " | ".join(_fmt(vals.get(m)) for m in mids) + " |")
+        lines += ["", "Sources: " + "; ".join(f"{MEASURES[m][0]}: {src}" for m, src in
+                                             refs.drop_duplicates("measure")[["measure", "source"]].values) + "."]
+    lines += ["", "## Battery", "",
+              (f"Tatoeba: {', '.join(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
+              f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs from the first "
+              f"{cfg['word_sentences']} {cfg['word_pair']} {cfg['word_corpus']} sentences. "
+              f"BLI: {cfg['bli_queries']} MUSE test words per direction (en->{', en->'.join(cfg['bli_langs'])}), "
+              f"candidates = the top {cfg['bli_vocab']} words plus the sample's translations, "
+              f"{', '.join(cfg['bli_prune'])} pruned to its script. "
+              f"BTSR: en-{cfg['btsr_lang']} set rebuilt from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, "
+              f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates "
+              "(no reference row: Liu et al. report P@5 with 200k candidates only). "
+              f"STS 2017 {', '.join(cfg['sts_tracks'])}: first {cfg['sts_n']} pairs each. XNLI Manual "
+              f"{', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
+              f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); transfer rate = zero-shot / "
+              f"translate-train-all x 100, mean over targets. Intervals: {cfg['n_boot']} bootstrap resamples of the items. "
+              "The best layer is chosen on the same sample (slightly optimistic)."), "",
+              "Data files: " + ", ".join(f"`{d.get('dataset', '')}/{Path(str(d.get('file', ''))).name}`"
+                                         for d in card.get("data", [])) + "."]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_to_html(md: str, title: str) -> str:
+    """A self-contained HTML page (markdown-it when available, else the Markdown in <pre>)."""
+    try:
+        from markdown_it import MarkdownIt
+
+        body = MarkdownIt("commonmark").enable("table").render(md)
+    except ImportError:  # pragma: no cover
+        body = f"<pre>{html.escape(md)}</pre>"
+    style = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
+             "table{border-collapse:collapse;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 8px}"
+             "img{max-width:100%}")
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>{body}</body></html>\n")
+
+
+# ------------------------------------------------------------------ models side by side
+def load_cards(root: str | Path | None = None) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(cards_dir(root).glob("*.json"))]
+
+
+def compare_table(root: str | Path | None = None) -> pd.DataFrame:
+    """Models x measures: each card's main scores (best layer), plus a static layer-0 row per layered model."""
+    rows = []
+    for card in load_cards(root):
+        best = {"model": card["model"], "row": "best layer"}
+        best.update({mid: r["main_score"] for mid, r in card["measures"].items()})
+        rows.append(best)
+        if card.get("layered"):
+            zero = {"model": card["model"], "row": "layer 0 (static embeddings)"}
+            for mid, r in card["measures"].items():
+                v = [x["value"] for x in r["layers"] if x["layer"] == "0"]
+                zero[mid] = round(v[0], 2) if v else None
+            rows.append(zero)
+    cols = ["model", "row", *MEASURES]
+    return pd.DataFrame(rows, columns=cols) if rows else pd.DataFrame(columns=cols)
+
+
+def compare_markdown(root: str | Path | None = None) -> str:
+    df = compare_table(root)
+    if df.empty:
+        return "No model cards yet: run `xalign card MODEL` first.\n"
+    head = "| Model | Row | " + " | ".join(MEASURES[m][0] for m in MEASURES) + " |"
+    lines = [head, "|" + "---|" * (len(MEASURES) + 2)]
+    for _, r in df.iterrows():
+        cells = [("n/a" if r[m] is None or pd.isna(r[m]) else f"{r[m]:.1f}") for m in MEASURES]
+        lines.append(f"| `{r['model']}` | {r['row']} | " + " | ".join(cells) + " |")
+    missing = {c["model"]: c.get("not_available", {}) for c in load_cards(root) if c.get("not_available")}
+    notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
+    return "\n".join(lines) + "\n\n" + ("n/a: " + "\n".join(notes) + "\n" if notes else "")
