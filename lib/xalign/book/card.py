@@ -280,7 +280,7 @@ def weak_strong(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
 def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from xalign.data.bli_data import bli_dictionary, vocabulary
     from xalign.data.static import StaticVectors
-    from xalign.measures.bli import evaluate_directions
+    from xalign.measures.bli_grid import evaluate_directions
 
     rng = np.random.default_rng(cfg.seed)
     tests = {}  # a fixed sample of test source words per direction, with all their gold pairs
@@ -317,22 +317,26 @@ def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
 def btsr(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from xalign.data.corpora import load_parallel
     from xalign.measures.mapping import fit_alignment
-    from xalign.papers.liu2020 import ctxalign as ca
+    from xalign.papers.liu2020.anchors import PairSpaces, anchors
+    from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors
+    from xalign.papers.liu2020.pairdata import prepare_pair
+    from xalign.papers.liu2020.spaces import Space
+    from xalign.papers.liu2020.typevectors import TypeVectors
 
     corpus = load_parallel("en", cfg.btsr_lang, ("xnli", "tatoeba"), cfg.btsr_per_source)
-    data = ca.prepare_pair(corpus, seed=cfg.seed, top=250, n_candidates=cfg.btsr_candidates, n_retrieval=100)
+    data = prepare_pair(corpus, seed=cfg.seed, top=250, n_candidates=cfg.btsr_candidates, n_retrieval=100)
     sides = []
     for texts, tokens in ((corpus.src, data.src_tokens), (corpus.tgt, data.tgt_tokens)):
         W = m.enc.encode_words(texts, [[(t.start, t.end) for t in s] for s in tokens], layers=None)
         sides.append((tokens, W, np.cumsum([0] + [len(s) for s in tokens])))
-    empty = ca.TypeVectors([], np.zeros((0, 1), np.float32))
+    empty = TypeVectors([], np.zeros((0, 1), np.float32))
     out = {}
     for i, label in enumerate(m.hidden):
-        src, tgt = (ca.Space(tok, W[:, i], off) for tok, W, off in sides)
-        sp = ca.PairSpaces(data, src, tgt, *([empty] * 6))
-        al = fit_alignment(*ca.anchors(sp, "token", "wa"))
-        Q, Cand = ca.btsr_vectors(sp, "token")
-        p1 = ca.btsr_precision(al, Q, Cand, ks=(1,))[1]
+        src, tgt = (Space(tok, W[:, i], off) for tok, W, off in sides)
+        sp = PairSpaces(data, src, tgt, *([empty] * 4))
+        al = fit_alignment(*anchors(sp, "token", "wa"))
+        Q, Cand = btsr_vectors(sp, "token")
+        p1 = btsr_precision(al, Q, Cand, ks=(1,), gold=data.btsr.gold)[1]
         out[label] = _acc(_counts(100 * p1, len(Q)), cfg.n_boot, cfg.seed)
     return {"btsr_p1": out}
 

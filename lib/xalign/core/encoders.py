@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache, text_hash
+from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
 
 OFFLINE_DEFAULT = "multilingual-e5-small"
@@ -412,27 +413,6 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     kwargs.setdefault("max_length", min(512, usable_positions(model.config)))
     return Encoder(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,
                    device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
-
-
-def usable_positions(config) -> int:
-    """Tokens a model can take: its position table, less RoBERTa's padding offset (XLM-R: 514 -> 512)."""
-    positions = int(getattr(config, "max_position_embeddings", 512) or 512)
-    if getattr(config, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
-        positions -= int(getattr(config, "pad_token_id", 1) or 1) + 1
-    return positions
-
-
-def hub_reachable(timeout: float = 1.5) -> bool:
-    """False when ``HF_HUB_OFFLINE`` is set or huggingface.co cannot be reached (so loading fails fast)."""
-    if os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        return False
-    import socket
-
-    try:
-        socket.create_connection(("huggingface.co", 443), timeout=timeout).close()
-        return True
-    except OSError:
-        return False
 
 
 def _is_bert_like(source: str, local_only: bool = False) -> bool:

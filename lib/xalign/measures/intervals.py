@@ -40,22 +40,23 @@ def bootstrap_ci(values_or_hits, stat: Callable = np.mean, n_boot: int = 1000, l
                  seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap interval (lo, hi) of ``stat`` over per-item scores.
 
-    ``values_or_hits``: one number per item (booleans count as 1/0). ``stat``
-    maps a 1-d array to a number and is applied to ``n_boot`` resamples drawn
+    ``values_or_hits``: one number per item (booleans count as 1/0), or one row per item
+    (n-d: rows are resampled together, e.g. (prediction, gold) for a correlation). ``stat``
+    maps such an array to a number and is applied to ``n_boot`` resamples drawn
     with replacement (a seeded generator). Returns the ``(1 - level) / 2`` and
     ``(1 + level) / 2`` quantiles of the resampled statistic, in the unit of
     ``stat`` (a mean of hits is a share in [0, 1]).
     """
     x = np.asarray(values_or_hits, dtype=float)
-    if x.ndim != 1:
-        raise ValueError(f"values_or_hits must be one score per item (1-d), got shape {x.shape}")
+    if x.ndim == 0:
+        raise ValueError(f"values_or_hits must hold one score (1-d) or one row (n-d) per item, got shape {x.shape}")
     if x.size == 0:
         raise ValueError("values_or_hits is empty: no items to resample")
-    if not np.all(np.isfinite(x)):
+    if x.ndim == 1 and not np.all(np.isfinite(x)):
         raise ValueError("values_or_hits holds NaN or infinite scores")
     _check(n_boot, level)
-    idx = np.random.default_rng(seed).integers(0, x.size, size=(int(n_boot), x.size))
-    if stat is np.mean:  # vectorised fast path for the common case
+    idx = np.random.default_rng(seed).integers(0, len(x), size=(int(n_boot), len(x)))
+    if stat is np.mean and x.ndim == 1:  # vectorised fast path for the common case
         stats = x[idx].mean(axis=1)
     else:
         stats = np.array([stat(x[i]) for i in idx], dtype=float)
