@@ -148,3 +148,9 @@ def test_every_chapter_has_a_run_it_section():
 ])
 def test_parameter_docs(src, expected):
     assert PB.parameter_docs(src) == expected
+
+
+def test_run_it_names_the_run_the_page_shows():
+    text = PB.run_it_markdown("01_weak_strong_alignment", "", {"profile": "smoke", "wall_time_s": 90})
+    assert "`smoke` profile that took 1.5 min" in text
+    assert "profile that took" not in PB.run_it_markdown("01_weak_strong_alignment", "")

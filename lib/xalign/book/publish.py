@@ -117,8 +117,26 @@ def _cell(value) -> str:
     return f"`{text}`" if text else "(empty)"
 
 
-def run_it_markdown(chapter: str, source: str = "") -> str:
-    """The chapter's "Run it" section: the commands, and every parameter of every profile."""
+def _this_run(run: dict | None) -> str:
+    if not run or run.get("wall_time_s") is None:
+        return ""
+    minutes = run["wall_time_s"] / 60
+    return (f"This page was built from a run of the `{run.get('profile', '?')}` profile that took "
+            f"{minutes:.1f} min on the build machine (with the caches it found: a rerun reuses the cached "
+            f"representations).\n\n")
+
+
+def run_it_markdown(chapter: str, source: str = "", run: dict | None = None) -> str:
+    """The chapter's "Run it" section: the commands, and every parameter of every profile.
+
+    Args:
+        chapter: the chapter id (notebook stem).
+        source: the chapter's ``.py`` source, whose parameters cell comments say what each parameter sets.
+        run: the saved results of the run this page shows (its ``profile`` and ``wall_time_s``), if any.
+
+    Returns:
+        The section as Markdown (MyST).
+    """
     paper = meta.chapter_paper(chapter)
     profiles = meta.profiles(paper)
     docs = parameter_docs(source)
@@ -144,13 +162,13 @@ xalign run {number} --profile paper      # the paper's own models (a GPU helps)
 xalign run {number} -p model xlm-roberta-base -p seed 1   # any parameter, any Hugging Face encoder
 ```
 
-A parameter given with `-p` wins over the profile's value. The profiles
+{_this_run(run)}A parameter given with `-p` wins over the profile's value. The profiles
 (`xalign/papers/{paper}/profiles.yaml`, read when this page was built):
 
 {head}{rows}"""
 
 
-def publish_notebook(nb, chapter: str, source: str = "", log=sys.stderr):
+def publish_notebook(nb, chapter: str, source: str = "", log=sys.stderr, run: dict | None = None):
     """Shape an executed chapter for the book (see the module docstring); returns ``nb``."""
     import nbformat
 
@@ -158,6 +176,6 @@ def publish_notebook(nb, chapter: str, source: str = "", log=sys.stderr):
     strip_warnings(nb, chapter, log)
     add_install_cell(nb)
     nb.cells = [c for c in nb.cells if "xalign-run-it" not in c.get("metadata", {}).get("tags", [])]
-    nb.cells.append(nbformat.v4.new_markdown_cell(run_it_markdown(chapter, source),
+    nb.cells.append(nbformat.v4.new_markdown_cell(run_it_markdown(chapter, source, run),
                                                   metadata={"tags": ["xalign-run-it"]}))
     return nb

@@ -70,7 +70,7 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
             pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
                                 kernel_name="python3", cwd=str(NOTEBOOKS if IN_CHECKOUT else root),
                                 progress_bar=progress, log_output=False)
-            _publish(partial, chapter)
+            _publish(partial, chapter, (parameters or {}).get("profile"))
             os.replace(partial, output)
         finally:
             if partial.exists():  # keep the failed notebook for inspection
@@ -78,15 +78,20 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     return output
 
 
-def _publish(path: Path, chapter: str) -> None:
+def _publish(path: Path, chapter: str, profile: str | None) -> None:
     """Shape the executed notebook for the book (xalign.book.publish) and put its source next to it."""
+    import json
+
     import nbformat
 
     from xalign.book.publish import publish_notebook
+    from xalign.core.paths import results_dir
 
     source = (NOTEBOOKS / f"{chapter}.py").read_text(encoding="utf-8")
+    saved = results_dir() / chapter / f"{profile}.json"
+    run = json.loads(saved.read_text()) if profile and saved.exists() else None
     nb = nbformat.read(str(path), as_version=4)
-    nbformat.write(publish_notebook(nb, chapter, source), str(path))
+    nbformat.write(publish_notebook(nb, chapter, source, run=run), str(path))
     (path.parent / f"{chapter}.py").write_text(source, encoding="utf-8")  # the page's "download the .py"
 
 
