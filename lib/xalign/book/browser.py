@@ -105,8 +105,7 @@ class Chromium:
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for method in ("Page.enable", "Runtime.enable", "Log.enable"):
             self.call(method, session=self.session)
-        self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": self.height,
-                                                         "deviceScaleFactor": 1, "mobile": False}, self.session)
+        self._metrics(self.height)
         return self
 
     def __exit__(self, *exc) -> None:
@@ -171,17 +170,24 @@ class Chromium:
             raise RuntimeError(f"script failed: {res['exceptionDetails']}")
         return res["result"].get("value")
 
-    def screenshot(self, path: str | Path, full_page: bool = False) -> Path:
+    def screenshot(self, path: str | Path, full_page: bool = False, max_height: int = 8000) -> Path:
+        """A PNG of the viewport, or of the whole page (up to ``max_height`` pixels) at the window's width."""
         import base64
 
-        params = {"format": "png"}
-        if full_page:
-            w, h = self.evaluate("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]")
-            params.update(captureBeyondViewport=True, clip={"x": 0, "y": 0, "width": w, "height": min(h, 6000),
-                                                            "scale": 1})
-        data = self.call("Page.captureScreenshot", params, self.session)["data"]
+        if full_page:  # grow the window to the page's height, capture, shrink it back
+            h = min(int(self.evaluate("document.documentElement.scrollHeight")), max_height)
+            self._metrics(max(h, self.height))
+        try:
+            data = self.call("Page.captureScreenshot", {"format": "png"}, self.session)["data"]
+        finally:
+            if full_page:
+                self._metrics(self.height)
         Path(path).write_bytes(base64.b64decode(data))
         return Path(path)
+
+    def _metrics(self, height: int) -> None:
+        self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": height,
+                                                         "deviceScaleFactor": 1, "mobile": False}, self.session)
 
 
 @dataclass
