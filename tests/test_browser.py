@@ -91,3 +91,15 @@ def test_the_smoke_book_in_headless_chromium(built_book, chromium):
         assert "Warning:" not in re.sub(r"<[^>]+>", "", text)  # no library warnings printed into the page
     # the figures: every chapter that ran shows at least one image, and all of them loaded (checked above)
     assert all(pages[p].n_images >= 3 for p in chapters), {p: pages[p].n_images for p in chapters}
+
+
+def test_the_browser_s_own_favicon_request_is_not_a_page_error():
+    from xalign.book.browser import _console_problems
+
+    origin = "http://127.0.0.1:1/"
+    events = [{"method": "Log.entryAdded", "params": {"entry": {"level": "error", "text": "404",
+                                                                 "url": origin + "favicon.ico"}}},
+              {"method": "Log.entryAdded", "params": {"entry": {"level": "error", "text": "404",
+                                                                 "url": origin + "_static/x.ico"}}}]
+    errors, external = _console_problems(events, origin)
+    assert errors == [f"404 {origin}_static/x.ico"] and external == []

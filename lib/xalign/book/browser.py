@@ -212,6 +212,8 @@ def _console_problems(events: list[dict], origin: str) -> tuple[list[str], list[
         elif method == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
             e = p["entry"]
             url = e.get("url", "")
+            if url == origin + "favicon.ico":  # the browser asks for it on its own; a page's favicon is in _static
+                continue
             (external if url and not url.startswith(origin) else errors).append(f"{e.get('text')} {url}".strip())
     return errors, external
 
