@@ -1,7 +1,8 @@
 # Two commands do everything on a fresh machine:
 #   make book   create the environment, materialise the offline model, fetch (or mirror)
 #               the data, run every chapter with papermill, build the HTML book
-#   make test   lint, then the test suite (unit tests, every chapter's smoke run, a book build with -W)
+#   make test   lint (ruff, actionlint), then the test suite (unit tests, every chapter's smoke run,
+#               a book build with -W opened page by page in headless Chromium, the wheel test)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
@@ -31,13 +32,14 @@ book: model data
 
 test: env
 	$(BIN)/ruff check lib tests notebooks bench
+	$(BIN)/actionlint .github/workflows/*.yml
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 bench: env
 	$(BIN)/python bench/bench_encode_retrieval.py
 
 clean-book:
-	rm -rf _build book/chapters book/_generated results
+	rm -rf _build book/chapters book/_generated results build lib/*.egg-info
 
 clean-cache: env
 	$(BIN)/xalign cache clear

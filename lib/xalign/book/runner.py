@@ -20,12 +20,21 @@ from xalign.book.card_page import compare_markdown
 from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
 from xalign.core.atomic import write_text
-from xalign.core.paths import PROJECT_ROOT
+from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT
 from xalign.core.progress import LOG_VARIABLE, ProgressEcho
 from xalign.data.datasets import datasets_markdown
 
-NOTEBOOKS = PROJECT_ROOT / "notebooks"
+#: a source checkout (the project's pyproject.toml next to notebooks/), not an installed wheel
+IN_CHECKOUT = (PROJECT_ROOT / "pyproject.toml").exists() and (PROJECT_ROOT / "notebooks").is_dir()
+#: chapter sources: the checkout's notebooks/, or the copy the wheel ships as package data
+NOTEBOOKS = PROJECT_ROOT / "notebooks" if IN_CHECKOUT else PACKAGE_ROOT / "notebooks"
 BOOK_FILES = ("_config.yml", "_toc.yml", "references.bib")
+BOOK_DIRS = ("book/images", "book/_static")
+
+
+def work_root() -> Path:
+    """Where executed chapters go by default: the checkout, or the current directory outside one."""
+    return PROJECT_ROOT if IN_CHECKOUT else Path.cwd()
 
 
 def chapter_ids() -> list[str]:
@@ -50,7 +59,7 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
 
     chapter = find_chapter(chapter)
     check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
-    root = Path(build_root) if build_root else PROJECT_ROOT
+    root = Path(build_root) if build_root else work_root()
     output = Path(output) if output else root / "book" / "chapters" / f"{chapter}.ipynb"
     output.parent.mkdir(parents=True, exist_ok=True)
     nb = jupytext.read(NOTEBOOKS / f"{chapter}.py")
@@ -66,8 +75,9 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
         try:
             with ProgressEcho(log, prefix=f"[{chapter[:2]}] ", every=5.0 if progress else 3600.0):
                 pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
-                                    kernel_name="python3", cwd=str(NOTEBOOKS), progress_bar=progress,
-                                    log_output=False)
+                                    kernel_name="python3", cwd=str(NOTEBOOKS if IN_CHECKOUT else root),
+                                    progress_bar=progress, log_output=False)
+            _publish(partial, chapter, (parameters or {}).get("profile"))
             os.replace(partial, output)
         finally:
             os.environ.pop(LOG_VARIABLE, None)
@@ -100,9 +110,26 @@ def model_parameters(chapter: str, model: str, profile: str = "default") -> dict
     return out
 
 
-def placeholder_chapter(chapter: str, path: Path) -> None:
-    """A page for a chapter that this build did not execute."""
+def _publish(path: Path, chapter: str, profile: str | None) -> None:
+    """Shape the executed notebook for the book (xalign.book.publish) and put its source next to it."""
     import nbformat
+
+    from xalign.book.publish import publish_notebook
+    from xalign.book.results import load_results
+
+    source = (NOTEBOOKS / f"{chapter}.py").read_text(encoding="utf-8")
+    saved = load_results(chapter, profile) if profile else []
+    run = saved[0] if saved else None  # the newest result of this chapter and profile
+    nb = nbformat.read(str(path), as_version=4)
+    nbformat.write(publish_notebook(nb, chapter, source, run=run), str(path))
+    (path.parent / f"{chapter}.py").write_text(source, encoding="utf-8")  # the page's "download the .py"
+
+
+def placeholder_chapter(chapter: str, path: Path) -> None:
+    """A page for a chapter that this build did not execute (with its "Run it" section)."""
+    import nbformat
+
+    from xalign.book.publish import publish_notebook
 
     title = CHAPTERS[chapter]
     nb = nbformat.v4.new_notebook()
@@ -110,7 +137,9 @@ def placeholder_chapter(chapter: str, path: Path) -> None:
         f"# {title}\n\nThis chapter was not executed in this build. Run it with\n"
         f"`xalign run {chapter}` (or `make book`) to fill this page.")]
     path.parent.mkdir(parents=True, exist_ok=True)
-    nbformat.write(nb, str(path))
+    source = (NOTEBOOKS / f"{chapter}.py").read_text(encoding="utf-8")
+    nbformat.write(publish_notebook(nb, chapter, source), str(path))
+    (path.parent / f"{chapter}.py").write_text(source, encoding="utf-8")
 
 
 def build_book(profile: str = "default", chapters: list[str] | None = None, build_root: str | Path | None = None,
@@ -123,6 +152,9 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
     puts one encoder in every chapter (:func:`model_parameters`).
     Returns the HTML directory.
     """
+    if not IN_CHECKOUT:
+        raise RuntimeError("xalign book builds the book from a source checkout (its _config.yml, _toc.yml and "
+                           "book/); outside one, run chapters with `xalign run`")
     root = Path(build_root) if build_root else PROJECT_ROOT
     if root != PROJECT_ROOT:
         for name in BOOK_FILES:
@@ -131,8 +163,9 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
         (root / "book").mkdir(parents=True, exist_ok=True)
         for f in (PROJECT_ROOT / "book").glob("*.md"):
             shutil.copy(f, root / "book" / f.name)
-        if (PROJECT_ROOT / "book" / "images").exists():
-            shutil.copytree(PROJECT_ROOT / "book" / "images", root / "book" / "images", dirs_exist_ok=True)
+        for sub in BOOK_DIRS:
+            if (PROJECT_ROOT / sub).exists():
+                shutil.copytree(PROJECT_ROOT / sub, root / sub, dirs_exist_ok=True)
     selected = [find_chapter(c) for c in chapters] if chapters else chapter_ids()
     for chapter in CHAPTERS:
         target = root / "book" / "chapters" / f"{chapter}.ipynb"

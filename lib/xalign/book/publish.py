@@ -1,0 +1,181 @@
+"""What an executed chapter gets before the book renders it.
+
+The notebooks stay prose, parameters, calls and display; the published page
+is shaped here, when the runner writes the executed notebook, so that no
+notebook carries publishing plumbing:
+
+- an install cell at the top (removed from the HTML page, kept in the
+  ``.ipynb`` that Colab and Binder open) that installs xalign where it is not
+  importable;
+- the setup cells (the papermill parameters, the injected parameters and the
+  import/setup cells up to the next text cell) collapsed with ``hide-input``;
+- warnings that libraries print on stderr (``TqdmWarning`` from
+  ``tqdm.autonotebook`` and the like) taken out of the outputs and reported
+  on the build's own stderr instead;
+- a closing "Run it" section generated from the paper's ``profiles.yaml`` and
+  the comments of the notebook's parameters cell, so it cannot drift from
+  either, with a download link to the chapter's source ``.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from xalign.core.profiles import PROFILE_NAMES
+from xalign.papers import meta
+
+#: the project's public repository (a placeholder organisation until the project has its public home)
+REPOSITORY = "https://github.com/xalign/xalign"
+#: what the install cell installs outside a checkout
+INSTALL_SPEC = f"xalign @ git+{REPOSITORY}@main"
+
+INSTALL_SOURCE = f'''# Outside a checkout (Colab, Binder): install xalign first; nothing happens where it is installed.
+import importlib.util
+import subprocess
+import sys
+
+if importlib.util.find_spec("xalign") is None:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "{INSTALL_SPEC}"], check=True)'''
+
+HIDDEN = "hide-input"
+#: one warning as the warnings module prints it: "file:line: SomeWarning: message" and the source line under it
+_WARNING = re.compile(r"^[^\n]*:\d+: [A-Za-z_]*Warning: [^\n]*\n?(?:[ \t]+[^\n]*\n?)?", re.MULTILINE)
+_PARAM = re.compile(r"^(?P<name>[A-Za-z_]\w*)\s*=\s*(?P<value>[^#]*?)\s*(?:#\s*(?P<doc>.*))?$")
+
+
+def _tag(cell, tag: str) -> None:
+    tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+    if tag not in tags:
+        tags.append(tag)
+
+
+def collapse_setup(nb) -> int:
+    """Tag the parameter cells and the setup code cells after them ``hide-input``; returns how many."""
+    n, in_setup = 0, False
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type == "code" and ({"parameters", "injected-parameters"} & set(tags) or in_setup):
+            _tag(cell, HIDDEN)
+            n += 1
+            in_setup = True
+        elif cell.cell_type == "markdown":
+            in_setup = False
+    return n
+
+
+def strip_warnings(nb, chapter: str = "", log=sys.stderr) -> int:
+    """Remove printed warnings from the stderr outputs (reported on ``log``); returns how many."""
+    n = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = "".join(out["text"]) if isinstance(out["text"], list) else out["text"]
+                found = _WARNING.findall(text)
+                if found:
+                    n += len(found)
+                    for w in found:
+                        print(f"[xalign] {chapter}: warning kept out of the page: {w.strip()}", file=log)
+                    text = _WARNING.sub("", text)
+                    if not text.strip():
+                        continue
+                    out["text"] = text
+            kept.append(out)
+        cell["outputs"] = kept
+    return n
+
+
+def add_install_cell(nb) -> None:
+    """Insert the install cell after the title cell (once)."""
+    import nbformat
+
+    if any("remove-cell" in c.get("metadata", {}).get("tags", []) and INSTALL_SPEC in c.source for c in nb.cells):
+        return
+    cell = nbformat.v4.new_code_cell(INSTALL_SOURCE, metadata={"tags": ["remove-cell"]})
+    at = 1 if nb.cells and nb.cells[0].cell_type == "markdown" else 0
+    nb.cells.insert(at, cell)
+
+
+def parameter_docs(source: str) -> dict[str, str]:
+    """``name -> comment`` from a chapter source's papermill parameters cell (py:percent)."""
+    docs, inside = {}, False
+    for line in source.splitlines():
+        if line.startswith("# %%"):
+            inside = 'tags=["parameters"]' in line
+            continue
+        m = _PARAM.match(line) if inside else None
+        if m:
+            docs[m["name"]] = (m["doc"] or "").strip()
+    return docs
+
+
+def _cell(value) -> str:
+    text = "" if value is None else str(value)
+    return f"`{text}`" if text else "(empty)"
+
+
+def _this_run(run: dict | None) -> str:
+    if not run or run.get("wall_time_s") is None:
+        return ""
+    minutes = run["wall_time_s"] / 60
+    return (f"This page was built from a run of the `{run.get('profile', '?')}` profile that took "
+            f"{minutes:.1f} min on the build machine (with the caches it found: a rerun reuses the cached "
+            f"representations).\n\n")
+
+
+def run_it_markdown(chapter: str, source: str = "", run: dict | None = None) -> str:
+    """The chapter's "Run it" section: the commands, and every parameter of every profile.
+
+    Args:
+        chapter: the chapter id (notebook stem).
+        source: the chapter's ``.py`` source, whose parameters cell comments say what each parameter sets.
+        run: the saved results of the run this page shows (its ``profile`` and ``wall_time_s``), if any.
+
+    Returns:
+        The section as Markdown (MyST).
+    """
+    paper = meta.chapter_paper(chapter)
+    profiles = meta.profiles(paper)
+    docs = parameter_docs(source)
+    number = chapter.split("_", 1)[0]
+    names = list(profiles[PROFILE_NAMES[0]])
+    head = "| parameter | what it sets | " + " | ".join(PROFILE_NAMES) + " |\n"
+    head += "|---|---|" + "---|" * len(PROFILE_NAMES) + "\n"
+    rows = "".join(
+        f"| `{n}` | {docs.get(n, '').replace('|', '/')} | "
+        + " | ".join(_cell(profiles[p][n]).replace("|", "/") for p in PROFILE_NAMES) + " |\n" for n in names)
+    return f"""## Run it
+
+This page is the executed notebook. Its source is
+[`notebooks/{chapter}.py`]({REPOSITORY}/blob/main/notebooks/{chapter}.py)
+({{download}}`download the .py <{chapter}.py>`); the launch buttons at the top open it in Colab or
+Binder, where its first cell installs `xalign`. From a checkout (`make book` builds the environment) or
+after `pip install "{INSTALL_SPEC}"`:
+
+```bash
+xalign run {number} --profile smoke      # CI-sized, a minute or two on a laptop
+xalign run {number} --profile default    # what this book shows
+xalign run {number} --profile paper      # the paper's own models (a GPU helps)
+xalign run {number} -p model xlm-roberta-base -p seed 1   # any parameter, any Hugging Face encoder
+```
+
+{_this_run(run)}A parameter given with `-p` wins over the profile's value. The profiles
+(`xalign/papers/{paper}/profiles.yaml`, read when this page was built):
+
+{head}{rows}"""
+
+
+def publish_notebook(nb, chapter: str, source: str = "", log=sys.stderr, run: dict | None = None):
+    """Shape an executed chapter for the book (see the module docstring); returns ``nb``."""
+    import nbformat
+
+    collapse_setup(nb)
+    strip_warnings(nb, chapter, log)
+    add_install_cell(nb)
+    nb.cells = [c for c in nb.cells if "xalign-run-it" not in c.get("metadata", {}).get("tags", [])]
+    nb.cells.append(nbformat.v4.new_markdown_cell(run_it_markdown(chapter, source, run),
+                                                  metadata={"tags": ["xalign-run-it"]}))
+    return nb

@@ -1,0 +1,105 @@
+"""The book in a real browser: headless Chromium opens every page (xalign.book.browser)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from xalign.book.browser import PageReport, check_book, find_chromium
+
+# a 1x1 PNG
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    exe = find_chromium()
+    assert exe, "Chromium is required for the browser test (.ci/run installs Debian's chromium)"
+    return exe
+
+
+def _page(body: str) -> str:
+    return f"<!doctype html><html><head><title>t</title></head><body>{body}</body></html>"
+
+
+def _by_page(reports: list[PageReport]) -> dict[str, list[str]]:
+    return {r.page: r.errors for r in reports}
+
+
+def test_a_good_page_passes_and_a_broken_one_fails_on_each_problem(tmp_path, chromium):
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "fig.png").write_bytes(PNG)
+    (tmp_path / "img" / "empty.png").write_bytes(b"")
+    (tmp_path / "good.html").write_text(_page(
+        '<h1 id="top">Good</h1><img src="img/fig.png"><a href="good.html#top">self</a>'
+        '<a href="https://example.org/elsewhere">external</a>'
+        "<table><thead><tr><th>Paper</th><th>Status</th></tr></thead><tbody><tr><td>a</td><td>partly</td></tr>"
+        "</tbody></table>"))
+    (tmp_path / "broken.html").write_text(_page(
+        '<p>Broken</p><img src="img/missing.png"><img src="img/empty.png">'
+        '<a href="nowhere.html">gone</a><a href="good.html#no-such-anchor">anchor</a>'
+        '<script>console.error("boom")</script><script>undefinedFunction()</script>'))
+    (tmp_path / "notable.html").write_text(_page("<p>no status table here</p>"))
+    reports = check_book(tmp_path, front_page="good.html", executable=chromium)
+    errors = _by_page(reports)
+    assert errors["good.html"] == []
+    text = "\n".join(errors["broken.html"])
+    for expected in ("console.error: boom", "uncaught exception", "img/missing.png", "img/empty.png",
+                     "broken link: /nowhere.html", "broken anchor: /good.html#no-such-anchor"):
+        assert expected in text, (expected, text)
+    # the front-page check: a page without the visible status table fails when it is the front page
+    again = _by_page(check_book(tmp_path, pages=[tmp_path / "notable.html"], front_page="notable.html",
+                                executable=chromium))
+    assert any("status table is not visible" in e for e in again["notable.html"])
+
+
+def test_a_hidden_status_table_fails(tmp_path, chromium):
+    (tmp_path / "index.html").write_text(_page(
+        '<table style="display:none"><thead><tr><th>Status</th></tr></thead><tbody><tr><td>x</td></tr></tbody>'
+        "</table>"))
+    errors = _by_page(check_book(tmp_path, front_page="index.html", executable=chromium))
+    assert any("status table" in e for e in errors["index.html"])
+
+
+@pytest.mark.slow
+def test_the_smoke_book_in_headless_chromium(built_book, chromium):
+    """Every page of the smoke book: no console errors, figures present, links resolve, status table visible."""
+    html = built_book[2]
+    shots = os.environ.get("XALIGN_SCREENSHOTS")  # keep full-page screenshots for a human look
+    reports = check_book(html, screenshots=shots, executable=chromium)
+    failed = {r.page: r.errors for r in reports if r.errors}
+    assert not failed, failed
+    pages = {r.page: r for r in reports}
+    assert "book/intro.html" in pages and "book/api.html" in pages
+    chapters = sorted(p for p in pages if p.startswith("book/chapters/"))
+    assert len(chapters) == 5
+    for page in chapters:
+        text = (Path(html) / page).read_text(encoding="utf-8")
+        stem = Path(page).stem
+        # the reader features: launch (Colab, Binder), repository and issues, downloads (.ipynb, .py)
+        assert f"colab.research.google.com/github/xalign/xalign/blob/notebooks/book/chapters/{stem}.ipynb" in text
+        assert "mybinder.org/v2/gh/xalign/xalign/notebooks" in text
+        assert "https://github.com/xalign/xalign/issues" in text
+        assert f"_sources/book/chapters/{stem}.ipynb" in text
+        assert re.search(rf'href="[^"]*_downloads/[^"]*/{stem}\.py"', text)
+        assert 'id="run-it"' in text
+        assert "tag_hide-input" in text  # the setup cells are collapsed
+        assert "Warning:" not in re.sub(r"<[^>]+>", "", text)  # no library warnings printed into the page
+    # the figures: every chapter that ran shows at least one image, and all of them loaded (checked above)
+    assert all(pages[p].n_images >= 3 for p in chapters), {p: pages[p].n_images for p in chapters}
+
+
+def test_the_browser_s_own_favicon_request_is_not_a_page_error():
+    from xalign.book.browser import _console_problems
+
+    origin = "http://127.0.0.1:1/"
+    events = [{"method": "Log.entryAdded", "params": {"entry": {"level": "error", "text": "404",
+                                                                 "url": origin + "favicon.ico"}}},
+              {"method": "Log.entryAdded", "params": {"entry": {"level": "error", "text": "404",
+                                                                 "url": origin + "_static/x.ico"}}}]
+    errors, external = _console_problems(events, origin)
+    assert errors == [f"404 {origin}_static/x.ico"] and external == []
