@@ -231,5 +231,6 @@ def toy_measure(model: str, measure: str, n: int = 48, dim: int = 16, noise: flo
         X, Y = X[half:] @ procrustes(X[:half], Y[:half]), Y[half:]
     unit = [A / np.linalg.norm(A, axis=1, keepdims=True) for A in (X, Y)]
     hits = (unit[0] @ unit[1].T).argmax(1) == np.arange(len(X))
-    lo, hi = accuracy_ci(hits, n_boot=n_boot, seed=seed, scale=100)
-    return {"model": model, "measure": measure, "value": 100 * float(hits.mean()), "lo": lo, "hi": hi, "n": len(X)}
+    lo, hi = accuracy_ci(hits, n_boot=n_boot, seed=seed)
+    return {"model": model, "measure": measure, "value": 100 * float(hits.mean()), "lo": 100 * lo, "hi": 100 * hi,
+            "n": len(X)}
