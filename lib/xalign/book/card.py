@@ -351,32 +351,70 @@ def slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace("/", "__")).strip("_") or "model"
 
 
+def _steps(m: CardModel) -> list:
+    return list(SENTENCE_STEPS) + (list(WORD_STEPS) if m.words else [])
+
+
 def run_card(model, config: CardConfig | None = None, log=print) -> dict:
     """Run the battery on one model; returns the card dictionary (see :func:`save_card`)."""
+    cfg = config or CardConfig()
+    started = time.time()
+    m = wrap(model)
+    steps = {}
+    for step in _steps(m):
+        t0 = time.time()
+        steps[step.__name__] = {"per_layer": step(m, cfg), "seconds": round(time.time() - t0, 1)}
+        log(f"[card] {m.name}: {step.__name__} done in {steps[step.__name__]['seconds']:.0f} s")
+    return _card(m, cfg, steps, started)
+
+
+def run_cards(models, config: CardConfig | None = None, log=print, cluster=None, n_workers: int = 2,
+              gpu: bool = False) -> list[dict]:
+    """Cards of several models; with ``cluster`` (``"local"`` or a scheduler address) every (model, step)
+    is one task on Dask distributed (:mod:`xalign.book.sweep`), ``gpu``: each task asks for a GPU worker."""
+    if cluster is None:
+        return [run_card(x, config, log) for x in models]
+    from xalign.book.sweep import Task, run_tasks
+
+    if any(not isinstance(x, str) for x in models):
+        raise TypeError("with a cluster, models must be names or directories the workers can load")
+    cfg = config or CardConfig()
+    started = time.time()
+    ms = [wrap(x) for x in models]  # here too: which layers and steps each model has
+    tasks = [Task(x, step.__name__, {**asdict(cfg), "gpu": gpu}, fn="xalign.book.card:run_step")
+             for x, m in zip(models, ms) for step in _steps(m)]
+    done = iter(run_tasks(tasks, cluster, n_workers=n_workers, log=log))
+    return [_card(m, cfg, {step.__name__: next(done) for step in _steps(m)}, started) for m in ms]
+
+
+_STEPS = {step.__name__: step for step in SENTENCE_STEPS + WORD_STEPS}
+_LOADED: dict[str, CardModel] = {}
+
+
+def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
+    """One step of the battery (a sweep task): ``{"per_layer": {measure: {layer: ...}}, "seconds": ...}``."""
+    if model not in _LOADED:  # a worker runs several steps of a model: load it once per worker
+        _LOADED.clear()
+        _LOADED[model] = wrap(model)
+    t0 = time.time()
+    return {"per_layer": _STEPS[step](_LOADED[model], CardConfig(**config)), "seconds": round(time.time() - t0, 1)}
+
+
+def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     from xalign import __version__
     from xalign.book.results import _package_versions
     from xalign.data.datasets import provenance
 
-    cfg = config or CardConfig()
-    started = time.time()
-    m = wrap(model)
-    measures, missing, timings = {}, {}, {}
-    steps = list(SENTENCE_STEPS) + (list(WORD_STEPS) if m.words else [])
-    for step in steps:
-        t0 = time.time()
-        for mid, per_layer in step(m, cfg).items():
-            measures[mid] = _summary(mid, per_layer, m.labels)
-        timings[step.__name__] = round(time.time() - t0, 1)
-        log(f"[card] {m.name}: {step.__name__} done in {timings[step.__name__]:.0f} s")
-    if not m.words:
-        missing.update({mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")})
+    measures = {mid: _summary(mid, per_layer, m.labels)
+                for r in steps.values() for mid, per_layer in r["per_layer"].items()}
+    missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
         "model": m.name, "revision": m.revision, "layered": m.layered, "layers": m.labels,
         "dim": int(getattr(m.enc, "dim", 0)), "config": asdict(cfg),
         "scores": {mid: r["main_score"] for mid, r in measures.items()},
         "measures": measures, "not_available": missing, "data": provenance(),
         "xalign_version": __version__, "python": platform.python_version(), "packages": _package_versions(),
-        "step_seconds": timings, "wall_time_s": round(time.time() - started, 1),
+        "step_seconds": {k: r["seconds"] for k, r in steps.items()}, "wall_time_s": round(time.time() - started, 1),
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 

@@ -76,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--set", nargs=2, action="append", metavar=("SIZE", "VALUE"),
                    help="change one sample size of the battery (e.g. --set tatoeba_n 50)")
     k.add_argument("--out", help="cards directory (default: results/cards)")
+    k.add_argument("--cluster", metavar="ADDRESS", help="run the (model, measure) tasks on Dask distributed: "
+                   "'local' (a LocalCluster on this machine) or a scheduler address (tcp://host:8786)")
+    k.add_argument("--workers", type=int, default=2, help="worker processes of --cluster local (default 2)")
+    k.add_argument("--gpu", action="store_true", help="with --cluster: every task asks for a GPU worker "
+                   "(workers started with --resources GPU=1)")
 
     cm = sub.add_parser("compare", help="models x measures table from every card on disk")
     cm.add_argument("--out", help="cards directory (default: results/cards)")
@@ -138,12 +143,14 @@ def main(argv: list[str] | None = None) -> int:
         html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model)
         print(f"book: {html / 'index.html'}")
     elif args.command == "card":
-        from xalign.book.card import CardConfig, run_card, with_sizes
+        from xalign.book.card import CardConfig, run_card, run_cards, with_sizes
         from xalign.book.card_page import save_card
 
         cfg = with_sizes(CardConfig(), **_parse_params(args.set))
-        for model in args.models:
-            page = save_card(run_card(model, cfg), args.out)
+        cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
+                 if args.cluster else (run_card(model, cfg) for model in args.models))
+        for card in cards:
+            page = save_card(card, args.out)
             print(f"card: {page}")
             print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
     elif args.command == "compare":

