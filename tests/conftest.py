@@ -63,3 +63,19 @@ def smoke_results(built_book, chapter: str) -> dict:
     found = load_results(chapter, "smoke", built_book[1])
     assert found, f"no smoke results of {chapter}"
     return found[0]
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory):
+    """Tiny random models of the papers' families (mBERT, XLM-R, mBART, LaBSE), tokenizers trained on WMT19."""
+    import glob
+    from pathlib import Path
+
+    from xalign.core.tiny import FAMILIES, build_tiny_model
+
+    if not mirror_available():
+        pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR) for tokenizer training text")
+    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
+    sentences = [s for f in files for s in Path(f).read_text(encoding="utf-8").split("\n")[:150]]
+    root = tmp_path_factory.mktemp("tiny")
+    return {fam: build_tiny_model(fam, root / fam, sentences) for fam in FAMILIES}

@@ -1,30 +1,11 @@
 """Tiny random models of the papers' families load and encode through the same code paths as the hub models."""
 
-import glob
 
 import numpy as np
 import pytest
 
 from xalign.core.encoders import load_encoder
-from xalign.core.tiny import FAMILIES, build_tiny_model
-
-
-@pytest.fixture(scope="session")
-def sentences():
-    from conftest import mirror_available
-
-    if not mirror_available():
-        pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR) for tokenizer training text")
-    import os
-
-    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
-    return [s for f in files for s in open(f, encoding="utf-8").read().split("\n")[:150]]
-
-
-@pytest.fixture(scope="session")
-def tiny_models(tmp_path_factory, sentences):
-    root = tmp_path_factory.mktemp("tiny")
-    return {fam: build_tiny_model(fam, root / fam, sentences) for fam in FAMILIES}
+from xalign.core.tiny import build_tiny_model
 
 
 @pytest.mark.parametrize("family", ["mbert", "xlmr", "mbart"])
