@@ -79,7 +79,7 @@ def test_the_wheel_ships_package_data_and_notebooks(installed):
 def test_status_fetch_and_book_outside_a_checkout(installed, tmp_path):
     _, xalign, env, empty = installed
     status = _run([str(xalign), "status"], env=env, cwd=empty)
-    assert "| Paper | Table | Status" in status.stdout
+    assert "Reproduction ledger" in status.stdout and "41 items" in status.stdout
     listing = _run([str(xalign), "fetch"], env=env, cwd=empty)
     assert "tatoeba" in listing.stdout
     if env.get("XALIGN_DATA_MIRROR"):  # CI has the mirror; elsewhere the official URLs would be tried
