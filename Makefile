@@ -42,4 +42,4 @@ clean-book:
 	rm -rf _build book/chapters book/_generated results build lib/*.egg-info
 
 clean-cache: env
-	$(BIN)/xalign cache clear
+	$(BIN)/xalign cache clear --yes
