@@ -5,12 +5,12 @@ Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabular
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from xalign.core.threads import torch_threads
 from xalign.measures.mapping import Alignment, fit_alignment
 from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, unmapped_alignment
 from xalign.papers.liu2020.constants import LEVELS, TECHNIQUES
@@ -66,22 +66,6 @@ class ContextPairVectors:
         return spearman(num / np.maximum(den, 1e-12), self.rating)
 
 
-@contextlib.contextmanager
-def single_thread():
-    """Run BLAS and torch on one thread: the grid's many small products gain little from threads,
-    and on an oversubscribed machine threads that spin-wait make them 10x slower or worse."""
-    import torch
-    from threadpoolctl import threadpool_limits
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(1):
-            yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: ContextPairVectors | None = None,
                   scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5) -> pd.DataFrame:
     """Fit every method at every training size and score it on BTSR (P@k), sentence retrieval
@@ -99,7 +83,7 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
             for n in ([0] if signal == "dict" else sizes):
                 jobs.append((level, signal, tech, n))
     rows = []
-    with single_thread():
+    with torch_threads(1, blas=True):  # many small products: one thread is fastest
         rows = _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k)
     return pd.DataFrame(rows)
 
@@ -166,7 +150,7 @@ def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> pd.DataFr
     """
     import pandas as pd
 
-    with single_thread():
+    with torch_threads(1, blas=True):  # many small products: one thread is fastest
         return pd.DataFrame(_baseline_rows(sp, n, ks))
 
 

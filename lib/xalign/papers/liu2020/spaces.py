@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xalign.core.layers import parse_layers
 from xalign.data.words import Token
 
 
@@ -44,12 +45,8 @@ class Space:
 
 
 def resolve_layers(encoder, layers) -> list[int]:
-    """``"all"``/None: every Transformer layer 1..L (the paper's average); an int or a list otherwise."""
-    if layers is None or layers == "all":
-        return list(range(1, encoder.n_layers))
-    if isinstance(layers, str):
-        return [int(x) for x in layers.split(",")]
-    return [int(layers)] if np.isscalar(layers) else [int(x) for x in layers]
+    """``"all"``/None: every Transformer layer 1..L (the paper's average, footnote 1); else any layer spec."""
+    return parse_layers("transformer" if layers in (None, "all") else layers, encoder.n_layers)
 
 
 def content_chunks(texts: list[str], mean_size: int = 128, max_size: int = 256) -> list[list[int]]:
