@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xalign.core.atomic import write_json
+from xalign.core.cache import EmbeddingCache
 from xalign.core.paths import cache_dir
 from xalign.data.corpora import ParallelCorpus
 from xalign.data.words import Token, tokenize
@@ -43,21 +43,10 @@ class PairData:
         return self.corpus.tgt_lang
 
 
-def _cache_file(kind: str, key: str):
-    return cache_dir("btsr") / f"{kind}-{key}.json"
-
-
 def cached_links(src_tokens, tgt_tokens, seed: int = 1) -> list[set[tuple[int, int]]]:
-    """eflomal links (grow-diag-final-and) for lower-cased tokens, cached on disk by content."""
-    src = [[t.text for t in s] for s in src_tokens]
-    tgt = [[t.text for t in s] for s in tgt_tokens]
-    key = hashlib.sha256(json.dumps([src, tgt, seed], ensure_ascii=False).encode()).hexdigest()[:24]
-    path = _cache_file("links", key)
-    if path.exists():
-        return [set(map(tuple, ls)) for ls in json.loads(path.read_text())]
-    links = align_eflomal(src, tgt, seed=seed)
-    write_json(path, [sorted(ls) for ls in links])
-    return links
+    """eflomal links (grow-diag-final-and) for lower-cased tokens (cached by the aligner, by content)."""
+    return align_eflomal([[t.text for t in s] for s in src_tokens], [[t.text for t in s] for s in tgt_tokens],
+                         seed=seed)
 
 
 def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: int | None = None,
@@ -81,16 +70,16 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
               "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
               "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
               "version": 3}
-    key = hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:24]
-    path = _cache_file(f"btsr-{src}-{tgt}", key)
-    if path.exists():
-        sets = [BTSRSet.from_json(d) for d in json.loads(path.read_text())]
+    store, key = EmbeddingCache(cache_dir("btsr")), {"kind": f"btsr-{src}-{tgt}", **params}
+    cached = store.get_json(key)
+    if cached is not None:
+        sets = [BTSRSet.from_json(d) for d in cached]
     else:
         pairs, src_amb, tgt_amb = translation_pairs(wordnet_synsets(), omw_lemmas(tgt), tgt, query)
         sets = [build_btsr(pairs, src_amb, tgt_amb, corpus.src, corpus.tgt, src_tokens, tgt_tokens, links,
                            tgt, src, seed=seed, top=top, n_test=n_test, n_candidates=n_candidates, same_form=sf)
                 for sf in (True, False)]
-        write_json(path, [b.to_json() for b in sets])
+        store.put_json(key, [b.to_json() for b in sets])
     btsr, btsr_first = sets
     rng = np.random.default_rng(seed + 1)
     used = btsr.used_sentences()
