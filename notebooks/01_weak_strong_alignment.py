@@ -80,6 +80,7 @@ from IPython.display import Markdown, display
 
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.encoders import load_encoder
+from xalign.core.layers import parse_layers
 from xalign.core.profiles import as_list
 from xalign.data import corpora as C
 from xalign.data.datasets import DataNotFoundError
@@ -117,7 +118,7 @@ enc = load_encoder(P.model)
 if P.autocast:
     enc.autocast = P.autocast
 run.use_encoder(enc)
-LAYERS = list(range(enc.n_layers)) if P.layers in (None, "", []) else [int(x) for x in as_list(P.layers)]
+LAYERS = parse_layers(P.layers or None, enc.n_layers)  # None, "" or []: every layer (0 = embeddings)
 print(f"{enc.name} ({enc.revision}): {enc.n_layers} hidden-state layers, dim {enc.dim}, "
       f"prefix {enc.prefix!r}, device {enc.device}")
 
