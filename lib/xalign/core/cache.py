@@ -103,7 +103,7 @@ class EmbeddingCache:
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""
         n = 0
-        for f in [*self.root.glob("*/*.npz"), *self.root.glob("*/*.json")]:
+        for f in [*self.root.glob("*/*.npz"), *self.root.glob("*/*.json"), *self.root.glob("memo/*.pkl")]:
             f.unlink()
             n += 1
         return n

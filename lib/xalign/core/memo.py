@@ -1,0 +1,87 @@
+"""Memoise an expensive derived result (a table, a JSON value) in the cache store.
+
+A chapter's warm rerun should cost a fraction of its cold run: every step that
+takes minutes (per-layer scoring, probe fits, fine-tuning evaluations) is kept
+under a key that names everything its value depends on:
+
+- ``name``: what is computed (``"gaschi2022.pair_layer_scores"``);
+- ``key``: the parameters (JSON-serialisable; arrays go in via :func:`array_digest`);
+- ``code``: the modules whose source defines the computation; their source
+  text is hashed into the key, so an edit to the metric recomputes instead of
+  serving a stale number.
+
+Entries are written atomically next to the embeddings (one store); a damaged
+entry is reported, removed and recomputed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import pickle
+import warnings
+from collections.abc import Callable, Iterable
+from types import ModuleType
+
+import numpy as np
+
+from xalign.core.atomic import atomic_path
+from xalign.core.cache import EmbeddingCache, key_digest
+
+MEMO_VERSION = 1
+
+
+def array_digest(*arrays) -> str:
+    """sha256 over the dtype, shape and bytes of each array (numpy or torch); a hex string."""
+    h = hashlib.sha256()
+    for a in arrays:
+        if hasattr(a, "detach"):
+            a = a.detach().cpu().numpy()
+        a = np.ascontiguousarray(a)
+        h.update(f"{a.dtype.str}{a.shape}".encode())
+        h.update(memoryview(a).cast("B"))
+    return h.hexdigest()
+
+
+def code_digest(modules: Iterable[ModuleType | Callable]) -> str:
+    """sha256 over the source files of ``modules`` (a function counts as its module)."""
+    h = hashlib.sha256()
+    for m in modules:
+        mod = inspect.getmodule(m) if not isinstance(m, ModuleType) else m
+        h.update(mod.__name__.encode())
+        h.update(inspect.getsource(mod).encode())
+    return h.hexdigest()
+
+
+def memo_key(name: str, key: dict, code: Iterable = ()) -> dict:
+    """The full store key of one memoised value."""
+    return {"memo": name, "version": MEMO_VERSION, "key": key, "code": code_digest(code)}
+
+
+def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable = (),
+           store: EmbeddingCache | None = None):
+    """``compute()``, or the value stored under (name, key, code) by an earlier call.
+
+    The value is pickled (tables keep their dtypes); the write is atomic, so an
+    interrupted run leaves no half entry. ``store`` defaults to the shared cache.
+    """
+    store = store if store is not None else EmbeddingCache()
+    full = memo_key(name, key, code)
+    path = store.root / "memo" / f"{key_digest(full)}.pkl"
+    if store.enabled and path.exists():
+        try:
+            with open(path, "rb") as fh:
+                value = pickle.load(fh)
+            store.hits += 1
+            return value
+        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, OSError) as exc:
+            warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); "
+                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
+            path.unlink(missing_ok=True)
+            store.damaged += 1
+    store.misses += 1
+    value = compute()
+    if store.enabled:
+        with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+    return value
