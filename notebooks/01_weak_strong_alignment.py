@@ -311,17 +311,8 @@ display(Markdown(f"Static vectors given for: {', '.join(static) or 'none'}."))
 
 # %%
 convention = RP.avg_convention(enc)
-sent_rows = []
-for lp in PAIRS:
-    src_side, tgt_side = encoded[lp]
-    samples = LW.sample_runs(len(corpus[lp]), P.n_sentences, P.runs, P.seed)
-    for label, U, V in (("CLS", src_side.sentences["first"], tgt_side.sentences["first"]),
-                        (RP.AVG_WHOLE, src_side.sentences["mean"], tgt_side.sentences["mean"]),
-                        (RP.AVG_TOKENS, src_side.sentences["tokens"], tgt_side.sentences["tokens"])):
-        df = LW.layerwise_scores(U, V, lambda U, V: R.s_weak(U, V, P.k), samples, LAYERS, desc=f"{lp} {label}")
-        df["pair"], df["pooling"] = lp, label
-        sent_rows.append(df)
-sent_runs = pd.concat(sent_rows)
+sent_runs = WS.sentence_layer_scores(encoded, {"CLS": "first", RP.AVG_WHOLE: "mean", RP.AVG_TOKENS: "tokens"},
+                                     P.k, P.n_sentences, P.runs, P.seed, LAYERS)
 table1 = run.compare("table1", RP.table1_ours(sent_runs, convention, paper_model, static_rows["table1"]),
                      keys=["model", "pooling", "layer", "pair"], paper=paper_table("gaschi2022", "table1"),
                      title="Table I: NN-search for sentence representations",
@@ -400,9 +391,7 @@ if P.dist_pair in PAIRS:
 # density terms.
 
 # %%
-align_runs = WS.pair_layer_scores(word_pairs, encoded,
-                                  lambda U, V: R.alignment_scores(U, V, P.k, with_xalign01=True),
-                                  P.n_pairs, P.runs, P.seed, LAYERS, "S_weak, S_strong")
+align_runs = WS.alignment_layer_scores(word_pairs, encoded, P.k, P.n_pairs, P.runs, P.seed, LAYERS)
 weak_runs = align_runs[align_runs["metric"] == "S_weak"]
 weak_summary = LW.summarise(weak_runs, ["pair", "layer"], scale=100)
 table3 = RP.compare_best_last(run, weak_runs, "table3", "Table III: weak alignment (S_weak)", paper_model,

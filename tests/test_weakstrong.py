@@ -51,3 +51,63 @@ def test_retrieval_errors_name_the_retrieved_pair(rng):
     V[[3, 7]] = V[[7, 3]]  # swap two translations
     errors = WS.retrieval_errors(pairs, U, V, k=3)
     assert {(a.src.text, b.tgt.text) for a, b in errors} == {("s3", "t7"), ("s7", "t3")}
+
+
+def encoded_world(rng, n=50, n_layers=3, dim=16):
+    """n pairs, one per sentence; word vectors stored in shuffled rows with distractor rows between them."""
+    from xalign.papers.gaschi2022 import incontext as IC
+
+    base = rng.normal(size=(n, n_layers, dim)).astype(np.float32)
+    pairs = [PR.WordPair(i, i, Token(f"s{i}", 0, 2), Token(f"t{i}", 0, 2), 0, 0) for i in range(n)]
+    perm = rng.permutation(2 * n)[:n]        # where pair i's word sits among 2n rows
+    words_s = rng.normal(size=(2 * n, n_layers, dim)).astype(np.float32)
+    words_t = rng.normal(size=(2 * n, n_layers, dim)).astype(np.float32)
+    words_s[perm] = base
+    words_t[perm] = base + 0.3 * rng.normal(size=base.shape).astype(np.float32)
+    row = {(i, 0, 2): int(perm[i]) for i in range(n)}
+    sents = {p: rng.normal(size=(n, n_layers, dim)).astype(np.float32) for p in ("first", "mean")}
+    src = IC.EncodedSide(sents, words_s, row)
+    tgt = IC.EncodedSide({p: v + 0.1 for p, v in sents.items()}, words_t, row)
+    return {"xx-en": pairs}, {"xx-en": (src, tgt)}
+
+
+def test_row_mapped_scoring_equals_gathered_vectors(rng):
+    from xalign.measures import layerwise as LW
+    from xalign.measures.retrieval import s_weak
+    from xalign.papers.gaschi2022 import incontext as IC
+
+    word_pairs, encoded = encoded_world(rng)
+    U, V = IC.pair_vectors(word_pairs["xx-en"], *encoded["xx-en"])
+    samples = LW.sample_runs(len(U), 30, 3, 0)
+    gathered = LW.layerwise_scores(U, V, lambda a, b: s_weak(a, b, 5), samples)
+    mapped = WS.pair_layer_scores(word_pairs, encoded, lambda a, b: s_weak(a, b, 5), 30, 3, 0, [0, 1, 2])
+    by_rows = LW.layerwise_scores(encoded["xx-en"][0].words, encoded["xx-en"][1].words,
+                                  lambda a, b: s_weak(a, b, 5), samples,
+                                  rows=IC.pair_rows(word_pairs["xx-en"], *encoded["xx-en"]))
+    pd.testing.assert_frame_equal(gathered, by_rows)
+    assert mapped["value"].between(0, 1).all() and len(mapped) == 9
+
+
+def test_alignment_and_sentence_scores_are_read_back_on_a_warm_rerun(rng, tmp_path, monkeypatch):
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path))
+    word_pairs, encoded = encoded_world(rng)
+    calls = []
+    real = WS.alignment_scores
+    monkeypatch.setattr(WS, "alignment_scores", lambda *a, **k: calls.append(1) or real(*a, **k))
+    cold = WS.alignment_layer_scores(word_pairs, encoded, 5, 30, 2, 0, [0, 1, 2])
+    n_cold = len(calls)
+    assert n_cold == 3 * 2 and set(cold["metric"]) == {"S_weak", "S_strong", "S_strong_xalign01"}
+    warm = WS.alignment_layer_scores(word_pairs, encoded, 5, 30, 2, 0, [0, 1, 2])
+    assert len(calls) == n_cold
+    pd.testing.assert_frame_equal(cold, warm)
+    WS.alignment_layer_scores(word_pairs, encoded, 4, 30, 2, 0, [0, 1, 2])   # another k: recomputed
+    assert len(calls) == 2 * n_cold
+    encoded["xx-en"][1].words[0, 0, 0] += 1.0                                 # other vectors: recomputed
+    WS.alignment_layer_scores(word_pairs, encoded, 5, 30, 2, 0, [0, 1, 2])
+    assert len(calls) == 3 * n_cold
+
+    sent = WS.sentence_layer_scores(encoded, {"CLS": "first", "avg": "mean"}, 5, 40, 2, 0, [0, 1, 2])
+    assert set(sent["pooling"]) == {"CLS", "avg"} and len(sent) == 2 * 3 * 2
+    monkeypatch.setattr(WS, "s_weak", lambda *a, **k: pytest.fail("warm rerun recomputed S_weak"))
+    pd.testing.assert_frame_equal(sent, WS.sentence_layer_scores(encoded, {"CLS": "first", "avg": "mean"},
+                                                                  5, 40, 2, 0, [0, 1, 2]))

@@ -185,9 +185,12 @@ class Encoder:
                 out["words"] = np.zeros((0, L, self.dim), np.float32)
             return out
 
-        outputs: dict[str, list[np.ndarray]] = {p: [] for p in poolings}
+        # filled chunk by chunk (no list of parts and no concatenated copy: half the peak memory)
+        n_layers = 1 if layer_mean else len(layers)
+        outputs = {p: np.empty((len(texts), n_layers, self.dim), np.float32) for p in poolings}
         if spans is not None:
-            outputs["words"] = []
+            outputs["words"] = np.empty((sum(len(s) for s in spans), n_layers, self.dim), np.float32)
+        filled = dict.fromkeys(outputs, 0)
         starts = list(range(0, len(texts), self.chunk_size)) or [0]
         progress = bar(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
                        disable=not self.progress or len(texts) < 2 * self.chunk_size)
@@ -210,12 +213,20 @@ class Encoder:
                 for name in missing:
                     self.cache.put(keys[name], x=fresh[name])
                     got[name] = {"x": fresh[name]}
-            for name, parts in outputs.items():
-                parts.append(got[name]["x"])
+            for name, dest in outputs.items():
+                part = got[name]["x"]
+                a = filled[name]
+                if part.shape[1:] != dest.shape[1:] or a + len(part) > len(dest):
+                    raise RuntimeError(f"{self.name}: cached entry for {name!r} has shape {part.shape}, expected "
+                                       f"(..., {n_layers}, {self.dim}); clear the cache (xalign cache clear)")
+                dest[a : a + len(part)] = part
+                filled[name] = a + len(part)
             progress.update(len(chunk))
         progress.close()
-        empty = np.zeros((0, 1 if layer_mean else len(layers), self.dim), np.float32)
-        return {k: (np.concatenate(v) if v else empty) for k, v in outputs.items()}
+        short = {name: (filled[name], len(dest)) for name, dest in outputs.items() if filled[name] != len(dest)}
+        if short:
+            raise RuntimeError(f"{self.name}: filled rows vs expected {short}; clear the cache (xalign cache clear)")
+        return outputs
 
     # ---------------------------------------------------------------- internals
     def _tokenize(self, texts: list[str]):

@@ -24,19 +24,32 @@ def sample_runs(n_available: int, n: int, runs: int, seed: int) -> list[np.ndarr
 
 def layerwise_scores(U: np.ndarray, V: np.ndarray, score: Callable[[np.ndarray, np.ndarray], float],
                      samples: list[np.ndarray], layers: list[int] | None = None,
-                     desc: str = "layers") -> pd.DataFrame:
+                     desc: str = "layers", rows: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
     """score(U[idx, l], V[idx, l]) for every layer l and every sample; tidy (layer, run, value).
 
     A score function may return a dict of named scores; the frame then has a
-    ``metric`` column (one row per metric).
+    ``metric`` column (one row per metric). ``rows = (rows_u, rows_v)`` maps
+    pair i to row ``rows_u[i]`` of U and ``rows_v[i]`` of V, so the pairs'
+    (n, L, dim) vectors need not be gathered into a copy first (only one
+    (n_sample, dim) slice per score is).
     """
-    if U.shape[:2] != V.shape[:2]:
-        raise ValueError(f"U and V must be paired: {U.shape} vs {V.shape}")
+    if rows is None:
+        if U.shape[:2] != V.shape[:2]:
+            raise ValueError(f"U and V must be paired: {U.shape} vs {V.shape}")
+        rows_u = rows_v = None
+    else:
+        rows_u, rows_v = (np.asarray(r, dtype=np.int64) for r in rows)
+        if len(rows_u) != len(rows_v) or U.shape[1] != V.shape[1]:
+            raise ValueError(f"rows must pair U and V: {len(rows_u)} vs {len(rows_v)} rows, "
+                             f"{U.shape[1]} vs {V.shape[1]} layers")
     layers = list(range(U.shape[1])) if layers is None else list(layers)
     rows = []
     for li, layer in enumerate(bar(layers, desc=desc, leave=False)):
         for run, idx in enumerate(samples):
-            value = score(U[idx, li], V[idx, li])
+            if rows_u is None:
+                value = score(U[idx, li], V[idx, li])
+            else:
+                value = score(U[rows_u[idx], li], V[rows_v[idx], li])
             if isinstance(value, dict):
                 rows += [{"layer": layer, "run": run, "metric": m, "value": v} for m, v in value.items()]
             else:

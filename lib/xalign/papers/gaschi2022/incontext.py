@@ -26,9 +26,13 @@ class EncodedSide:
     words: np.ndarray
     row: dict[tuple[int, int, int], int]
 
+    def rows_of(self, items: list[tuple[int, Token]]) -> np.ndarray:
+        """Rows of ``words`` holding (sentence index, token) items; (n_items,) int64."""
+        return np.array([self.row[(s, t.start, t.end)] for s, t in items], dtype=np.int64)
+
     def gather(self, items: list[tuple[int, Token]]) -> np.ndarray:
         """Word vectors for (sentence index, token) items; (n_items, L, dim)."""
-        return self.words[[self.row[(s, t.start, t.end)] for s, t in items]]
+        return self.words[self.rows_of(items)]
 
 
 def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, int]]],
@@ -66,6 +70,11 @@ def pair_vectors(pairs: list[WordPair], src: EncodedSide, tgt: EncodedSide) -> t
     U = src.gather([(p.src_sent, p.src) for p in pairs])
     V = tgt.gather([(p.tgt_sent, p.tgt) for p in pairs])
     return U, V
+
+
+def pair_rows(pairs: list[WordPair], src: EncodedSide, tgt: EncodedSide) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``src.words`` and ``tgt.words`` holding each pair's two words; two (n_pairs,) int64."""
+    return src.rows_of([(p.src_sent, p.src) for p in pairs]), tgt.rows_of([(p.tgt_sent, p.tgt) for p in pairs])
 
 
 def masked_pair_vectors(encoder, pairs: list[WordPair], src_sentences: list[str], tgt_sentences: list[str],

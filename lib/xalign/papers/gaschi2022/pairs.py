@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xalign.core.cache import text_hash
 from xalign.data.words import UNSEGMENTED, Token, tokenize
 
 
@@ -144,6 +145,12 @@ def sample_distinct(pairs: list[WordPair], n: int, rng: np.random.Generator) -> 
         if len(keep) == n:
             break
     return np.sort(np.asarray(keep, dtype=np.int64))
+
+
+def pairs_digest(pairs: list[WordPair]) -> str:
+    """sha256 over every pair's sentences, words and spans, in order (a cache key)."""
+    return text_hash(f"{p.src_sent} {p.tgt_sent} {p.src.text} {p.src.start} {p.src.end} {p.tgt.text} "
+                     f"{p.tgt.start} {p.tgt.end} {p.src_index} {p.tgt_index}" for p in pairs)
 
 
 def n_distinct(pairs: list[WordPair]) -> int:

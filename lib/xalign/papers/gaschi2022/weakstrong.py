@@ -1,7 +1,8 @@
 """The weak/strong alignment protocol of Gaschi et al. (2022), on top of the generic pieces.
 
 - :func:`pair_layer_scores`: a score (S_weak or S_strong) at every layer for
-  ``runs`` samples of N distinct word pairs;
+  ``runs`` samples of N distinct word pairs; :func:`alignment_layer_scores` and
+  :func:`sentence_layer_scores`: Tables III/IV and Table I's scorings, memoised;
 - :func:`best_last_rows`: the best and the last layer's mean and std per pair;
 - :func:`static_pair_vectors` / :func:`static_sentence_vectors`: the static
   baseline (aligned fastText) on the same pairs and sentences;
@@ -15,9 +16,11 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from xalign.core.memo import array_digest, cached
 from xalign.data.static import StaticVectors
 from xalign.measures import layerwise as LW
-from xalign.measures.retrieval import csls_topk
+from xalign.measures import retrieval
+from xalign.measures.retrieval import alignment_scores, csls_topk, s_weak
 from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
 
@@ -30,14 +33,65 @@ def distinct_samples(word_pairs: list[PR.WordPair], n: int, runs: int, seed: int
 def pair_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: dict[str, tuple],
                       score: Callable, n: int, runs: int, seed: int, layers: list[int],
                       label: str = "") -> pd.DataFrame:
-    """score(U, V) per language pair, layer and run; tidy (pair, layer, run, value in [0, 1])."""
+    """score(U, V) per language pair, layer and run; tidy (pair, layer, run, value in [0, 1]).
+
+    The pairs' vectors are read from the encoded sides row by row (no (n_pairs, L, dim) copy).
+    """
     out = []
     for lp, wp in word_pairs.items():
-        U, V = IC.pair_vectors(wp, *encoded[lp])
-        df = LW.layerwise_scores(U, V, score, distinct_samples(wp, n, runs, seed), layers,
-                                 desc=f"{label} {lp}")
+        src, tgt = encoded[lp]
+        df = LW.layerwise_scores(src.words, tgt.words, score, distinct_samples(wp, n, runs, seed), layers,
+                                 desc=f"{label} {lp}", rows=IC.pair_rows(wp, src, tgt))
         out.append(df.assign(pair=lp))
     return pd.concat(out, ignore_index=True)
+
+
+def _side_digest(side: IC.EncodedSide, rows: np.ndarray | None = None) -> str:
+    arrays = [side.words] if rows is not None else list(side.sentences.values())
+    return array_digest(*arrays, *(() if rows is None else (rows,)))
+
+
+def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: dict[str, tuple], k: int,
+                           n: int, runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
+    """S_weak, S_strong (and xalign 0.1's S_strong) of every pair, layer and run, memoised.
+
+    Tidy (pair, layer, run, metric, value in [0, 1]); the cache key holds the
+    word vectors' digest, the pairs' rows, k, n, runs, seed and layers, and the
+    source of the modules that compute it, so a warm rerun reads it back.
+    """
+    key = {"k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "pairs": {}}
+    for lp, wp in word_pairs.items():
+        src, tgt = encoded[lp]
+        ru, rv = IC.pair_rows(wp, src, tgt)
+        key["pairs"][lp] = [_side_digest(src, ru), _side_digest(tgt, rv), PR.pairs_digest(wp)]
+    return cached("gaschi2022.alignment_layer_scores", key,
+                  lambda: pair_layer_scores(word_pairs, encoded,
+                                            lambda U, V: alignment_scores(U, V, k, with_xalign01=True),
+                                            n, runs, seed, layers, "S_weak, S_strong"),
+                  code=[retrieval, LW, IC, PR, pair_layer_scores])
+
+
+def sentence_layer_scores(encoded: dict[str, tuple], poolings: dict[str, str], k: int, n: int, runs: int,
+                          seed: int, layers: list[int]) -> pd.DataFrame:
+    """S_weak of sentence vectors per pair, pooling, layer and run (Table I), memoised.
+
+    ``poolings``: label -> key of ``EncodedSide.sentences``. Tidy (pair, pooling,
+    layer, run, value in [0, 1]); ``runs`` samples of ``n`` sentence pairs.
+    """
+    key = {"k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "poolings": poolings,
+           "pairs": {lp: [_side_digest(s), _side_digest(t)] for lp, (s, t) in encoded.items()}}
+
+    def compute() -> pd.DataFrame:
+        out = []
+        for lp, (src, tgt) in encoded.items():
+            samples = LW.sample_runs(len(src.sentences["mean"]), n, runs, seed)
+            for label, pooling in poolings.items():
+                df = LW.layerwise_scores(src.sentences[pooling], tgt.sentences[pooling],
+                                         lambda U, V: s_weak(U, V, k), samples, layers, desc=f"{lp} {label}")
+                out.append(df.assign(pair=lp, pooling=label))
+        return pd.concat(out, ignore_index=True)
+
+    return cached("gaschi2022.sentence_layer_scores", key, compute, code=[retrieval, LW, IC])
 
 
 def best_last_rows(runs_df: pd.DataFrame, model_label: str, group: list[str] = ("pair",),
@@ -90,7 +144,7 @@ def static_baseline_rows(word_pairs: dict[str, list[PR.WordPair]], tokens: dict[
                          runs: int, seed: int) -> dict[str, pd.DataFrame]:
     """The FastText rows of Tables I, III and IV (x 100, mean and std over runs) for every
     language pair whose two languages have static vectors."""
-    from xalign.measures.retrieval import s_strong, s_weak
+    from xalign.measures.retrieval import s_strong
 
     rows = {"table1": [], "table3": [], "table4": []}
     for lp, wp in word_pairs.items():
