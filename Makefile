@@ -27,7 +27,7 @@ data: env
 	$(BIN)/xalign fetch --all
 
 book: model data
-	$(BIN)/xalign book --profile $(PROFILE)
+	$(BIN)/xalign book --profile $(PROFILE) $(if $(JOBS),--jobs $(JOBS),)
 	@echo "open _build/html/index.html"
 
 test: env

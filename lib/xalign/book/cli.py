@@ -69,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--no-execute", action="store_true", help="render what was executed before")
     b.add_argument("--build-dir", help="build somewhere else than the project root")
     b.add_argument("--model", help=MODEL_HELP)
+    b.add_argument("-j", "--jobs", type=int, help="chapters run at once, each in its own kernel with its share of the "
+                                                  "cores (default: one per core, at most 2; 1: one after another)")
 
     k = sub.add_parser("card", help="one-page alignment card of a model: a fixed battery from all five papers, "
                                     "every layer, with bootstrap confidence intervals")
@@ -140,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.book.runner import build_book
 
         chapters = args.chapters.split(",") if args.chapters else None
-        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model)
+        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model,
+                          jobs=args.jobs)
         print(f"book: {html / 'index.html'}")
     elif args.command == "card":
         from xalign.book.card import CardConfig, run_card, run_cards, with_sizes

@@ -167,6 +167,7 @@ class ChapterRun:
             "git_commit": git_commit(), "code_hash": code_hash(),
             "python": platform.python_version(), "packages": _package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
+            "peak_rss_mib": peak_rss_mib(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "notes": self.notes,
             "tables": {k: vars(v) for k, v in self.tables.items()},
@@ -174,6 +175,15 @@ class ChapterRun:
         path = self.path()
         write_json(path, out)
         return path
+
+
+def peak_rss_mib() -> float | None:
+    """This process's peak resident memory so far (MiB): the chapter kernel's, where a chapter saves."""
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return None
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def params_model(params: dict) -> str | None:

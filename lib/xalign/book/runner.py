@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from xalign.book.card_page import compare_markdown
+from xalign.book.parallel import default_jobs, longest_first, run_chapters_parallel
 from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
 from xalign.core.atomic import write_text
@@ -144,12 +145,14 @@ def placeholder_chapter(chapter: str, path: Path) -> None:
 
 def build_book(profile: str = "default", chapters: list[str] | None = None, build_root: str | Path | None = None,
                execute: bool = True, strict: bool = True, parameters: dict | None = None,
-               model: str | None = None) -> Path:
+               model: str | None = None, jobs: int | None = None) -> Path:
     """Run the chapters (unless ``execute=False``), write the status page, build the HTML book.
 
     ``build_root`` other than the project root gets a copy of the book sources,
     so a test build never touches the project's own ``book/chapters``. ``model``
-    puts one encoder in every chapter (:func:`model_parameters`).
+    puts one encoder in every chapter (:func:`model_parameters`). ``jobs``:
+    chapters run at once (default: one per core, at most two; 1 runs them one
+    after another in this process), longest first.
     Returns the HTML directory.
     """
     if not IN_CHECKOUT:
@@ -167,15 +170,26 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
             if (PROJECT_ROOT / sub).exists():
                 shutil.copytree(PROJECT_ROOT / sub, root / sub, dirs_exist_ok=True)
     selected = [find_chapter(c) for c in chapters] if chapters else chapter_ids()
+    tasks = []
     for chapter in CHAPTERS:
         target = root / "book" / "chapters" / f"{chapter}.ipynb"
         if chapter in selected and execute:
             params = {"profile": profile, **(model_parameters(chapter, model, profile) if model else {}),
                       **(parameters or {})}
-            print(f"[xalign] running {chapter} (profile {profile})", flush=True)
-            run_chapter(chapter, params, target, root)
+            check_parameters(chapter, params)  # every chapter's parameters before any chapter runs
+            tasks.append((chapter, params, target))
         elif not target.exists():
             placeholder_chapter(chapter, target)
+    jobs = default_jobs(len(tasks)) if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    if jobs == 1 or len(tasks) <= 1:
+        for chapter, params, target in tasks:
+            print(f"[xalign] running {chapter} (profile {params['profile']})", flush=True)
+            run_chapter(chapter, params, target, root)
+    else:
+        order = longest_first([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile))
+        run_chapters_parallel(sorted(tasks, key=lambda t: order.index(t[0])), root, jobs)
     write_text(root / "book" / "_generated" / "status.md", status_markdown(profile))
     write_text(root / "book" / "_generated" / "datasets.md", datasets_markdown())
     write_text(root / "book" / "_generated" / "compare.md", compare_markdown())
@@ -185,6 +199,17 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
     print("[xalign] " + " ".join(cmd), flush=True)
     subprocess.run(_jupyter_book_cmd(cmd), check=True)
     return root / "_build" / "html"
+
+
+def _last_wall_time(chapter: str, profile: str) -> float | None:
+    """Wall time (s) of the chapter's newest saved run with ``profile``, if any."""
+    from xalign.book.results import load_results
+
+    try:
+        runs = load_results(chapter, profile)
+    except (OSError, ValueError):
+        return None
+    return next((r["wall_time_s"] for r in runs if r.get("wall_time_s")), None)
 
 
 def _jupyter_book_cmd(cmd: list[str]) -> list[str]:
