@@ -87,7 +87,6 @@ from xalign.data.datasets import DataNotFoundError
 from xalign.data.static import read_vec
 from xalign.data.words import punct_tokens
 from xalign.measures import layerwise as LW
-from xalign.measures import retrieval as R
 from xalign.measures.aligner import align_eflomal
 from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
@@ -500,10 +499,8 @@ if P.mask_pair in PAIRS:
     pool = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.mask_pool, np.random.default_rng(P.seed))]
     Um, Vm = IC.masked_pair_vectors(enc, pool, [s for s, _ in corpus[lp]], [t for _, t in corpus[lp]], layers=LAYERS)
     U, V = IC.pair_vectors(pool, *encoded[lp])
-    samples = LW.sample_runs(len(pool), min(P.n_pairs, int(0.8 * len(pool))), P.runs, P.seed)
-    fig8 = pd.concat([
-        LW.layerwise_scores(U, V, lambda a, b: R.s_weak(a, b, P.k), samples, LAYERS, "words").assign(input="words"),
-        LW.layerwise_scores(Um, Vm, lambda a, b: R.s_weak(a, b, P.k), samples, LAYERS, "masked").assign(input="masked")])
+    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, min(P.n_pairs, int(0.8 * len(pool))), P.runs, P.seed,
+                                     LAYERS)
     ax = sns.lineplot(fig8.assign(value=100 * fig8["value"]), x="layer", y="value", hue="input",
                       errorbar=("ci", 95), marker="o")
     ax.set(title=f"Fig. 8: top-1 accuracy with masked targets ({lp}, {enc.name})", xlabel="layer",

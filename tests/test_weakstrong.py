@@ -111,3 +111,15 @@ def test_alignment_and_sentence_scores_are_read_back_on_a_warm_rerun(rng, tmp_pa
     monkeypatch.setattr(WS, "s_weak", lambda *a, **k: pytest.fail("warm rerun recomputed S_weak"))
     pd.testing.assert_frame_equal(sent, WS.sentence_layer_scores(encoded, {"CLS": "first", "avg": "mean"},
                                                                   5, 40, 2, 0, [0, 1, 2]))
+
+
+def test_words_vs_masked_scores_are_read_back_on_a_warm_rerun(rng, tmp_path, monkeypatch):
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path))
+    U = rng.normal(size=(40, 2, 8)).astype(np.float32)
+    V = U + 0.2 * rng.normal(size=U.shape).astype(np.float32)
+    Um, Vm = rng.normal(size=U.shape).astype(np.float32), rng.normal(size=U.shape).astype(np.float32)
+    cold = WS.words_vs_masked_scores(U, V, Um, Vm, 5, 30, 3, 0, [0, 1])
+    assert set(cold["input"]) == {"words", "masked"} and len(cold) == 2 * 2 * 3
+    assert cold[cold["input"] == "words"]["value"].mean() > cold[cold["input"] == "masked"]["value"].mean()
+    monkeypatch.setattr(WS, "s_weak", lambda *a, **k: pytest.fail("warm rerun recomputed S_weak"))
+    pd.testing.assert_frame_equal(cold, WS.words_vs_masked_scores(U, V, Um, Vm, 5, 30, 3, 0, [0, 1]))

@@ -94,6 +94,26 @@ def sentence_layer_scores(encoded: dict[str, tuple], poolings: dict[str, str], k
     return cached("gaschi2022.sentence_layer_scores", key, compute, code=[retrieval, LW, IC])
 
 
+def words_vs_masked_scores(U: np.ndarray, V: np.ndarray, Um: np.ndarray, Vm: np.ndarray, k: int, n: int,
+                           runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
+    """Fig. 8: S_weak of the words (U, V) and of the mask tokens in their place (Um, Vm), memoised.
+
+    All four (n_pairs, L, dim); ``runs`` samples of ``n`` pairs, the same for
+    both inputs. Tidy (layer, run, value in [0, 1], input "words" / "masked").
+    """
+    key = {"k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers),
+           "vectors": array_digest(U, V, Um, Vm)}
+
+    def compute() -> pd.DataFrame:
+        samples = LW.sample_runs(len(U), n, runs, seed)
+        return pd.concat([
+            LW.layerwise_scores(U, V, lambda a, b: s_weak(a, b, k), samples, layers, "words").assign(input="words"),
+            LW.layerwise_scores(Um, Vm, lambda a, b: s_weak(a, b, k), samples, layers, "masked").assign(
+                input="masked")])
+
+    return cached("gaschi2022.words_vs_masked_scores", key, compute, code=[retrieval, LW, words_vs_masked_scores])
+
+
 def best_last_rows(runs_df: pd.DataFrame, model_label: str, group: list[str] = ("pair",),
                    keep_first: bool = False) -> pd.DataFrame:
     """Best and last layer per group, as long rows: model, layer ("best"/"last"), value, std, our layer (x 100)."""
