@@ -91,3 +91,20 @@ def test_bad_spans_are_rejected(enc):
         enc.encode(["a", "b"], spans=[[]])
     with pytest.raises(TypeError, match=r"texts\[1\]"):
         enc.encode(["a", None])
+
+
+def test_bf16_forward_runs_where_autocast_can_reuse_its_weight_casts(enc):
+    """Under inference_mode, autocast casts every weight to bf16 again at every call (no cast cache),
+    which made the bf16 forward ~3x slower on CPU; the forward must run under no_grad instead."""
+    import torch
+
+    seen = []
+    handle = enc.model.register_forward_hook(
+        lambda *_: seen.append((torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
+                                torch.is_autocast_enabled("cpu"))))
+    try:
+        enc.autocast = "bfloat16"
+        enc.encode(TEXTS, poolings=("mean",))
+    finally:
+        handle.remove()
+    assert seen and all(s == (False, False, True) for s in seen)
