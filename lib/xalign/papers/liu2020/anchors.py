@@ -57,7 +57,7 @@ def type_tables(sp: PairSpaces, level: str) -> tuple[TypeVectors, TypeVectors]:
 
 def anchors(sp: PairSpaces, level: str, signal: str, n_sentences: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Paired anchor vectors (X source, Y target) for one level and signal, from the first ``n_sentences``
-    training pairs (``dict`` ignores ``n_sentences``); (n_anchors, dim) each, read-only.
+    training pairs (``dict`` ignores ``n_sentences``); (n_anchors, dim) each (``sa``: read-only views).
 
     The anchors of the first n pairs are a prefix of those of all pairs (in
     training order; type-level ``wa`` pairs in order of first occurrence), so
