@@ -116,3 +116,17 @@ def test_baselines_and_checks_reuse_the_grids_largest_maps(tmp_path, monkeypatch
     grid.btsr_baselines(sp, n=4, store=store)
     audit.known_answers(sp, store=store)
     assert calls == []  # every map they need was fitted by the grid
+
+
+def test_occurrence_ranks_equal_the_visiting_loop():
+    from xalign.papers.liu2020.typevectors import occurrence_ranks
+
+    rng = np.random.default_rng(3)
+    ids = rng.integers(0, 40, size=2000)
+    order = rng.permutation(len(ids))
+    ranks, seen = np.empty(len(ids), int), np.zeros(40, int)
+    for pos in order:  # the loop average_types used
+        ranks[pos] = seen[ids[pos]]
+        seen[ids[pos]] += 1
+    assert np.array_equal(occurrence_ranks(ids, order), ranks)
+    assert occurrence_ranks(np.zeros(0, int), np.zeros(0, int)).shape == (0,)
