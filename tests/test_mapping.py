@@ -3,7 +3,15 @@
 import numpy as np
 import pytest
 
-from xalign.measures.mapping import fit_alignment, least_squares_map, normalize_center, procrustes
+from xalign.measures import mapping
+from xalign.measures.mapping import (
+    fit_alignment,
+    fit_alignments,
+    least_squares_map,
+    normalize_center,
+    procrustes,
+    row_norms,
+)
 
 
 def random_rotation(d, rng):
@@ -75,3 +83,29 @@ def test_bad_anchor_shapes_are_errors():
         fit_alignment(np.zeros((3, 4)), np.zeros((2, 4)))
     with pytest.raises(ValueError, match="same shape"):
         procrustes(np.zeros((3, 4)), np.zeros((3, 5)))
+
+
+def test_fit_alignments_share_procrustes_and_equal_separate_fits(monkeypatch):
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(300, 12)) + 1, rng.normal(size=(300, 12))
+    orig, mim = fit_alignment(X, Y), fit_alignment(X, Y, mim=True)
+    calls = []
+    real = mapping.procrustes
+    monkeypatch.setattr(mapping, "procrustes", lambda *a: calls.append(1) or real(*a))
+    both = fit_alignments(X, Y, (False, True))
+    assert len(calls) == 1
+    for a, b in zip((orig, mim), both):
+        for f in ("W", "M_src", "M_tgt", "mean_src", "mean_tgt"):
+            assert np.array_equal(getattr(a, f), getattr(b, f)), f
+
+
+def test_identity_factor_is_skipped_and_row_norms_are_numpys():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(50, 8))
+    assert mapping._times(X, np.eye(8)) is X
+    assert np.array_equal(mapping._times(X, 2 * np.eye(8)), 2 * X)
+    assert np.array_equal(row_norms(X), np.linalg.norm(X, axis=1, keepdims=True))
+    X0 = X.copy()
+    Z, mean = normalize_center(X)
+    assert np.array_equal(X, X0)  # the input is not changed in place
+    assert np.allclose(np.linalg.norm(Z, axis=1), 1) and mean.shape == (8,)

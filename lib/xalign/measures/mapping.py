@@ -26,12 +26,18 @@ def normalize_center(X: np.ndarray, mean: np.ndarray | None = None) -> tuple[np.
     Returns the processed rows and the mean used (to apply to other vectors).
     """
     X = np.asarray(X, dtype=np.float64)
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    X = X / np.maximum(row_norms(X), 1e-12)  # a new array: the steps below work in place
     if mean is None:
         mean = X.mean(0)
-    X = X - mean
-    X = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+    X -= mean
+    X /= np.maximum(row_norms(X), 1e-12)
     return X, mean
+
+
+def row_norms(X: np.ndarray) -> np.ndarray:
+    """Euclidean norm of each row of a real (n, d) array, as (n, 1): the values of
+    ``np.linalg.norm(X, axis=1, keepdims=True)`` without its copy of X."""
+    return np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))
 
 
 def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
@@ -68,17 +74,31 @@ class Alignment:
     def transform_src(self, X: np.ndarray) -> np.ndarray:
         if self.mean_src is not None:
             X, _ = normalize_center(X, self.mean_src)
-        return (np.asarray(X, np.float64) @ self.W @ self.M_src).astype(np.float32)
+        return _times(_times(np.asarray(X, np.float64), self.W), self.M_src).astype(np.float32)
 
     def transform_tgt(self, Y: np.ndarray) -> np.ndarray:
         if self.mean_tgt is not None:
             Y, _ = normalize_center(Y, self.mean_tgt)
-        return (np.asarray(Y, np.float64) @ self.M_tgt).astype(np.float32)
+        return _times(np.asarray(Y, np.float64), self.M_tgt).astype(np.float32)
+
+
+def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """``X @ M``, skipped when M is the identity (the product would return X's values exactly)."""
+    if M.ndim == 2 and M.shape[0] == M.shape[1] and np.array_equal(M, np.eye(len(M))):
+        return X
+    return X @ M
 
 
 def fit_alignment(X: np.ndarray, Y: np.ndarray, mim: bool = False, center: bool = True,
                   ridge: float = 1e-3) -> Alignment:
     """Procrustes from source anchors X to target anchors Y, optionally followed by MIM."""
+    return fit_alignments(X, Y, (mim,), center, ridge)[0]
+
+
+def fit_alignments(X: np.ndarray, Y: np.ndarray, mims=(False, True), center: bool = True,
+                   ridge: float = 1e-3) -> list[Alignment]:
+    """:func:`fit_alignment` for each flag of ``mims``, on the same anchors: the normalising,
+    centring and Procrustes steps they share run once (the values are those of separate fits)."""
     if len(X) != len(Y):
         raise ValueError(f"{len(X)} source anchors but {len(Y)} target anchors")
     if len(X) < 2:
@@ -89,9 +109,14 @@ def fit_alignment(X: np.ndarray, Y: np.ndarray, mim: bool = False, center: bool 
         Y, mean_y = normalize_center(Y)
     W = procrustes(X, Y)
     d = W.shape[1]
-    if not mim:
-        return Alignment(W, np.eye(d), np.eye(d), mean_x, mean_y)
-    XW = X @ W
-    middle = (XW + Y) / 2
-    return Alignment(W, least_squares_map(XW, middle, ridge), least_squares_map(Y, middle, ridge),
-                     mean_x, mean_y)
+    out, mim_maps = [], None
+    for mim in mims:
+        if not mim:
+            out.append(Alignment(W, np.eye(d), np.eye(d), mean_x, mean_y))
+            continue
+        if mim_maps is None:
+            XW = X @ W
+            middle = (XW + Y) / 2
+            mim_maps = least_squares_map(XW, middle, ridge), least_squares_map(Y, middle, ridge)
+        out.append(Alignment(W, *mim_maps, mean_x, mean_y))
+    return out

@@ -17,6 +17,8 @@ change's effect:
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pandas as pd
 
@@ -24,6 +26,7 @@ from xalign.measures.mapping import fit_alignment
 from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, unmapped_alignment
 from xalign.papers.liu2020.btsr import precision_at_k
 from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, type_coverage
+from xalign.papers.liu2020.memos import memoised, space_digest
 from xalign.papers.liu2020.typevectors import average_types
 
 ITEMS = {
@@ -42,17 +45,24 @@ METHODS = {  # label: (BTSR representation, level, signal, technique) of the map
 
 
 def before_after(sp: PairSpaces, n: int | None = None, ks=(1, 5), max_contexts: int = 1000,
-                 seed: int = 0) -> pd.DataFrame:
+                 seed: int = 0, store=None) -> pd.DataFrame:
     """One row per (change, measure): the value before and after the change (P@k in %, counts as counts).
 
     Maps are learnt from the first ``n`` training pairs (None: all).
     ``max_contexts`` and ``seed`` rebuild the whole-pool avg_type table the
     first version used (item 6). Needs ``sp.data.btsr_first`` (the first
-    candidate space, same test items).
+    candidate space, same test items). Memoised (:mod:`~xalign.papers.liu2020.memos`).
     """
-    new, old = sp.data.btsr, sp.data.btsr_first
-    if old is None:
+    if sp.data.btsr_first is None:
         raise ValueError("sp.data.btsr_first is None: prepare_pair builds it; no before/after without it")
+    key = {"space": space_digest(sp), "n": None if n is None else int(n), "ks": list(ks),
+           "max_contexts": int(max_contexts), "seed": int(seed)}
+    return memoised("before_after", key, lambda: _before_after(sp, n, ks, max_contexts, seed),
+                    sys.modules[__name__], store)
+
+
+def _before_after(sp: PairSpaces, n, ks, max_contexts: int, seed: int) -> pd.DataFrame:
+    new, old = sp.data.btsr, sp.data.btsr_first
     rows = []
 
     def add(item, measure, before, after, unit="%"):
@@ -109,8 +119,17 @@ def before_after(sp: PairSpaces, n: int | None = None, ks=(1, 5), max_contexts: 
     return pd.DataFrame(rows)
 
 
-def known_answers(sp: PairSpaces) -> pd.DataFrame:
-    """Checks with a known answer on the run's own vectors: (check, expected, got)."""
+def known_answers(sp: PairSpaces, store=None) -> pd.DataFrame:
+    """Checks with a known answer on the run's own vectors: (check, expected, got, ok).
+
+    Memoised like the scores: the key holds the digest of the vectors and the
+    source of the code, so a change to either runs the checks again.
+    """
+    return memoised("known_answers", {"space": space_digest(sp)}, lambda: _known_answers(sp),
+                    sys.modules[__name__], store)
+
+
+def _known_answers(sp: PairSpaces) -> pd.DataFrame:
     b = sp.data.btsr
     _, C = btsr_vectors(sp, "token")
     # adjacent words inside one sub-word token share its vector: keep one candidate per direction (no

@@ -42,6 +42,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from xalign.data.words import Token, _is_cjk
+from xalign.measures.mapping import row_norms
 
 # ------------------------------------------------------------------ word pairs
 
@@ -383,7 +384,7 @@ def precision_at_k(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray
 
     def unit(X):
         X = np.asarray(X, np.float64)
-        return X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)
+        return X / np.maximum(row_norms(X), 1e-12)
 
     Q, C = unit(queries), unit(candidates)
     better, tied = np.empty(len(Q)), np.empty(len(Q))

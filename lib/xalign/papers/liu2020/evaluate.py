@@ -83,11 +83,12 @@ def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: in
     """
     sents = sp.data.retrieval
     if kind == "token":
-        Q, C = sp.src.sentence_means(sents), sp.tgt.sentence_means(sents)
+        Q, C = sp.once("retrieval token", lambda: (sp.src.sentence_means(sents), sp.tgt.sentence_means(sents)))
     elif kind == "type":
-        S, T = (sp.iso_src, sp.iso_tgt) if level == "iso_type" else (sp.avg_src, sp.avg_tgt)
-        Q = S.sentence_means(sp.data.src_tokens, sents)
-        C = T.sentence_means(sp.data.tgt_tokens, sents)
+        iso = level == "iso_type"
+        S, T = (sp.iso_src, sp.iso_tgt) if iso else (sp.avg_src, sp.avg_tgt)
+        Q, C = sp.once(f"retrieval {'iso' if iso else 'avg'}_type", lambda: (
+            S.sentence_means(sp.data.src_tokens, sents), T.sentence_means(sp.data.tgt_tokens, sents)))
     else:
         raise ValueError(f"kind must be 'token' or 'type', got {kind!r}")
     return precision_at_k(al.transform_src(Q), al.transform_tgt(C), np.arange(len(sents)), (k,))[k]

@@ -5,16 +5,18 @@ Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabular
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from xalign.core.threads import torch_threads
-from xalign.measures.mapping import Alignment, fit_alignment
-from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, unmapped_alignment
+from xalign.measures.mapping import Alignment, fit_alignments
+from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
 from xalign.papers.liu2020.constants import LEVELS, TECHNIQUES
 from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, method_label, sentence_retrieval
+from xalign.papers.liu2020.memos import memoised, pairs_digest, space_digest
 from xalign.papers.liu2020.pairdata import PairData
 from xalign.papers.liu2020.spaces import resolve_layers
 
@@ -67,13 +69,23 @@ class ContextPairVectors:
 
 
 def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: ContextPairVectors | None = None,
-                  scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5) -> pd.DataFrame:
+                  scws: ContextPairVectors | None = None, ks=(1, 5), retrieval_k: int = 5,
+                  store=None) -> pd.DataFrame:
     """Fit every method at every training size and score it on BTSR (P@k), sentence retrieval
     (P@``retrieval_k`` with token and, for type levels, type vectors), BCWS and SCWS (Spearman).
 
     ``dict`` methods do not depend on the size; they are fitted once (``n`` = 0).
     Returns one row per (level, signal, technique, n) with the scores as columns (fractions).
+    Memoised (:mod:`~xalign.papers.liu2020.memos`; ``store``: the cache, default the shared one).
     """
+    key = {"space": space_digest(sp), "sizes": [int(n) for n in sizes], "methods": [list(m) for m in methods],
+           "techniques": list(techniques), "bcws": pairs_digest(bcws), "scws": pairs_digest(scws),
+           "ks": list(ks), "retrieval_k": retrieval_k}
+    return memoised("grid", key, lambda: _evaluate_grid(sp, sizes, methods, techniques, bcws, scws, ks, retrieval_k),
+                    sys.modules[__name__], store)
+
+
+def _evaluate_grid(sp, sizes, methods, techniques, bcws, scws, ks, retrieval_k) -> pd.DataFrame:
     import pandas as pd
 
     Q, C = btsr_vectors(sp, "token")
@@ -89,39 +101,63 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
 
 
 def _run_jobs(sp, jobs, Q, C, bcws, scws, ks, retrieval_k) -> list[dict]:
+    """One row per job, in ``jobs`` order; the techniques of one (level, signal, n) share their anchors
+    and their Procrustes step (:func:`~xalign.measures.mapping.fit_alignments`)."""
     from xalign.core.progress import bar as progress_bar
 
-    rows = []
-    for level, signal, tech, n in progress_bar(jobs, desc="fit + evaluate", leave=False, mininterval=30):
+    groups: dict[tuple, list[str]] = {}
+    for level, signal, tech, n in jobs:
+        groups.setdefault((level, signal, n), []).append(tech)
+    done = {}
+    for (level, signal, n), techs in progress_bar(list(groups.items()), desc="fit + evaluate", leave=False,
+                                                  mininterval=30):
         try:
             X, Y = anchors(sp, level, signal, n or None)
-            al = fit_alignment(X, Y, mim=tech == "mim")
+            fits = fit_alignments(X, Y, [t == "mim" for t in techs])
         except ValueError as exc:  # too few anchors with vectors (tiny runs)
-            rows.append({"level": level, "signal": signal, "technique": tech, "n": n, "error": str(exc)})
+            for tech in techs:
+                done[level, signal, tech, n] = {"level": level, "signal": signal, "technique": tech, "n": n,
+                                                "error": str(exc)}
             continue
-        p = btsr_precision(al, Q, C, ks, sp.data.btsr.gold)
-        row = {"level": level, "signal": signal, "technique": tech, "n": n, "n_anchors": len(X),
-               **{f"btsr_p{k}": v for k, v in p.items()},
-               "sr_token": sentence_retrieval(al, sp, "token", retrieval_k)}
-        if level != "token":
-            row["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k, level)
-        if bcws is not None:
-            row["bcws"] = bcws.spearman(al)
-        if scws is not None:
-            row["scws"] = scws.spearman(al)
-        rows.append(row)
-    return rows
+        for tech, al in zip(techs, fits):
+            if n in (0, len(sp.data.train)):  # the baselines and the audit refit these: keep them
+                sp.memo[fit_key(sp, level, signal, tech, n or None)] = al
+            done[level, signal, tech, n] = _scores(sp, al, level, signal, tech, n, len(X), Q, C, bcws, scws, ks,
+                                                   retrieval_k)
+    return [done[job] for job in jobs]
+
+
+def _scores(sp, al, level, signal, tech, n, n_anchors, Q, C, bcws, scws, ks, retrieval_k) -> dict:
+    p = btsr_precision(al, Q, C, ks, sp.data.btsr.gold)
+    row = {"level": level, "signal": signal, "technique": tech, "n": n, "n_anchors": n_anchors,
+           **{f"btsr_p{k}": v for k, v in p.items()},
+           "sr_token": sentence_retrieval(al, sp, "token", retrieval_k)}
+    if level != "token":
+        row["sr_type"] = sentence_retrieval(al, sp, "type", retrieval_k, level)
+    if bcws is not None:
+        row["bcws"] = bcws.spearman(al)
+    if scws is not None:
+        row["scws"] = scws.spearman(al)
+    return row
 
 
 def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retrieval_k: int = 5,
-                          centred: bool = True, n_sentences: int | None = None) -> dict:
+                          centred: bool = True, n_sentences: int | None = None, store=None) -> dict:
     """The same scores without any mapping (only meaningful when both sides come from one multilingual model).
 
     ``centred`` (default): the unmapped space gets the normalise-and-centre
     step every map applies (:func:`~xalign.papers.liu2020.anchors.unmapped_alignment`,
     means of the ``token wa`` anchors of the first ``n_sentences`` training
-    pairs); ``centred=False``: the raw space. BCWS and SCWS use the same alignment.
+    pairs); ``centred=False``: the raw space. BCWS and SCWS use the same alignment. Memoised.
     """
+    key = {"space": space_digest(sp), "bcws": pairs_digest(bcws), "scws": pairs_digest(scws), "ks": list(ks),
+           "retrieval_k": retrieval_k, "centred": bool(centred),
+           "n_sentences": None if n_sentences is None else int(n_sentences)}
+    return memoised("original_space", key, lambda: _original_space_scores(sp, bcws, scws, ks, retrieval_k, centred,
+                                                                          n_sentences), sys.modules[__name__], store)
+
+
+def _original_space_scores(sp, bcws, scws, ks, retrieval_k, centred, n_sentences) -> dict:
     Q, C = btsr_vectors(sp, "token")
     al = unmapped_alignment(sp, centred, n_sentences)
     out = {"centred": centred, **{f"btsr_p{k}": v for k, v in btsr_precision(al, Q, C, ks, sp.data.btsr.gold).items()}}
@@ -142,16 +178,20 @@ BASELINES = {  # name: (BTSR representation, alignment level, signal) used to ma
 }
 
 
-def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5)) -> pd.DataFrame:
+def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5), store=None) -> pd.DataFrame:
     """The paper's BTSR baselines: the word without its context, the context without the word, and both.
 
     Each representation is mapped with the orthogonal alignment of the level
-    it lives at (``BASELINES``), learnt from ``n`` training sentences.
+    it lives at (``BASELINES``), learnt from ``n`` training sentences. Memoised.
     """
     import pandas as pd
 
-    with torch_threads(1, blas=True):  # many small products: one thread is fastest
-        return pd.DataFrame(_baseline_rows(sp, n, ks))
+    def compute():
+        with torch_threads(1, blas=True):  # many small products: one thread is fastest
+            return pd.DataFrame(_baseline_rows(sp, n, ks))
+
+    key = {"space": space_digest(sp), "n": None if n is None else int(n), "ks": list(ks)}
+    return memoised("baselines", key, compute, sys.modules[__name__], store)
 
 
 def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:

@@ -57,18 +57,26 @@ def average_types(space: Space, sents, max_contexts: int = 1000, min_count: int 
     ids = np.array([wid[w] for w in words])
     counts = np.bincount(ids, minlength=len(vocab))
     order = rng.permutation(len(ids))  # random occurrence order, then the first max_contexts per word
-    ranks = np.empty(len(ids), int)
-    seen = np.zeros(len(vocab), int)
-    for pos in order:
-        ranks[pos] = seen[ids[pos]]
-        seen[ids[pos]] += 1
-    keep = ranks < max_contexts
+    keep = occurrence_ranks(ids, order) < max_contexts
     M = sp.csr_matrix((np.ones(int(keep.sum()), np.float32), (ids[keep], np.arange(len(ids))[keep])),
                       shape=(len(vocab), len(ids)))
     n = np.asarray(M.sum(1)).ravel()
     vec = (M @ space.vectors[rows]) / n[:, None]
     ok = counts >= min_count
     return TypeVectors([w for w, o in zip(vocab, ok) if o], vec[ok].astype(np.float32))
+
+
+def occurrence_ranks(ids: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """For each occurrence p, how many occurrences of the same id come before it in ``order``
+    (a permutation of the positions); (n,) int."""
+    ids, order = np.asarray(ids), np.asarray(order)
+    in_order = ids[order]
+    by_id = np.argsort(in_order, kind="stable")  # grouped by id, each group in visiting order
+    sorted_ids = in_order[by_id]
+    rank_sorted = np.arange(len(ids)) - np.searchsorted(sorted_ids, sorted_ids, side="left")
+    ranks = np.empty(len(ids), int)
+    ranks[order[by_id]] = rank_sorted
+    return ranks
 
 
 def isolated_types(encoder, words, layers=None) -> TypeVectors:
