@@ -263,3 +263,24 @@ def test_torch_threads_restores_the_setting():
     assert torch.get_num_threads() == before
     with pytest.raises(ValueError, match="non-negative"), torch_threads(-2):
         pass
+
+
+def test_rmsprop_step_is_torchs_rmsprop_bit_for_bit(monkeypatch):
+    """The written-out RMSprop gives torch.optim.RMSprop's weights exactly, without calling it."""
+    import torch
+
+    from xalign.measures.probe import TorchProbe
+
+    X, y = separable(n=300, d=12, seed=2)
+    X = X + np.random.default_rng(3).normal(scale=3.0, size=X.shape).astype(np.float32)
+    for spec in (ProbeSpec("lr", config="prototyping"), ProbeSpec("mlp", kind="mlp", nhid=4, config="prototyping")):
+        ref = TorchProbe(spec, 12, 3, (1e-5, 1e-2), seed=4)
+        ref.optimizer = torch.optim.RMSprop(list(ref.params.values()))  # torch's own step
+        ref.fit(X[:240], y[:240], validation=(X[240:], y[240:]))
+        with monkeypatch.context() as m:
+            m.setattr(torch.optim.RMSprop, "step", lambda *a, **k: pytest.fail("torch's RMSprop.step was called"))
+            ours = TorchProbe(spec, 12, 3, (1e-5, 1e-2), seed=4)
+            ours.fit(X[:240], y[:240], validation=(X[240:], y[240:]))
+        assert ours.n_epochs == ref.n_epochs
+        for k in ref.params:
+            assert torch.equal(ours.params[k], ref.params[k])

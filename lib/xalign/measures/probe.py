@@ -146,8 +146,10 @@ class TorchProbe:
         else:
             l1, l2_ = nn.Linear(n_features, spec.nhid), nn.Linear(spec.nhid, n_classes)
             self.params = {"W1": rep(l1.weight.T), "b1": rep(l1.bias), "W2": rep(l2_.weight.T), "b2": rep(l2_.bias)}
-        opt = {"rmsprop": torch.optim.RMSprop, "adam": torch.optim.Adam}[s["optim"]]
-        self.optimizer = opt(list(self.params.values()))
+        if s["optim"] == "rmsprop":  # torch.optim.RMSprop's update, written out: no per-step dispatch overhead
+            self.optimizer, self.square_avg = None, [torch.zeros_like(p) for p in self.params.values()]
+        else:
+            self.optimizer = {"adam": torch.optim.Adam}[s["optim"]](list(self.params.values()))
         self.rng = np.random.default_rng(seed)
         self.shift, self.scale = None, None
         self.n_epochs = 0
@@ -198,21 +200,25 @@ class TorchProbe:
         best_state = {k: v.detach().clone() for k, v in self.params.items()}
         strikes = np.zeros(H, dtype=int)
         active = np.ones(H, dtype=bool)
-        loss_fn = torch.nn.CrossEntropyLoss()
+        cross_entropy = torch.nn.functional.cross_entropy
+        params = list(self.params.values())
+        decay = [self.l2.view((H,) + (1,) * (prm.dim() - 1)) for prm in params]  # L2 per head, broadcast
         while self.n_epochs <= self.spec.max_epoch and active.any():
             for _ in range(self.epoch_size):
                 perm = torch.from_numpy(self.rng.permutation(len(Xt)))
                 for i in range(0, len(Xt), self.batch_size):
                     idx = perm[i : i + self.batch_size]
-                    out, target = self.logits(Xt[idx], train=True), yt[idx]
-                    loss = sum(loss_fn(out[h], target) for h in range(H))
-                    self.optimizer.zero_grad()
+                    out, target = self.logits(Xt.index_select(0, idx), train=True), yt.index_select(0, idx)
+                    loss = cross_entropy(out[0], target)  # the heads' losses summed: each head's gradient is its own
+                    for h in range(1, H):
+                        loss = loss + cross_entropy(out[h], target)
+                    for prm in params:
+                        prm.grad = None
                     loss.backward()
                     with torch.no_grad():
-                        for prm in self.params.values():
-                            shape = (H,) + (1,) * (prm.dim() - 1)
-                            prm.grad.add_(prm * self.l2.view(shape))
-                    self.optimizer.step()
+                        for prm, l2 in zip(params, decay):
+                            prm.grad.add_(prm * l2)
+                    self._step(params)
             self.n_epochs += self.epoch_size
             acc = self.score_heads(Xv, yv)
             for h in np.flatnonzero(active):
@@ -228,6 +234,18 @@ class TorchProbe:
             for k, v in self.params.items():
                 v.copy_(best_state[k])
         return self.best_val.copy()
+
+    def _step(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8) -> None:
+        """One optimiser step; RMSprop exactly as ``torch.optim.RMSprop`` with its defaults (op for op)."""
+        import torch
+
+        if self.optimizer is not None:
+            self.optimizer.step()
+            return
+        with torch.no_grad():
+            for prm, sq in zip(params, self.square_avg):
+                sq.mul_(alpha).addcmul_(prm.grad, prm.grad, value=1 - alpha)
+                prm.addcdiv_(prm.grad, sq.sqrt().add_(eps), value=-lr)
 
     def predict_heads(self, X) -> np.ndarray:
         """(heads, n) predicted classes."""
