@@ -26,7 +26,6 @@ Scores are percentages: accuracy and macro-F1 on the test set.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from xalign.core.memo import array_digest
 from xalign.core.threads import torch_threads
 from xalign.measures.intervals import accuracy_ci
 
@@ -379,36 +379,28 @@ def probe_cache():
     return _probe_cache
 
 
-def array_digest(*arrays) -> str:
-    """sha256 over arrays' dtype, shape and bytes (``None`` counts as a marker)."""
-    h = hashlib.sha256()
-    for a in arrays:
-        if a is None:
-            h.update(b"<none>")
-            continue
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: int,
                 tests: list, cache: bool = True) -> tuple[list[np.ndarray], dict]:
     """:func:`fit_probe`, then predictions for every array in ``tests``; cached on disk.
 
     The key holds the inputs' digests (train, dev, every test array), the
-    spec, the seed and :data:`PROBE_CACHE_VERSION`, like the embedding cache's
+    spec without its display name (set-ups that differ only in name share a
+    fit), the seed and :data:`PROBE_CACHE_VERSION`, like the embedding cache's
     keys, so a warm rerun skips training. ``info`` gains ``dev_acc`` (percent).
     """
     X, y = np.asarray(X, np.float32), np.asarray(y)
     dev = None if dev is None else (np.asarray(dev[0], np.float32), np.asarray(dev[1]))
     tests = [np.asarray(t, np.float32) for t in tests]
     store = probe_cache() if cache else None
-    key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec), "seed": int(seed),
-           "n_classes": int(n_classes), "train": array_digest(X, y),
+    key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec.with_(name="")),
+           "seed": int(seed), "n_classes": int(n_classes), "train": array_digest(X, y),
            "dev": array_digest(*dev) if dev is not None else None, "tests": [array_digest(t) for t in tests],
            "threads": PROBE_THREADS}
     hit = store.get(key) if store is not None else None
+    if hit is None and store is not None:  # an entry written when the key still held the name: same fit
+        hit = store.get({**key, "spec": repr(spec)})
+        if hit is not None:
+            store.put(key, **hit)
     if hit is not None:
         return [hit[f"pred{i}"] for i in range(len(tests))], json.loads(str(hit["info"]))
     clf, info = fit_probe(X, y, spec, n_classes, dev, seed)
