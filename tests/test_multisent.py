@@ -146,3 +146,20 @@ def test_thesis_task_errors_name_the_parameter(monkeypatch):
         thesis_task(taskdata.xnli_task("en", "en", 15, 15), 0)
     with pytest.raises(ValueError, match="xnli_train_pairs"):
         thesis_task(taskdata.xnli_task("en", "en", None, 15), 6)
+
+
+def test_unk_share_reads_the_tokenizer_attributes_once():
+    """A fast tokenizer's attribute costs microseconds: one lookup per token made this seconds per language."""
+    reads = []
+
+    class Tok:
+        all_special_ids = (0, 1, 3)
+
+        @property
+        def unk_token_id(self):
+            reads.append(1)
+            return 3
+
+    ids = [[0, 5, 3, 3, 1]] * 1000
+    assert unk_share(ids, Tok()) == pytest.approx(2 / 3)
+    assert len(reads) <= 2

@@ -263,3 +263,51 @@ def test_torch_threads_restores_the_setting():
     assert torch.get_num_threads() == before
     with pytest.raises(ValueError, match="non-negative"), torch_threads(-2):
         pass
+
+
+def test_probes_that_differ_only_in_name_share_one_cached_fit(monkeypatch):
+    from xalign.measures import probe
+
+    X, y = separable(n=90, seed=5)
+    spec = ProbeSpec("LR", config="prototyping", kfold=3)
+    a = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)
+    monkeypatch.setattr(probe, "fit_probe", lambda *a, **k: pytest.fail("the same set-up under another name trained"))
+    b = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec.with_(name="nhid=0"), seed=1)
+    assert b["probe"] == "nhid=0" and b["acc"] == a["acc"] and b["reg"] == a["reg"]
+
+
+def test_probe_cache_reads_entries_keyed_with_the_name(monkeypatch):
+    """Entries written before the key dropped the name are still hits (and are copied to the new key)."""
+    from xalign.measures import probe
+
+    X, y = separable(n=90, seed=5)
+    spec = ProbeSpec("LR", config="prototyping", kfold=3)
+    store = probe.probe_cache()
+    real_put = store.put
+    monkeypatch.setattr(store, "put", lambda key, **arrays: real_put({**key, "spec": repr(spec)}, **arrays))
+    a = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)  # written under the old key only
+    monkeypatch.setattr(store, "put", real_put)
+    monkeypatch.setattr(probe, "fit_probe", lambda *a, **k: pytest.fail("an old entry was not found"))
+    b = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)
+    assert b["acc"] == a["acc"] and len(list(store.root.glob("*/*.npz"))) == 2
+
+
+def test_rmsprop_step_is_torchs_rmsprop_bit_for_bit(monkeypatch):
+    """The written-out RMSprop gives torch.optim.RMSprop's weights exactly, without calling it."""
+    import torch
+
+    from xalign.measures.probe import TorchProbe
+
+    X, y = separable(n=300, d=12, seed=2)
+    X = X + np.random.default_rng(3).normal(scale=3.0, size=X.shape).astype(np.float32)
+    for spec in (ProbeSpec("lr", config="prototyping"), ProbeSpec("mlp", kind="mlp", nhid=4, config="prototyping")):
+        ref = TorchProbe(spec, 12, 3, (1e-5, 1e-2), seed=4)
+        ref.optimizer = torch.optim.RMSprop(list(ref.params.values()))  # torch's own step
+        ref.fit(X[:240], y[:240], validation=(X[240:], y[240:]))
+        with monkeypatch.context() as m:
+            m.setattr(torch.optim.RMSprop, "step", lambda *a, **k: pytest.fail("torch's RMSprop.step was called"))
+            ours = TorchProbe(spec, 12, 3, (1e-5, 1e-2), seed=4)
+            ours.fit(X[:240], y[:240], validation=(X[240:], y[240:]))
+        assert ours.n_epochs == ref.n_epochs
+        for k in ref.params:
+            assert torch.equal(ours.params[k], ref.params[k])

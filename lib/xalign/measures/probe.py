@@ -26,7 +26,6 @@ Scores are percentages: accuracy and macro-F1 on the test set.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -34,6 +33,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from xalign.core.memo import array_digest
 from xalign.core.threads import torch_threads
 from xalign.measures.intervals import accuracy_ci
 
@@ -146,8 +146,10 @@ class TorchProbe:
         else:
             l1, l2_ = nn.Linear(n_features, spec.nhid), nn.Linear(spec.nhid, n_classes)
             self.params = {"W1": rep(l1.weight.T), "b1": rep(l1.bias), "W2": rep(l2_.weight.T), "b2": rep(l2_.bias)}
-        opt = {"rmsprop": torch.optim.RMSprop, "adam": torch.optim.Adam}[s["optim"]]
-        self.optimizer = opt(list(self.params.values()))
+        if s["optim"] == "rmsprop":  # torch.optim.RMSprop's update, written out: no per-step dispatch overhead
+            self.optimizer, self.square_avg = None, [torch.zeros_like(p) for p in self.params.values()]
+        else:
+            self.optimizer = {"adam": torch.optim.Adam}[s["optim"]](list(self.params.values()))
         self.rng = np.random.default_rng(seed)
         self.shift, self.scale = None, None
         self.n_epochs = 0
@@ -198,21 +200,25 @@ class TorchProbe:
         best_state = {k: v.detach().clone() for k, v in self.params.items()}
         strikes = np.zeros(H, dtype=int)
         active = np.ones(H, dtype=bool)
-        loss_fn = torch.nn.CrossEntropyLoss()
+        cross_entropy = torch.nn.functional.cross_entropy
+        params = list(self.params.values())
+        decay = [self.l2.view((H,) + (1,) * (prm.dim() - 1)) for prm in params]  # L2 per head, broadcast
         while self.n_epochs <= self.spec.max_epoch and active.any():
             for _ in range(self.epoch_size):
                 perm = torch.from_numpy(self.rng.permutation(len(Xt)))
                 for i in range(0, len(Xt), self.batch_size):
                     idx = perm[i : i + self.batch_size]
-                    out, target = self.logits(Xt[idx], train=True), yt[idx]
-                    loss = sum(loss_fn(out[h], target) for h in range(H))
-                    self.optimizer.zero_grad()
+                    out, target = self.logits(Xt.index_select(0, idx), train=True), yt.index_select(0, idx)
+                    loss = cross_entropy(out[0], target)  # the heads' losses summed: each head's gradient is its own
+                    for h in range(1, H):
+                        loss = loss + cross_entropy(out[h], target)
+                    for prm in params:
+                        prm.grad = None
                     loss.backward()
                     with torch.no_grad():
-                        for prm in self.params.values():
-                            shape = (H,) + (1,) * (prm.dim() - 1)
-                            prm.grad.add_(prm * self.l2.view(shape))
-                    self.optimizer.step()
+                        for prm, l2 in zip(params, decay):
+                            prm.grad.add_(prm * l2)
+                    self._step(params)
             self.n_epochs += self.epoch_size
             acc = self.score_heads(Xv, yv)
             for h in np.flatnonzero(active):
@@ -228,6 +234,18 @@ class TorchProbe:
             for k, v in self.params.items():
                 v.copy_(best_state[k])
         return self.best_val.copy()
+
+    def _step(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8) -> None:
+        """One optimiser step; RMSprop exactly as ``torch.optim.RMSprop`` with its defaults (op for op)."""
+        import torch
+
+        if self.optimizer is not None:
+            self.optimizer.step()
+            return
+        with torch.no_grad():
+            for prm, sq in zip(params, self.square_avg):
+                sq.mul_(alpha).addcmul_(prm.grad, prm.grad, value=1 - alpha)
+                prm.addcdiv_(prm.grad, sq.sqrt().add_(eps), value=-lr)
 
     def predict_heads(self, X) -> np.ndarray:
         """(heads, n) predicted classes."""
@@ -361,36 +379,28 @@ def probe_cache():
     return _probe_cache
 
 
-def array_digest(*arrays) -> str:
-    """sha256 over arrays' dtype, shape and bytes (``None`` counts as a marker)."""
-    h = hashlib.sha256()
-    for a in arrays:
-        if a is None:
-            h.update(b"<none>")
-            continue
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
 def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: int,
                 tests: list, cache: bool = True) -> tuple[list[np.ndarray], dict]:
     """:func:`fit_probe`, then predictions for every array in ``tests``; cached on disk.
 
     The key holds the inputs' digests (train, dev, every test array), the
-    spec, the seed and :data:`PROBE_CACHE_VERSION`, like the embedding cache's
+    spec without its display name (set-ups that differ only in name share a
+    fit), the seed and :data:`PROBE_CACHE_VERSION`, like the embedding cache's
     keys, so a warm rerun skips training. ``info`` gains ``dev_acc`` (percent).
     """
     X, y = np.asarray(X, np.float32), np.asarray(y)
     dev = None if dev is None else (np.asarray(dev[0], np.float32), np.asarray(dev[1]))
     tests = [np.asarray(t, np.float32) for t in tests]
     store = probe_cache() if cache else None
-    key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec), "seed": int(seed),
-           "n_classes": int(n_classes), "train": array_digest(X, y),
+    key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec.with_(name="")),
+           "seed": int(seed), "n_classes": int(n_classes), "train": array_digest(X, y),
            "dev": array_digest(*dev) if dev is not None else None, "tests": [array_digest(t) for t in tests],
            "threads": PROBE_THREADS}
     hit = store.get(key) if store is not None else None
+    if hit is None and store is not None:  # an entry written when the key still held the name: same fit
+        hit = store.get({**key, "spec": repr(spec)})
+        if hit is not None:
+            store.put(key, **hit)
     if hit is not None:
         return [hit[f"pred{i}"] for i in range(len(tests))], json.loads(str(hit["info"]))
     clf, info = fit_probe(X, y, spec, n_classes, dev, seed)

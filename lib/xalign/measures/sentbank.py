@@ -18,12 +18,32 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xalign.core.cache import text_hash
+from xalign.core.memo import cached
 from xalign.measures.probe import Batcher
 
 
 def unique(texts: Sequence[str]) -> list[str]:
     """Texts without repeats, first occurrence order."""
     return list(dict.fromkeys(texts))
+
+
+def encoder_identity(enc) -> dict:
+    """What an encoder's vectors depend on: its cache keys' fields and its batching (a memo key part)."""
+    return {"model": enc.name, "revision": enc.revision, "prefix": enc.prefix, "max_length": enc.max_length,
+            "precision": enc.autocast or str(enc.model.dtype), "chunk_size": enc.chunk_size,
+            "batch_tokens": enc.batch_tokens}
+
+
+def memo_bank(name: str, enc, texts: Sequence[str], key: dict, compute, code=()):
+    """``compute()`` memoised in the encoder's cache under the encoder, the texts and ``key``.
+
+    A warm rerun then reads the bank (only the layers kept) instead of every
+    all-layer cache chunk. ``code``: modules besides this one and the encoder's."""
+    import sys
+
+    full = {**encoder_identity(enc), "texts": text_hash(texts), **key}
+    return cached(name, full, compute, code=[sys.modules[__name__], type(enc), *code], store=enc.cache)
 
 
 @dataclass
@@ -47,17 +67,22 @@ class SentenceBank:
     @classmethod
     def from_encoder(cls, enc, texts: Sequence[str], poolings: Sequence[str] = ("mean", "first"),
                      keep_layers: Sequence[int] | None = None, block: int = 4096,
-                     desc: str | None = None, dtype=np.float32) -> SentenceBank:
+                     desc: str | None = None, dtype=np.float32, memo: bool = True) -> SentenceBank:
         """Encode ``texts`` (all layers, one pass, cached) and keep ``keep_layers`` (default all).
 
         The encoder is called on blocks of ``block`` texts (a multiple of its
         cache chunk) so memory stays bounded and cache entries are the same
         as for one call. ``dtype=np.float16`` halves the memory of a large
-        bank (batchers still return float32).
+        bank (batchers still return float32). With ``memo`` the bank itself
+        is kept in the encoder's cache (see :func:`memo_bank`).
         """
         texts = unique(texts)
         all_layers = list(range(enc.n_layers))
         keep = all_layers if keep_layers is None else [int(x) % enc.n_layers for x in keep_layers]
+        if memo:
+            key = {"poolings": list(poolings), "keep": keep, "dtype": np.dtype(dtype).str}
+            return memo_bank("sentbank.from_encoder", enc, texts, key, lambda: cls.from_encoder(
+                enc, texts, poolings, keep, block, desc, dtype, memo=False))
         block = max(enc.chunk_size, block - block % enc.chunk_size)
         parts: dict[str, list[np.ndarray]] = {p: [] for p in poolings}
         for s in range(0, len(texts), block):
@@ -115,10 +140,11 @@ def cbow_vectors(enc, texts: Sequence[str]) -> np.ndarray:
     return out
 
 
-def cbow_bank(enc, texts: Sequence[str]) -> SentenceBank:
-    """A bank with one pooling, ``"cbow"`` (layer 0): see :func:`cbow_vectors`."""
+def cbow_bank(enc, texts: Sequence[str], memo: bool = True) -> SentenceBank:
+    """A bank with one pooling, ``"cbow"`` (layer 0): see :func:`cbow_vectors`; memoised with ``memo``."""
     texts = unique(texts)
-    return SentenceBank(texts, {"cbow": cbow_vectors(enc, texts)[:, None, :]}, {"cbow": [0]})
+    compute = lambda: SentenceBank(texts, {"cbow": cbow_vectors(enc, texts)[:, None, :]}, {"cbow": [0]})
+    return memo_bank("sentbank.cbow_bank", enc, texts, {}, compute) if memo else compute()
 
 
 def union_batcher(banks: Sequence[SentenceBank], name: str, layer: int = -1) -> Batcher:

@@ -29,6 +29,7 @@ a WordPiece vocabulary (mBERT) it is the word itself, exactly
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -37,7 +38,7 @@ from xalign.core.cache import text_hash
 from xalign.data import taskdata
 from xalign.data.tasks import Split, Task
 from xalign.measures.probe import ProbeSpec
-from xalign.measures.sentbank import SentenceBank, unique
+from xalign.measures.sentbank import SentenceBank, memo_bank, unique
 
 SP_MARKER = "\u2581"
 
@@ -111,9 +112,10 @@ def trace(text: str, tokenizer, latin1: bool = True) -> dict:
 
 def unk_share(ids: Sequence[Sequence[int]], tokenizer) -> float:
     """Fraction of the non-special tokens that are the unknown token."""
-    special = set(tokenizer.all_special_ids) - {tokenizer.unk_token_id}
+    unk = tokenizer.unk_token_id  # looked up once: a tokenizer attribute costs microseconds per access
+    special = set(tokenizer.all_special_ids) - {unk}
     toks = [t for seq in ids for t in seq if t not in special]
-    return float(np.mean([t == tokenizer.unk_token_id for t in toks])) if toks else float("nan")
+    return float(np.mean([t == unk for t in toks])) if toks else float("nan")
 
 
 def encode_ids(enc, ids: Sequence[Sequence[int]], poolings: Sequence[str] = ("first", "mean"),
@@ -148,13 +150,19 @@ def thesis_bank(enc, texts: Sequence[str], latin1: bool = True, poolings: Sequen
                 keep_layers: Sequence[int] | None = None) -> tuple[SentenceBank, float]:
     """Sentence vectors along the thesis' input path; returns (bank, unknown-token share).
 
-    The bank is keyed by the original texts, so it plugs into the same tasks.
+    The bank is keyed by the original texts, so it plugs into the same tasks;
+    both are memoised in the encoder's cache (:func:`~xalign.measures.sentbank.memo_bank`).
     """
     texts = unique(texts)
-    ids = thesis_ids(texts, enc.tokenizer, latin1)
     keep = list(range(enc.n_layers)) if keep_layers is None else [int(x) % enc.n_layers for x in keep_layers]
-    vec = encode_ids(enc, ids, poolings, layers=keep)
-    return SentenceBank(texts, vec, {p: keep for p in poolings}), unk_share(ids, enc.tokenizer)
+
+    def compute():
+        ids = thesis_ids(texts, enc.tokenizer, latin1)
+        vec = encode_ids(enc, ids, poolings, layers=keep)
+        return SentenceBank(texts, vec, {p: keep for p in poolings}), unk_share(ids, enc.tokenizer)
+
+    key = {"latin1": bool(latin1), "poolings": list(poolings), "keep": keep}
+    return memo_bank("nyholm2020.thesis_bank", enc, texts, key, compute, code=[sys.modules[__name__]])
 
 
 def thesis_probes(task: str = "xnli", max_epoch: int | None = None) -> list[ProbeSpec]:
