@@ -167,7 +167,7 @@ class ChapterRun:
             "git_commit": git_commit(), "code_hash": code_hash(),
             "python": platform.python_version(), "packages": _package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
-            "peak_rss_mib": peak_rss_mib(),
+            "peak_rss_mib": peak_rss_mib(), "cpu_time_s": cpu_time_s(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "notes": self.notes,
             "tables": {k: vars(v) for k, v in self.tables.items()},
@@ -184,6 +184,16 @@ def peak_rss_mib() -> float | None:
     except ImportError:  # not on this platform
         return None
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def cpu_time_s() -> float | None:
+    """CPU seconds (user + system) this process has used so far: the chapter kernel's, where a chapter saves."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return round(ru.ru_utime + ru.ru_stime, 1)
 
 
 def params_model(params: dict) -> str | None:
