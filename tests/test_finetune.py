@@ -168,9 +168,11 @@ def test_recompute_keeps_fewer_activations(tiny_model):
     for k in (0, len(rec.layers)):
         rec.set(k)
         sizes = {}
-        with torch.autograd.graph.saved_tensors_hooks(
-                lambda t: sizes.setdefault(t.untyped_storage().data_ptr(), t.untyped_storage().nbytes()) and t,
-                lambda t: t):
+
+        def pack(t, sizes=sizes):
+            sizes.setdefault(t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
             model(feats)["sentence_embedding"].sum().backward()
         kept[k] = sum(sizes.values())
     rec.close()
