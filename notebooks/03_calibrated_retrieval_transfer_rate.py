@@ -276,7 +276,10 @@ display(STS_NONE.pivot_table(index="track", columns="model", values="value").rou
 # matrix frozen (it holds 96M of e5-small's 118M
 # parameters; freezing it saves most of the optimiser's CPU time, and words
 # that do not occur in the English data would not be updated anyway). Runs are
-# cached by their full configuration: a rerun does not retrain.
+# cached by their configuration (seed included), training data and training
+# code: a rerun does not retrain, and the checkpoints' scores below are cached
+# too. Long steps recompute part of their activations in the backward pass
+# to stay within memory (the weights are bit-identical either way).
 
 # %%
 NLI_ALL = finetune.nli_training_pairs(sentdata.snli_rows(("dev", "test")))
@@ -447,10 +450,10 @@ FEATS = {m: transfer.encode_pair_features(e, XNLI, layer=report.layer_for_xnli(m
 
 # %%
 CONTROL_DATA = XNLI.head("test", P.control_n_test)
-CONTROL_FEATS = {
+CONTROL_FEATS = {  # after fine-tuning, only what the control reads is encoded: English train, every test split
     m: (transfer.head_features(FEATS[m], "test", P.control_n_test),
-        transfer.encode_pair_features(CAL_ENC[m], CONTROL_DATA, layer=report.layer_for_xnli(m, CAL_BEST, P.xnli_layer),
-                                      splits=("train", "test")))
+        transfer.control_features(CAL_ENC[m], CONTROL_DATA, "en",
+                                  layer=report.layer_for_xnli(m, CAL_BEST, P.xnli_layer)))
     for m in MODELS}
 control = pd.concat([transfer.control_before_after(b, a, "en", Cs=P.xnli_Cs, classifier=P.xnli_classifier,
                                                    seed=P.seed).assign(model=m)

@@ -140,10 +140,14 @@ def test_finetuning_changes():
     assert out.loc[("e5", "ours"), "change in CLSR"] == 5.5
 
 
-def _patch_checkpoint_loading(monkeypatch):
+def _patch_checkpoint_loading(monkeypatch, loaded=None):
     from xalign.core import encoders
 
-    monkeypatch.setattr(encoders, "load_encoder", lambda path, prefix="", progress=False: FakeEncoder())
+    def load(path, prefix="", progress=False):
+        if loaded is not None:
+            loaded.append(str(path))
+        return FakeEncoder()
+    monkeypatch.setattr(encoders, "load_encoder", load)
     sts_layers = []
 
     def fake_sts(enc, tracks, layers=None, n=None, loader=None):
@@ -161,7 +165,7 @@ def test_evaluate_checkpoints_uses_the_validation_pairs_it_is_given(monkeypatch)
         asked.append((src, tgt))
         return [(f"{src}:{i}", f"{tgt}:{i}") for i in range(12)]
     ev = cal.evaluate_checkpoints([(0.5, "ckpt-1"), (1.0, "ckpt-2")], val_pairs=[("en", "de")], loader=wmt)
-    assert asked == [("en", "de"), ("en", "de")]  # not the three default pairs
+    assert asked == [("en", "de")]  # not the three default pairs, and read once for both checkpoints
     assert list(ev.layer) == [1, 1] and (ev.validation == 100).all()
 
 
@@ -178,3 +182,29 @@ def test_evaluate_checkpoints_keeps_the_layer_chosen_before_finetuning(monkeypat
     assert free.layer.tolist() == [1]
     with pytest.raises(ValueError, match="val_pairs"):
         cal.evaluate_checkpoints([(1.0, "ckpt")], val_pairs=[])
+
+
+def test_evaluate_checkpoints_is_memoised_per_checkpoint(monkeypatch, tmp_path):
+    """A rerun loads no checkpoint; a rewritten checkpoint (or another layer) is evaluated again."""
+    from xalign.core.cache import EmbeddingCache
+
+    loaded = []
+    _patch_checkpoint_loading(monkeypatch, loaded)
+    store = EmbeddingCache(tmp_path / "store")
+    ckpts = [(0.5, tmp_path / "ckpt-01"), (1.0, tmp_path / "ckpt-02")]
+    for _, path in ckpts:
+        path.mkdir()
+        (path / "model.safetensors").write_bytes(path.name.encode())
+
+    def wmt(src, tgt):
+        return [(f"{src}:{i}", f"{tgt}:{i}") for i in range(12)]
+    first = cal.evaluate_checkpoints(ckpts, val_pairs=[("en", "de")], loader=wmt, store=store)
+    assert len(loaded) == 2
+    again = cal.evaluate_checkpoints(ckpts, val_pairs=[("en", "de")], loader=wmt, store=store)
+    assert len(loaded) == 2  # served from the memo: no checkpoint loaded
+    pd.testing.assert_frame_equal(first, again)
+    (tmp_path / "ckpt-02" / "model.safetensors").write_bytes(b"retrained, new weights")
+    cal.evaluate_checkpoints(ckpts, val_pairs=[("en", "de")], loader=wmt, store=store)
+    assert loaded[2:] == [str(tmp_path / "ckpt-02")]
+    cal.evaluate_checkpoints(ckpts, val_pairs=[("en", "de")], loader=wmt, store=store, layer=0)
+    assert len(loaded) == 5

@@ -133,3 +133,92 @@ def test_bf16_autocast_trains_and_keeps_old_cache_keys(tiny_model):
     plain = ft.run_key("m", "r", "", NLI, STS, ft.SentenceFinetuneConfig())
     assert "bf16" not in plain["config"]
     assert ft.run_key("m", "r", "", NLI, STS, ft.SentenceFinetuneConfig(bf16=True))["config"]["bf16"] is True
+
+
+def _train(tiny_model, budget):
+    import torch
+
+    torch.manual_seed(0)  # the unused pooler is initialised at random
+    model = ft.build_sentence_transformer(str(tiny_model), max_length=16, device="cpu")
+    cfg = ft.SentenceFinetuneConfig(batch_size=4, nli_epochs=2, sts_epochs=2, checkpoints=1, lr=1e-2, warmup=0.0)
+    losses = ft.train_steps(model, NLI, STS, cfg, progress=False, activation_budget_gb=budget)
+    assert not any("forward" in layer.__dict__ for layer in model.modules())  # the layers are restored
+    return losses, {k: v.detach().clone() for k, v in model.state_dict().items() if torch.is_tensor(v)}
+
+
+def test_recomputing_activations_gives_bit_identical_training(tiny_model):
+    """A budget so small that every layer is recomputed in every step changes nothing, to the bit
+    (dropout draws the same masks in the recomputation)."""
+    plain, w_plain = _train(tiny_model, None)
+    tight, w_tight = _train(tiny_model, 1e-12)
+    assert plain["loss"].tolist() == tight["loss"].tolist()
+    assert w_plain.keys() == w_tight.keys() and all((w_plain[k] == w_tight[k]).all() for k in w_plain)
+
+
+def test_recompute_keeps_fewer_activations(tiny_model):
+    import torch
+
+    from xalign.papers.calibrated2023.activations import Recompute, layers_to_recompute
+
+    model = ft.build_sentence_transformer(str(tiny_model), max_length=16, device="cpu")
+    model.train()
+    feats = model.preprocess([ex[0] for ex in NLI])
+    rec = Recompute(model)
+    kept = {}
+    for k in (0, len(rec.layers)):
+        rec.set(k)
+        sizes = {}
+
+        def pack(t, sizes=sizes):
+            sizes.setdefault(t.untyped_storage().data_ptr(), t.untyped_storage().nbytes())
+            return t
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            model(feats)["sentence_embedding"].sum().backward()
+        kept[k] = sum(sizes.values())
+    rec.close()
+    assert len(rec.layers) == 2 and kept[2] < 0.6 * kept[0]
+    # the budget arithmetic: 1,000 tokens x 384 units x ACTIVATION_BYTES per layer
+    per_layer_gb = 1000 * 384 * 104 / 1e9
+    assert layers_to_recompute(1000, 12, 384, None) == 0
+    assert layers_to_recompute(1000, 12, 384, 12 * per_layer_gb) == 0
+    assert layers_to_recompute(1000, 12, 384, 8.5 * per_layer_gb) == 4
+    assert layers_to_recompute(1000, 12, 384, 0.0) == 12
+
+
+def test_run_key_holds_the_training_code(tiny_model, tmp_path, monkeypatch):
+    """A run is keyed by config (seed included), data and code: an edit of the loop retrains."""
+    key = ft.run_key("m", "r", "", NLI, STS, ft.SentenceFinetuneConfig())
+    assert key["code"] == ft.training_code_digest() and key["config"]["seed"] == 0
+    assert ft.run_key("m", "r", "", NLI, STS, ft.SentenceFinetuneConfig(seed=1)) != key
+    assert ft.run_key("m", "r", "", NLI[:3], STS, ft.SentenceFinetuneConfig()) != key
+    cfg = ft.SentenceFinetuneConfig(batch_size=2, nli_epochs=1, sts_epochs=0, checkpoints=1, lr=1e-3)
+    first = ft.finetune_sentence_encoder(str(tiny_model), NLI, [], cfg, cache_root=tmp_path, device="cpu",
+                                         progress=False)
+    assert ft.finetune_sentence_encoder(str(tiny_model), NLI, [], cfg, cache_root=tmp_path, device="cpu").cached
+    monkeypatch.setattr(ft, "TRAINING_CODE", ft.TRAINING_CODE + (ft.subsample,))  # the code changed
+    again = ft.finetune_sentence_encoder(str(tiny_model), NLI, [], cfg, cache_root=tmp_path, device="cpu",
+                                         progress=False)
+    assert not again.cached and again.directory != first.directory
+
+
+def test_freed_memory_returned_gives_large_blocks_back():
+    """Inside the context a freed 10 MiB block leaves the process at once, even with smaller live
+    blocks between them (glibc's default, after a large block was freed once, keeps them all)."""
+    from xalign.papers.calibrated2023.activations import freed_memory_returned
+
+    def rss_gb():
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1e6
+
+    warm = np.ones(2 << 20)  # a freed 16 MiB block raises glibc's dynamic mmap threshold to 16 MiB
+    del warm
+    with freed_memory_returned():
+        base = rss_gb()
+        big, small = [], []
+        for _ in range(50):
+            big.append(np.ones(10 << 17))  # 10 MiB
+            small.append(np.ones(25_000))  # 200 kB, stays alive between them
+        grown = rss_gb()
+        del big
+        after = rss_gb()
+    assert grown - base > 0.45 and after - base < 0.1

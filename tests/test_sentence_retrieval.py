@@ -83,3 +83,22 @@ def test_layerwise_sts():
     df = layerwise_sts(U, V, [5.0, 3.0, 1.0, 0.0], layers=[5, 7])
     assert list(df["layer"]) == [5, 7]
     assert df["value"].tolist() == pytest.approx([100.0, -100.0])
+
+
+def test_spearman_is_bit_identical_to_scipy():
+    """The bootstrap's fast Spearman: the same float as scipy's, ties (resampled rows) included."""
+    from scipy.stats import rankdata, spearmanr
+
+    from xalign.measures.sts import average_ranks, spearman
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(3, 300))
+        idx = rng.integers(0, n, n)  # a bootstrap resample: repeated rows, tied values
+        a, b = rng.normal(size=n)[idx], (np.round(rng.normal(size=n) * 2) / 2)[idx]
+        assert (average_ranks(a) == rankdata(a)).all()
+        assert spearman(a, b) == spearmanr(a, b).statistic
+    assert np.isnan(spearman([1.0, 1.0, 1.0], [1.0, 2.0, 3.0]))
+    assert np.isnan(spearman([1.0, np.nan, 3.0], [1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="shape"):
+        spearman([1.0, 2.0], [1.0, 2.0, 3.0])

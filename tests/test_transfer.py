@@ -122,3 +122,66 @@ def test_pair_features():
     u = np.array([[1.0, 2.0]])
     v = np.array([[3.0, -1.0]])
     assert pair_features(u, v).tolist() == [[1, 2, 3, -1, 2, 3, 3, -2]]
+
+
+def _separable(seed=0):
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(3, 5)) * 4
+
+    def make(n, shift):
+        y = rng.integers(0, 3, n)
+        return (centers[y] + rng.normal(size=(n, 5)) + shift).astype(np.float32), y
+
+    return {lang: {s: make(60, shift) for s in ("train", "val", "test")} for lang, shift in (("en", 0.0), ("xx", 1.0))}
+
+
+def test_frozen_transfer_is_memoised_on_its_features(tmp_path, monkeypatch):
+    """A warm rerun fits nothing; other features or another C grid are fitted again."""
+    from xalign.core.cache import EmbeddingCache
+    from xalign.papers.calibrated2023 import transfer
+
+    fits = []
+    make = transfer.make_classifier
+    monkeypatch.setattr(transfer, "make_classifier", lambda *a, **k: fits.append(a) or make(*a, **k))
+    store = EmbeddingCache(tmp_path)
+    feats = _separable()
+    first = frozen_transfer(feats, ["en"], Cs=(0.1, 1.0), keep_hits=True, store=store)
+    assert len(fits) == 2
+    again = frozen_transfer(feats, ["en"], Cs=(0.1, 1.0), keep_hits=True, store=store)
+    assert len(fits) == 2 and again[1] == first[1]
+    pd.testing.assert_frame_equal(again[0].drop(columns="hits"), first[0].drop(columns="hits"))
+    assert all((a == b).all() for a, b in zip(again[0]["hits"], first[0]["hits"]))
+    frozen_transfer(feats, ["en"], Cs=(0.1,), keep_hits=True, store=store)
+    feats["xx"]["test"][0][0, 0] += 1.0
+    frozen_transfer(feats, ["en"], Cs=(0.1, 1.0), keep_hits=True, store=store)
+    assert len(fits) == 5
+
+
+class _CountingEncoder:
+    """Texts -> a fixed random vector each (one layer); counts the texts it is asked to encode."""
+
+    n_layers, dim, name, prefix = 1, 4, "counting", ""
+
+    def __init__(self):
+        self.n_texts = 0
+
+    def encode_sentences(self, texts, pooling="mean", layers=None):
+        self.n_texts += len(texts)
+        return np.stack([np.random.default_rng(sum(map(ord, t))).normal(size=(1, 4)) for t in texts]).astype(np.float32)
+
+
+def test_control_features_encode_only_what_the_control_reads(tmp_path):
+    from xalign.core.cache import EmbeddingCache
+    from xalign.papers.calibrated2023.transfer import control_before_after, control_features, encode_pair_features
+
+    data = xnli_manual(["en", "de", "fr"], seed=1, loader=_toy_rows)
+    full_enc, lean_enc = _CountingEncoder(), _CountingEncoder()
+    full = encode_pair_features(full_enc, data, splits=("train", "test"))
+    lean = control_features(lean_enc, data, "en")
+    assert list(lean) == ["en", "de", "fr"] and set(lean["en"]) == {"train", "test"} and set(lean["de"]) == {"test"}
+    assert lean_enc.n_texts < 0.5 * full_enc.n_texts
+    before = encode_pair_features(_CountingEncoder(), data)
+    pd.testing.assert_frame_equal(control_before_after(before, full, Cs=(0.1, 1.0), store=EmbeddingCache(tmp_path / "a")),
+                                  control_before_after(before, lean, Cs=(0.1, 1.0), store=EmbeddingCache(tmp_path / "b")))
+    with pytest.raises(ValueError, match="source language"):
+        control_features(lean_enc, data, "sw")

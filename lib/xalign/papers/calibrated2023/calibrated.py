@@ -16,6 +16,8 @@ with the number of languages.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -172,12 +174,24 @@ def with_average(frame: pd.DataFrame, key: str, label: str = "avg", by: Sequence
     return pd.concat([frame, avg[[c for c in frame.columns if c in avg.columns]]], ignore_index=True)
 
 
+def checkpoint_identity(path) -> dict:
+    """What identifies a checkpoint directory's weights without loading them: its path and the names,
+    sizes and modification times of its files (a rewritten checkpoint gets a new identity)."""
+    p = Path(path)
+    files = sorted((f.name, f.stat().st_size, f.stat().st_mtime_ns) for f in p.iterdir() if f.is_file())
+    return {"path": str(p.resolve()), "files": files}
+
+
+def _rows_digest(rows) -> str:
+    return hashlib.sha256(json.dumps(rows, ensure_ascii=False, default=str).encode()).hexdigest()
+
+
 def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str = "", val_n: int | None = None,
                          seed: int = 0, tracks: Sequence[str] = STS_MONOLINGUAL, sts_n: int | None = None,
                          tatoeba_langs: Sequence[str] = (), tatoeba_n: int | None = None,
                          method: str = "cosine", progress: bool = False, *,
                          val_pairs: Sequence[tuple[str, str]] = VALIDATION_PAIRS, layer: int | None = None,
-                         loader=None) -> pd.DataFrame:
+                         loader=None, store=None) -> pd.DataFrame:
     """Validation retrieval, STS and optionally Tatoeba of each checkpoint.
 
     ``val_pairs``: the validation language pairs (as for :func:`validation_retrieval`).
@@ -188,26 +202,56 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
     training done, ``path``, ``layer``, ``validation`` (% at that layer, mean of pairs and
     directions), ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
     ``tatoeba_langs``, ``tatoeba`` (mean accuracy %, both directions).
+
+    The row of a checkpoint directory is memoised (:func:`xalign.core.memo.cached`, in ``store``)
+    under its :func:`checkpoint_identity`, the parameters, a digest of the data and the code, so a
+    rerun neither loads nor encodes with it.
     """
-    from xalign.core.encoders import load_encoder
+    from xalign.core import memo
+    from xalign.core.encoders import default_device, load_encoder
+    from xalign.data.sentdata import sts2017_pairs, tatoeba_pairs
+    from xalign.measures import retrieval, sentence_retrieval, sts
 
     val_pairs = [tuple(p) for p in val_pairs]
     if not val_pairs:
         raise ValueError("val_pairs is empty: no validation pairs to choose a checkpoint on")
-    rows = []
-    for fraction, path in checkpoints:
+    if loader is None:
+        from xalign.data.corpora import wmt_newstest
+
+        def loader(src, tgt):
+            return wmt_newstest("wmt21", f"{src}-{tgt}")
+    val_data = {p: loader(*p) for p in val_pairs}  # read once for all checkpoints
+    tat_data = {lang: tatoeba_pairs(lang) for lang in tatoeba_langs}
+    key = {"prefix": prefix, "val_pairs": val_pairs, "val_n": val_n, "seed": seed, "tracks": list(tracks),
+           "sts_n": sts_n, "tatoeba_langs": list(tatoeba_langs), "tatoeba_n": tatoeba_n, "method": method,
+           "layer": layer, "device": default_device(),
+           "data": _rows_digest([list(val_data.values()), list(tat_data.values()),
+                                 [sts2017_pairs(t)[:sts_n] for t in tracks]])}
+
+    def evaluate(fraction, path) -> dict:
         enc = load_encoder(str(path), prefix=prefix, progress=progress)
         val = validation_retrieval(enc, val_pairs, n=val_n, seed=seed, method=method,
-                                   layers=None if layer is None else [layer], loader=loader)
+                                   layers=None if layer is None else [layer], loader=lambda s, t: val_data[(s, t)])
         at = validation_best_layer(val) if layer is None else int(layer) % max(getattr(enc, "n_layers", 1), 1)
         row = {"fraction": float(fraction), "path": str(path), "layer": at,
                "validation": float(at_layer(val[val.direction == "mean"], at)["value"].mean()),
                "sts": float(sts_scores(enc, tracks, layers=[at], n=sts_n)["value"].mean())}
         if tatoeba_langs:
-            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[at], method=method)
+            tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[at], method=method,
+                                    loader=tat_data.__getitem__)
             row["tatoeba"] = float(tat[tat.direction == "mean"]["value"].mean())
+        return row
+
+    rows = []
+    for fraction, path in checkpoints:
+        if not Path(path).is_dir():  # nothing on disk to identify it by: not memoised
+            rows.append(evaluate(fraction, path))
+            continue
+        row = memo.cached("calibrated2023.checkpoint_scores",
+                          {**key, "checkpoint": checkpoint_identity(path), "fraction": float(fraction)},
+                          lambda f=fraction, p=path: evaluate(f, p),
+                          code=[evaluate_checkpoints, sentence_retrieval, retrieval, sts], store=store)
         rows.append(row)
-        del enc
     return pd.DataFrame(rows)
 
 

@@ -27,9 +27,9 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
 
 from xalign.measures.intervals import accuracy_ci, paired_bootstrap_ci, stratified_bootstrap_ci
+from xalign.measures.sts import spearman
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import finetune, transfer
 
@@ -46,7 +46,7 @@ def drop_items(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _spearman100(a: np.ndarray) -> float:
     """Spearman x 100 between column 0 (cosines) and the last column (gold)."""
-    return float(100 * spearmanr(a[:, 0], a[:, -1]).statistic)
+    return float(100 * spearman(a[:, 0], a[:, -1]))
 
 
 def _with_ci(frame: pd.DataFrame, seed: int) -> pd.DataFrame:
@@ -159,7 +159,7 @@ def change_intervals(tatoeba: pd.DataFrame, sts: pd.DataFrame, before: str = "no
                 groups = [np.c_[b[k][:, 0], a[k][:, 0], b[k][:, 1]] for k in keys]
 
                 def stat(x):
-                    return 100 * (spearmanr(x[:, 1], x[:, 2]).statistic - spearmanr(x[:, 0], x[:, 2]).statistic)
+                    return 100 * (spearman(x[:, 1], x[:, 2]) - spearman(x[:, 0], x[:, 2]))
             lo, hi = stratified_bootstrap_ci(groups, stat, np.mean, N_BOOT, LEVEL, seed)
             rows.append({"model": model, "task": task, "ci_lo": lo, "ci_hi": hi})
     return pd.DataFrame(rows, columns=["model", "task", "ci_lo", "ci_hi"])

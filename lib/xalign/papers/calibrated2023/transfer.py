@@ -1,31 +1,26 @@
 """Cross-lingual transfer on XNLI: zero-shot, translate-train-all, transfer rate and gap.
 
-Data ("XNLI Manual", Sec. 4.1 of the calibrated-retrieval paper): for each
-language the human-translated, labelled dev (2,490 rows) and test (5,010
-rows) sets are concatenated and split 8:1:1 into train, validation and test.
-The files are line-parallel, and rows come in groups of three hypotheses for
-one premise; we split by premise group (no premise in two splits) with the
-same indices in every language, so the test sets stay translations of each
-other.
+Data ("XNLI Manual", Sec. 4.1 of the calibrated-retrieval paper): for each language the
+human-translated, labelled dev (2,490 rows) and test (5,010 rows) sets are concatenated and split
+8:1:1 into train, validation and test. The files are line-parallel, and rows come in groups of three
+hypotheses for one premise; we split by premise group (no premise in two splits) with the same
+indices in every language, so the test sets stay translations of each other.
 
 Two ways to train a classifier:
 
-- ``"frozen"`` (the default profile, 2 CPU cores): the encoder is not
-  trained; each pair (premise u, hypothesis v) becomes the SentEval feature
-  vector [u, v, |u - v|, u * v] of mean-pooled sentence vectors, and a
-  scikit-learn logistic regression (or MLP) is trained on it; the inverse
-  regularisation strength is chosen on the validation splits.
-- ``"finetune"`` (the paper's protocol, for a GPU): the whole encoder is
-  fine-tuned with a classification head (:func:`finetune_nli`), validated
-  every 5% of the steps, the checkpoint with the best mean validation accuracy
-  over all languages kept; learning rate and batch size searched; test
-  accuracy averaged over seeds.
+- ``"frozen"`` (the default profile, 2 CPU cores): the encoder is not trained; each pair (premise
+  u, hypothesis v) becomes the SentEval feature vector [u, v, |u - v|, u * v] of mean-pooled
+  sentence vectors, and a scikit-learn logistic regression (or MLP) is trained on it; the inverse
+  regularisation strength is chosen on the validation splits. Fits are memoised.
+- ``"finetune"`` (the paper's protocol, for a GPU): the whole encoder is fine-tuned with a
+  classification head (:func:`finetune_nli`), validated every 5% of the steps, the checkpoint with
+  the best mean validation accuracy over all languages kept; learning rate and batch size
+  searched; test accuracy averaged over seeds.
 
-Indexes (Sec. 4): zero-shot = train on one source language, test on the
-others; translate-train-all = train on the union of all languages' training
-sets; transfer rate = zero-shot / translate-train-all x 100 per language;
-transfer gap = source accuracy - mean accuracy over the target languages.
-All accuracies are percentages.
+Indexes (Sec. 4): zero-shot = train on one source language, test on the others;
+translate-train-all = train on the union of all languages' training sets; transfer rate =
+zero-shot / translate-train-all x 100 per language; transfer gap = source accuracy - mean accuracy
+over the target languages. All accuracies are percentages.
 """
 
 from __future__ import annotations
@@ -159,6 +154,16 @@ def encode_pair_features(encoder, data: XNLIManual, layer: int = -1,
     return out
 
 
+def control_features(encoder, data: XNLIManual, source: str = "en", layer: int = -1):
+    """The features :func:`control_before_after` reads after fine-tuning: ``source``'s train and test
+    splits, the other languages' test splits only (their train splits are never read there)."""
+    if source not in data.langs:
+        raise ValueError(f"source language {source!r} is not among the data's languages {data.langs}")
+    own = encode_pair_features(encoder, data, layer, splits=("train", "test"), langs=[source])
+    rest = encode_pair_features(encoder, data, layer, splits=("test",), langs=[x for x in data.langs if x != source])
+    return {lang: (own if lang == source else rest)[lang] for lang in data.langs}
+
+
 def head_features(feats, split: str, n: int | None):
     """Features with only the first ``n`` rows of ``split`` (matches :meth:`XNLIManual.head`)."""
     return {lang: {s: ((X[:n], y[:n]) if s == split else (X, y)) for s, (X, y) in v.items()}
@@ -175,14 +180,14 @@ def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
     if kind == "logreg":
         clf = LogisticRegression(C=C, max_iter=2000, tol=1e-4)
     elif kind == "mlp":
-        clf = MLPClassifier(hidden_layer_sizes=(512,), alpha=1.0 / C, early_stopping=True,
-                            max_iter=200, random_state=seed)
+        clf = MLPClassifier(hidden_layer_sizes=(512,), alpha=1.0 / C, early_stopping=True, max_iter=200,
+                            random_state=seed)
     else:
         raise ValueError(f"classifier must be 'logreg' or 'mlp', got {kind!r}")
     return make_pipeline(StandardScaler(), clf)
 
 
-def _stack(feats, langs, split):
+def _stack(feats, langs, split):  # (X, y) of one split, languages stacked
     missing = [lang for lang in langs if split not in feats.get(lang, {})]
     if missing:
         raise KeyError(f"no {split} features for {missing}")
@@ -193,12 +198,21 @@ def _stack(feats, langs, split):
 
 def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str] | None = None,
                     val_langs: Sequence[str] | None = None, Cs: Sequence[float] = (0.1, 1.0),
-                    classifier: str = "logreg", seed: int = 0, keep_hits: bool = False) -> tuple[pd.DataFrame, dict]:
+                    classifier: str = "logreg", seed: int = 0, keep_hits: bool = False,
+                    store=None) -> tuple[pd.DataFrame, dict]:
     """Train on the train splits of ``train_langs``, pick C by mean validation accuracy over
     ``val_langs`` (default: every language, as the paper selects checkpoints), test on each
     of ``test_langs``. With a single C no validation split is needed. Returns (frame of lang,
     value = test accuracy %, and info); ``keep_hits`` adds ``hits``, the per-row booleans
-    (correct or not) of each language's test split, for confidence intervals."""
+    (correct or not) of each language's test split, for confidence intervals.
+
+    The result is memoised (:func:`xalign.core.memo.cached`, in ``store``) under a digest of the
+    feature arrays it reads, the arguments, the scikit-learn version and this module's code.
+    """
+    import sklearn
+
+    from xalign.core import memo
+
     langs = list(feats)
     test_langs = list(test_langs or langs)
     val_langs = list(val_langs or langs)
@@ -206,13 +220,23 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
     if not Cs:
         raise ValueError("no regularisation strength to try (Cs is empty)")
     X, y = _stack(feats, list(train_langs), "train")
-    best = None
+    used = [X, y] + [a for lang in (val_langs if len(Cs) > 1 else []) for a in feats[lang]["val"]] \
+        + [a for lang in test_langs for a in feats[lang]["test"]]
+    key = {"train": list(train_langs), "val": val_langs if len(Cs) > 1 else None, "test": test_langs,
+           "Cs": [float(c) for c in Cs],
+           "classifier": classifier, "seed": seed, "keep_hits": keep_hits, "sklearn": sklearn.__version__,
+           "features": memo.array_digest(*used)}
+    return memo.cached("calibrated2023.frozen_transfer", key,
+                       lambda: _fit_and_test(feats, X, y, test_langs, val_langs, Cs, classifier, seed, keep_hits),
+                       code=[frozen_transfer], store=store)
+
+
+def _fit_and_test(feats, X, y, test_langs, val_langs, Cs, classifier, seed, keep_hits):
+    best = None  # (validation accuracy, C, fitted model)
     for C in Cs:
         model = make_classifier(classifier, C, seed).fit(X, y)
-        if len(Cs) == 1:
-            best = (float("nan"), C, model)
-            break
-        val = float(np.mean([100 * model.score(*feats[lang]["val"]) for lang in val_langs]))
+        val = float("nan") if len(Cs) == 1 else float(np.mean([100 * model.score(*feats[lang]["val"])
+                                                               for lang in val_langs]))
         if best is None or val > best[0]:
             best = (val, C, model)
     val, C, model = best
@@ -225,15 +249,15 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
 
 
 def control_before_after(before, after, source: str = "en", Cs: Sequence[float] = (0.1, 1.0),
-                         classifier: str = "logreg", seed: int = 0) -> pd.DataFrame:
+                         classifier: str = "logreg", seed: int = 0, store=None) -> pd.DataFrame:
     """Frozen-feature zero-shot from ``source`` with the features of one encoder before and after
     fine-tuning. C is chosen on the validation splits *before* fine-tuning and kept, so only the
     features differ. Returns one row per state: source accuracy, mean target accuracy, and
     target / source x 100."""
-    _, info = frozen_transfer(before, [source], Cs=Cs, classifier=classifier, seed=seed)
+    _, info = frozen_transfer(before, [source], Cs=Cs, classifier=classifier, seed=seed, store=store)
     rows = []
     for state, feats in (("before", before), ("after", after)):
-        acc, _ = frozen_transfer(feats, [source], Cs=[info["C"]], classifier=classifier, seed=seed)
+        acc, _ = frozen_transfer(feats, [source], Cs=[info["C"]], classifier=classifier, seed=seed, store=store)
         src = acc.loc[acc.lang == source, "value"].item()
         tgt = acc.loc[acc.lang != source, "value"].mean()
         rows.append({"state": state, "C": info["C"], "source": src, "targets (mean)": tgt,
