@@ -26,7 +26,7 @@ import pandas as pd
 
 from xalign.data.static import StaticVectors
 from xalign.data.wordvectors import subset
-from xalign.measures.bli import MAPPINGS, RETRIEVALS, apply_map, evaluate_bli, fit_map
+from xalign.measures.bli import MAPPINGS, RETRIEVALS, apply_map, evaluate_bli, fit_map, target_densities
 
 #: bump when what a cell computes changes (old entries are then never read)
 GRID_VERSION = 2
@@ -145,10 +145,19 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
                 fits.append(fit)
                 U, V = apply_map(alignment, vectors[s], vectors[t])
             cell = []
-            for pruned in [False] + ([True] if (prune_s or prune_t) else []):
+            variants = [False] + ([True] if (prune_s or prune_t) else [])
+            # CSLS densities of the targets among the (pruned) sources: one product for both variants
+            dens = target_densities(V.vectors, U.vectors, csls_k, [None] + ([masks[s]] if prune_s else [])) \
+                if "csls" in retrievals else None
+            for pruned in variants:
                 Up = subset(U, masks[s]) if pruned and prune_s else U
                 Vp = subset(V, masks[t]) if pruned and prune_t else V
-                df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t), n_boot=n_boot)
+                d = None
+                if dens is not None:
+                    d = dens[-1] if pruned else dens[0]
+                    d = d[masks[t]] if pruned and prune_t else d
+                df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t), n_boot=n_boot,
+                                  tgt_density=d)
                 df.insert(0, "pruned", pruned)
                 df.insert(0, "method", method)
                 df.insert(0, "tgt", t)
