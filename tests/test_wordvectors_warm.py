@@ -1,0 +1,53 @@
+"""A warm rerun of the word vectors does not tokenise the vocabulary again (the encodable mask is cached)."""
+
+import numpy as np
+
+from xalign.data.wordvectors import encodable
+
+
+class _CountingTokenizer:
+    """Offsets of "<prefix><word>": one token per character, except that "\u200c" maps to no token."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, texts, **kw):
+        self.calls += 1
+        offsets = [[(0, 0)] + [(i, i + 1) for i, c in enumerate(t) if c != "\u200c"] + [(0, 0)] for t in texts]
+        return {"offset_mapping": offsets}
+
+
+class _FakeEncoder:
+    def __init__(self, cache, revision="r1"):
+        self.name, self.revision, self.prefix, self.max_length = "fake", revision, "p: ", 16
+        self.tokenizer, self.cache = _CountingTokenizer(), cache
+
+
+def test_encodable_mask_is_cached_per_word_list_and_model(fresh_cache):
+    enc = _FakeEncoder(fresh_cache)
+    words = ["cat", "\u200c", "dog"]
+    first = encodable(enc, words)
+    np.testing.assert_array_equal(first, [True, False, True])
+    assert enc.tokenizer.calls == 1
+    np.testing.assert_array_equal(encodable(enc, words), first)
+    assert enc.tokenizer.calls == 1                 # warm: read back, no tokenisation
+    encodable(enc, words[:2])
+    assert enc.tokenizer.calls == 2                 # another word list is another entry
+    other = _FakeEncoder(fresh_cache, revision="r2")
+    encodable(other, words)
+    assert other.tokenizer.calls == 1               # another model revision too
+
+
+def test_clean_words_looks_at_a_repeated_entry_once():
+    from xalign.data.wordvectors import clean_words
+
+    class Counted(str):
+        calls = 0
+
+        def strip(self, *a):
+            Counted.calls += 1
+            return str.strip(self, *a)
+
+    words = [Counted(" Gato"), Counted("perro")] * 500 + [Counted("gato")]
+    assert clean_words(words) == ["gato", "perro"]
+    assert Counted.calls == 3  # one look per distinct raw entry (dictionaries repeat a word once per pair)
