@@ -275,20 +275,24 @@ def anchor_indices(src: StaticVectors, tgt: StaticVectors,
 
 
 def fit_map(method: str, src: StaticVectors, tgt: StaticVectors, train_pairs: Sequence[tuple[str, str]],
-            rcsls_options: dict | None = None, vecmap_options: dict | None = None) -> tuple[Alignment, dict]:
+            rcsls_options: dict | None = None, vecmap_options: dict | None = None,
+            normalized: tuple | None = None) -> tuple[Alignment, dict]:
     """Learn a supervised source->target map on the covered training pairs.
 
     ``method``: ``"procrustes"`` (orthogonal), ``"rcsls"`` (Joulin et al.
     2018; negatives: the whole vocabularies unless ``rcsls_options`` says
     ``n_negatives``) or ``"vecmap"`` (Artetxe et al. 2018 supervised
-    multi-step). Returns the :class:`xalign.measures.mapping.Alignment` (apply with
-    ``transform_src`` / ``transform_tgt``) and facts about the fit.
+    multi-step). ``normalized``: ``(normalize_center(src.vectors),
+    normalize_center(tgt.vectors))`` when already computed. Returns the
+    :class:`xalign.measures.mapping.Alignment` (apply with
+    ``transform_src`` / ``transform_tgt`` or :func:`apply_map`) and facts about the fit.
     """
     if method not in MAPPINGS:
         raise ValueError(f"method must be one of {MAPPINGS}, got {method!r}")
     i, j = anchor_indices(src, tgt, train_pairs)
-    Xn, mean_x = normalize_center(src.vectors)
-    Yn, mean_y = normalize_center(tgt.vectors)
+    (Xn, mean_x), (Yn, mean_y) = normalized or (normalize_center(src.vectors), normalize_center(tgt.vectors))
+    if Xn.shape != src.vectors.shape or Yn.shape != tgt.vectors.shape:
+        raise ValueError("normalized vectors do not match the vocabularies")
     X, Y = Xn[i], Yn[j]
     d_t = Y.shape[1]
     info = {"method": method, "n_train_pairs": len(train_pairs), "n_anchors": len(i)}
@@ -309,10 +313,34 @@ def fit_map(method: str, src: StaticVectors, tgt: StaticVectors, train_pairs: Se
     return Alignment(fit.A_src, np.eye(d), fit.A_tgt, mean_x, mean_y), info
 
 
-def apply_map(alignment: Alignment | None, src: StaticVectors,
-              tgt: StaticVectors) -> tuple[StaticVectors, StaticVectors]:
-    """Both vocabularies in the shared space of ``alignment`` (None: unchanged)."""
+def apply_map(alignment: Alignment | None, src: StaticVectors, tgt: StaticVectors,
+              normalized: tuple | None = None) -> tuple[StaticVectors, StaticVectors]:
+    """Both vocabularies in the shared space of ``alignment`` (None: unchanged).
+
+    The same vectors as ``alignment.transform_src`` / ``transform_tgt``;
+    ``normalized`` (as for :func:`fit_map`) is used where its mean is the
+    alignment's, and products with an identity matrix are skipped.
+    """
     if alignment is None:
         return src, tgt
-    return (StaticVectors(src.words, alignment.transform_src(src.vectors)),
-            StaticVectors(tgt.words, alignment.transform_tgt(tgt.vectors)))
+    pre = normalized or (None, None)
+    X = _centred(src.vectors, alignment.mean_src, pre[0])
+    Y = _centred(tgt.vectors, alignment.mean_tgt, pre[1])
+    return (StaticVectors(src.words, _times(_times(X, alignment.W), alignment.M_src).astype(np.float32)),
+            StaticVectors(tgt.words, _times(Y, alignment.M_tgt).astype(np.float32)))
+
+
+def _centred(V: np.ndarray, mean: np.ndarray | None, pre: tuple | None) -> np.ndarray:
+    """``normalize_center(V, mean)`` (V itself, as float64, without a mean); ``pre`` when it is that already."""
+    if mean is None:
+        return np.asarray(V, np.float64)
+    if pre is not None and pre[0].shape == V.shape and np.array_equal(pre[1], mean):
+        return pre[0]
+    return normalize_center(V, mean)[0]
+
+
+def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """X @ M, skipped when M is the identity (the product would return X itself)."""
+    if M.shape[0] == M.shape[1] and np.array_equal(M, np.eye(M.shape[0])):
+        return X
+    return X @ M
