@@ -51,3 +51,18 @@ def test_clean_words_looks_at_a_repeated_entry_once():
     words = [Counted(" Gato"), Counted("perro")] * 500 + [Counted("gato")]
     assert clean_words(words) == ["gato", "perro"]
     assert Counted.calls == 3  # one look per distinct raw entry (dictionaries repeat a word once per pair)
+
+
+def test_sinhala_splitter_reads_its_corpus_only_when_a_word_is_stemmed(monkeypatch):
+    from collections import Counter
+
+    from xalign.data import stemming
+
+    reads = []
+    data = {"dist": Counter({"ab": 50, "a": 3, "abc": 1}), "words": {"abc", "xbc", "ab"}}
+    monkeypatch.setattr(stemming, "_sinling_split_data", lambda: reads.append(1) or data)
+    s = stemming.get_stemmer("si", "sinling-splitter")
+    assert reads == []                          # a warm rerun (every BLI cell cached) stems nothing
+    assert s.stem_many([]) == [] and reads == []
+    assert s.stem_many(["abc", "q"]) == ["ab", "q"]
+    assert s.stem("abc") == "ab" and reads == [1]

@@ -104,21 +104,27 @@ class SinhalaSplitter(_Base):
     VIRAMA = "\u0dca"  # ්
 
     def __init__(self, data: dict | None = None):
-        if data is None:
-            data = _sinling_split_data()
-        self._freq = data["dist"]
-        self._words = data["words"]
+        # sinling's data (1.2 million words, ~0.7 GB) is read on the first word to stem, not here:
+        # a rerun that finds every BLI cell cached never needs it
+        self._data = data
+        self._freq = None
         self._suffix_counts: dict[str, int] = {}
         self._cache: dict[str, str] = {}
         self._reversed: list[str] | None = None
+
+    def _load(self) -> None:
+        if self._freq is None:
+            data = self._data if self._data is not None else _sinling_split_data()
+            self._freq = data["dist"]
+            # only the reversed, sorted word list is kept (suffix counts); the corpus word list is dropped
+            self._reversed = sorted(w[::-1] for w in data["words"])
+            self._data = None
 
     def _count_suffixes(self, suffixes: set[str]) -> None:
         """Number of corpus words ending in each suffix (two bisections in the reversed, sorted words)."""
         todo = suffixes - self._suffix_counts.keys()
         if not todo:
             return
-        if self._reversed is None:
-            self._reversed = sorted(w[::-1] for w in self._words)
         rev = self._reversed
         for s in todo:
             r = s[::-1]
@@ -127,6 +133,8 @@ class SinhalaSplitter(_Base):
     def stem_many(self, words: Iterable[str]) -> list[str]:
         words = list(words)
         new = {w for w in words if w not in self._cache}
+        if new:
+            self._load()
         self._count_suffixes({w[i:] for w in new for i in range(1, len(w))})
         for w in new:
             self._cache[w] = self._split(w)
