@@ -151,3 +151,23 @@ def test_maps_normalise_each_space_once_and_give_the_same_vectors(monkeypatch):
         for a, b, ref in ((U, U2, alignment.transform_src(src.vectors)), (V, V2, alignment.transform_tgt(tgt.vectors))):
             np.testing.assert_array_equal(a.vectors, ref)
             np.testing.assert_array_equal(b.vectors, ref)
+
+
+def test_csls_scores_and_pruned_densities_make_no_extra_copy_of_a_block(monkeypatch):
+    """The CSLS scores overwrite the similarity block in place; a pruned source masks it in place."""
+    src, tgt, _ = _spaces()
+    big = []
+    for name in ("__mul__", "__rmul__", "__sub__", "__getitem__"):
+        orig = getattr(torch.Tensor, name)
+
+        def logged(a, *rest, _orig=orig):
+            out = _orig(a, *rest)
+            if isinstance(out, torch.Tensor) and out.ndim == 2 and out.shape[1] in (len(src.words), len(tgt.words)) \
+                    and out.shape[0] > 1:
+                big.append(tuple(out.shape))
+            return out
+
+        monkeypatch.setattr(torch.Tensor, name, logged)
+    rank_targets(src.vectors[:11], tgt.vectors, 5, ("nn", "csls"), k=3, S=src.vectors)
+    target_densities(tgt.vectors, src.vectors, 4, [None, np.arange(len(src.words)) % 3 != 0])
+    assert big == []

@@ -100,14 +100,30 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     out = [np.full(t.shape[0], np.nan, np.float32) for _ in cols]
     if not any(sizes):
         return out
+    last = max(i for i, c in enumerate(cols) if c is not None) if any(c is not None for c in cols) else None
+    order = sorted(range(len(cols)), key=lambda i: i == last)  # the masked-in-place entry goes last
+    dropped = _complement(cols[last], s.shape[0]) if last is not None else None
     for b in range(0, t.shape[0], rows):
         sim = t[b:b + rows] @ s.T
-        for o, c, n in zip(out, cols, sizes):
+        for i in order:
+            c, n = cols[i], sizes[i]
             if not n:
                 continue
-            part = sim if c is None else sim[:, c]
-            o[b:b + rows] = part.topk(min(k, n), dim=1).values.mean(1).cpu().numpy()
+            if i == last:  # no copy of the block: the other columns can no longer be among the k largest
+                sim[:, dropped] = -float("inf")
+                part = sim
+            else:
+                part = sim if c is None else sim[:, c]
+            out[i][b:b + rows] = part.topk(min(k, n), dim=1).values.mean(1).cpu().numpy()
     return out
+
+
+def _complement(index, n: int):
+    import torch
+
+    keep = torch.zeros(n, dtype=torch.bool, device=index.device)
+    keep[index] = True
+    return ~keep
 
 
 def _mask_index(mask, n: int, dev):
@@ -152,10 +168,10 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
         sim = q[s:s + rows] @ t.T
         if "nn" in out:
             out["nn"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
-        if r_t is not None:
+        if r_t is not None:  # the scores overwrite the block in place (one block in memory, not four)
             r_q = sim.topk(min(k, t.shape[0]), dim=1).values.mean(1)
-            scores = 2 * sim - r_q[:, None] - r_t[None, :]
-            out["csls"][s:s + rows] = scores.topk(topn, dim=1).indices.cpu().numpy()
+            sim.mul_(2).sub_(r_q[:, None]).sub_(r_t[None, :])
+            out["csls"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
     return out
 
 
