@@ -66,3 +66,15 @@ def test_sinhala_splitter_reads_its_corpus_only_when_a_word_is_stemmed(monkeypat
     assert s.stem_many([]) == [] and reads == []
     assert s.stem_many(["abc", "q"]) == ["ab", "q"]
     assert s.stem("abc") == "ab" and reads == [1]
+
+
+def test_harmonic_mean2_is_the_library_value_to_the_last_bit():
+    import random
+    import statistics
+
+    from xalign.data.stemming import harmonic_mean2
+
+    rng = random.Random(0)
+    pairs = [(rng.randint(1, 10 ** rng.randint(1, 7)), rng.randint(1, 10 ** rng.randint(1, 7))) for _ in range(20000)]
+    for a, b in pairs + [(1, 1), (1, 2), (3, 7), (10**7, 1)]:
+        assert harmonic_mean2(a, b) == statistics.harmonic_mean([a, b])
