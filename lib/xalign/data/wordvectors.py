@@ -26,8 +26,11 @@ POOLINGS = ("word", "sentence", "first")
 def clean_words(words: Iterable[str], lowercase: bool = True) -> list[str]:
     """Unique single tokens in input order: lower-cased, no whitespace or control characters, and
     at least one visible character (zero-width joiners are kept inside words, never alone)."""
-    out, seen = [], set()
+    out, seen, raw_seen = [], set(), set()
     for w in words:
+        if w in raw_seen:  # a repeated entry (dictionaries list a word once per pair) gives nothing new
+            continue
+        raw_seen.add(w)
         w = w.strip()
         if lowercase:
             w = w.lower()
@@ -108,8 +111,21 @@ def encodable(encoder, words: Sequence[str]) -> np.ndarray:
     """(n_words,) bool: does the word, fed alone after the encoder's prefix, cover at least one token?
 
     A word made only of characters the tokenizer normalises away has no
-    sub-word of its own, so it cannot get a word vector.
+    sub-word of its own, so it cannot get a word vector. The answer for a
+    whole list is kept in the encoder's cache (tokenising 200,000 words takes
+    most of a warm run otherwise).
     """
+    from xalign.core.cache import text_hash
+    from xalign.core.memo import cached
+
+    words = list(words)
+    key = {"model": encoder.name, "revision": encoder.revision, "prefix": encoder.prefix,
+           "max_length": encoder.max_length, "words": text_hash(words)}
+    return cached("wordvectors.encodable", key, lambda: _encodable(encoder, words), code=[_encodable],
+                  store=getattr(encoder, "cache", None))
+
+
+def _encodable(encoder, words: list[str]) -> np.ndarray:
     shift = len(encoder.prefix)
     enc = encoder.tokenizer([encoder.prefix + w for w in words], add_special_tokens=True, truncation=True,
                             max_length=encoder.max_length, return_offsets_mapping=True)

@@ -31,13 +31,8 @@ import pandas as pd
 
 from xalign.data.static import StaticVectors
 from xalign.measures.mapping import Alignment, normalize_center, procrustes
-from xalign.measures.retrieval import (
-    _as_unit_tensor,
-    _block_rows,
-    _device,
-    cosine_topk,
-    mean_topk_similarity,
-)
+from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
+from xalign.measures.validate import positive_int, same_width
 
 RETRIEVALS = ("nn", "csls")
 MAPPINGS = ("procrustes", "rcsls", "vecmap")
@@ -83,20 +78,100 @@ def retrieve(Q, T, topn: int = 10, retrieval: str = "nn", k: int = 10, S=None,
     """
     if retrieval not in RETRIEVALS:
         raise ValueError(f"retrieval must be one of {RETRIEVALS}, got {retrieval!r}")
-    topn = min(topn, len(T))
-    if retrieval == "nn":
-        return cosine_topk(Q, T, topn, block=block, device=device)[0]
+    return rank_targets(Q, T, topn, (retrieval,), k, S=S, block=block, device=device)[retrieval]
+
+
+def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block: int | None = None,
+                     device: str | None = None) -> list[np.ndarray]:
+    """CSLS's r_S(t) for every row of T: the mean of its k largest cosines with the rows of S.
+
+    One (n_T, n_S) product, in blocks of rows, serves every entry of
+    ``source_masks``: None (all of S) or an (n_S,) bool mask (a pruned source
+    vocabulary). Returns one (n_T,) float32 array per mask (NaN for a mask
+    that keeps no word: there are no neighbours, and no queries either).
+    """
+    positive_int("k", k)
+    same_width(T, S)
+    dev = _device(device)
+    t, s = _as_unit_tensor(T, dev), _as_unit_tensor(S, dev)
+    cols = [None if m is None else _mask_index(m, s.shape[0], dev) for m in source_masks]
+    sizes = [s.shape[0] if c is None else len(c) for c in cols]
+    rows = _block_rows(s.shape[0], block)
+    out = [np.full(t.shape[0], np.nan, np.float32) for _ in cols]
+    if not any(sizes):
+        return out
+    last = max(i for i, c in enumerate(cols) if c is not None) if any(c is not None for c in cols) else None
+    order = sorted(range(len(cols)), key=lambda i: i == last)  # the masked-in-place entry goes last
+    dropped = _complement(cols[last], s.shape[0]) if last is not None else None
+    for b in range(0, t.shape[0], rows):
+        sim = t[b:b + rows] @ s.T
+        for i in order:
+            c, n = cols[i], sizes[i]
+            if not n:
+                continue
+            if i == last:  # no copy of the block: the other columns can no longer be among the k largest
+                sim[:, dropped] = -float("inf")
+                part = sim
+            else:
+                part = sim if c is None else sim[:, c]
+            out[i][b:b + rows] = part.topk(min(k, n), dim=1).values.mean(1).cpu().numpy()
+    return out
+
+
+def _complement(index, n: int):
     import torch
 
+    keep = torch.zeros(n, dtype=torch.bool, device=index.device)
+    keep[index] = True
+    return ~keep
+
+
+def _mask_index(mask, n: int, dev):
+    import torch
+
+    mask = np.asarray(mask, bool)
+    if mask.shape != (n,):
+        raise ValueError(f"mask has shape {mask.shape}, expected ({n},)")
+    return torch.as_tensor(np.flatnonzero(mask), device=dev)
+
+
+def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k: int = 10, S=None,
+                 tgt_density=None, block: int | None = None, device: str | None = None) -> dict[str, np.ndarray]:
+    """Indices (n_Q, topn) of the best targets in T for each query row of Q, per retrieval.
+
+    NN and CSLS share one product Q T^T per block of query rows (CSLS's
+    query density r_T(q) comes from it too). ``tgt_density``: r_S(t) of every
+    target (:func:`target_densities` against ``S``, the whole source
+    vocabulary, default Q), when already known.
+    """
+    bad = [r for r in retrievals if r not in RETRIEVALS]
+    if bad:
+        raise ValueError(f"retrieval must be one of {RETRIEVALS}, got {bad[0]!r}")
+    import torch
+
+    topn = min(topn, len(T))
+    positive_int("topn", topn)
+    same_width(Q, T)
     dev = _device(device)
-    r_t = torch.as_tensor(mean_topk_similarity(T, Q if S is None else S, k, block=block, device=dev), device=dev)
-    r_q = torch.as_tensor(mean_topk_similarity(Q, T, k, block=block, device=dev), device=dev)
     q, t = _as_unit_tensor(Q, dev), _as_unit_tensor(T, dev)
+    r_t = None
+    if "csls" in retrievals:
+        positive_int("k", k)
+        if tgt_density is None:
+            tgt_density = target_densities(T, Q if S is None else S, k, block=block, device=dev)[0]
+        if len(tgt_density) != t.shape[0]:
+            raise ValueError(f"tgt_density has {len(tgt_density)} entries for {t.shape[0]} targets")
+        r_t = torch.as_tensor(np.asarray(tgt_density, np.float32), device=dev)
     rows = _block_rows(t.shape[0], block)
-    out = np.empty((q.shape[0], topn), np.int64)
+    out = {r: np.empty((q.shape[0], topn), np.int64) for r in retrievals}
     for s in range(0, q.shape[0], rows):
-        scores = 2 * (q[s:s + rows] @ t.T) - r_q[s:s + rows, None] - r_t[None, :]
-        out[s:s + rows] = scores.topk(topn, dim=1).indices.cpu().numpy()
+        sim = q[s:s + rows] @ t.T
+        if "nn" in out:
+            out["nn"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
+        if r_t is not None:  # the scores overwrite the block in place (one block in memory, not four)
+            r_q = sim.topk(min(k, t.shape[0]), dim=1).values.mean(1)
+            sim.mul_(2).sub_(r_q[:, None]).sub_(r_t[None, :])
+            out["csls"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
     return out
 
 
@@ -142,7 +217,7 @@ def _check_k(predictions, gold, k):
 def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[str, str]],
                  ks: Sequence[int] = (1, 5, 10), retrievals: Sequence[str] = RETRIEVALS, csls_k: int = 10,
                  stemmer=None, block: int | None = None, device: str | None = None,
-                 n_boot: int = 1000) -> pd.DataFrame:
+                 n_boot: int = 1000, tgt_density=None) -> pd.DataFrame:
     """P@k of translating ``src`` words into ``tgt`` words for a test dictionary.
 
     Returns a long frame: ``retrieval``, ``k``, ``match`` ("exact", and
@@ -152,7 +227,8 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
     ``n_identical`` (queries whose gold includes the source string itself),
     ``precision_no_identical`` with ``lo_no_identical`` / ``hi_no_identical``
     (P@k over the other queries). CSLS densities use the whole ``src``
-    vocabulary.
+    vocabulary; ``tgt_density`` (n_tgt,) passes them in when already known
+    (:func:`target_densities` of ``tgt`` against ``src``).
     """
     from xalign.measures.intervals import accuracy_ci
 
@@ -168,8 +244,10 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
         return pd.DataFrame(rows)
     Q = src.lookup(lex.sources)
     identical = identical_queries(lex)
+    ranked = rank_targets(Q, tgt.vectors, max(ks), retrievals, csls_k, S=src.vectors, tgt_density=tgt_density,
+                          block=block, device=device)
     for r in retrievals:
-        idx = retrieve(Q, tgt.vectors, max(ks), r, csls_k, S=src.vectors, block=block, device=device)
+        idx = ranked[r]
         preds = [[tgt.words[j] for j in row] for row in idx]
         for k in ks:
             matches = [("exact", exact_hits(preds, lex.gold, k))]
@@ -213,20 +291,24 @@ def anchor_indices(src: StaticVectors, tgt: StaticVectors,
 
 
 def fit_map(method: str, src: StaticVectors, tgt: StaticVectors, train_pairs: Sequence[tuple[str, str]],
-            rcsls_options: dict | None = None, vecmap_options: dict | None = None) -> tuple[Alignment, dict]:
+            rcsls_options: dict | None = None, vecmap_options: dict | None = None,
+            normalized: tuple | None = None) -> tuple[Alignment, dict]:
     """Learn a supervised source->target map on the covered training pairs.
 
     ``method``: ``"procrustes"`` (orthogonal), ``"rcsls"`` (Joulin et al.
     2018; negatives: the whole vocabularies unless ``rcsls_options`` says
     ``n_negatives``) or ``"vecmap"`` (Artetxe et al. 2018 supervised
-    multi-step). Returns the :class:`xalign.measures.mapping.Alignment` (apply with
-    ``transform_src`` / ``transform_tgt``) and facts about the fit.
+    multi-step). ``normalized``: ``(normalize_center(src.vectors),
+    normalize_center(tgt.vectors))`` when already computed. Returns the
+    :class:`xalign.measures.mapping.Alignment` (apply with
+    ``transform_src`` / ``transform_tgt`` or :func:`apply_map`) and facts about the fit.
     """
     if method not in MAPPINGS:
         raise ValueError(f"method must be one of {MAPPINGS}, got {method!r}")
     i, j = anchor_indices(src, tgt, train_pairs)
-    Xn, mean_x = normalize_center(src.vectors)
-    Yn, mean_y = normalize_center(tgt.vectors)
+    (Xn, mean_x), (Yn, mean_y) = normalized or (normalize_center(src.vectors), normalize_center(tgt.vectors))
+    if Xn.shape != src.vectors.shape or Yn.shape != tgt.vectors.shape:
+        raise ValueError("normalized vectors do not match the vocabularies")
     X, Y = Xn[i], Yn[j]
     d_t = Y.shape[1]
     info = {"method": method, "n_train_pairs": len(train_pairs), "n_anchors": len(i)}
@@ -247,10 +329,34 @@ def fit_map(method: str, src: StaticVectors, tgt: StaticVectors, train_pairs: Se
     return Alignment(fit.A_src, np.eye(d), fit.A_tgt, mean_x, mean_y), info
 
 
-def apply_map(alignment: Alignment | None, src: StaticVectors,
-              tgt: StaticVectors) -> tuple[StaticVectors, StaticVectors]:
-    """Both vocabularies in the shared space of ``alignment`` (None: unchanged)."""
+def apply_map(alignment: Alignment | None, src: StaticVectors, tgt: StaticVectors,
+              normalized: tuple | None = None) -> tuple[StaticVectors, StaticVectors]:
+    """Both vocabularies in the shared space of ``alignment`` (None: unchanged).
+
+    The same vectors as ``alignment.transform_src`` / ``transform_tgt``;
+    ``normalized`` (as for :func:`fit_map`) is used where its mean is the
+    alignment's, and products with an identity matrix are skipped.
+    """
     if alignment is None:
         return src, tgt
-    return (StaticVectors(src.words, alignment.transform_src(src.vectors)),
-            StaticVectors(tgt.words, alignment.transform_tgt(tgt.vectors)))
+    pre = normalized or (None, None)
+    X = _centred(src.vectors, alignment.mean_src, pre[0])
+    Y = _centred(tgt.vectors, alignment.mean_tgt, pre[1])
+    return (StaticVectors(src.words, _times(_times(X, alignment.W), alignment.M_src).astype(np.float32)),
+            StaticVectors(tgt.words, _times(Y, alignment.M_tgt).astype(np.float32)))
+
+
+def _centred(V: np.ndarray, mean: np.ndarray | None, pre: tuple | None) -> np.ndarray:
+    """``normalize_center(V, mean)`` (V itself, as float64, without a mean); ``pre`` when it is that already."""
+    if mean is None:
+        return np.asarray(V, np.float64)
+    if pre is not None and pre[0].shape == V.shape and np.array_equal(pre[1], mean):
+        return pre[0]
+    return normalize_center(V, mean)[0]
+
+
+def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """X @ M, skipped when M is the identity (the product would return X itself)."""
+    if M.shape[0] == M.shape[1] and np.array_equal(M, np.eye(M.shape[0])):
+        return X
+    return X @ M

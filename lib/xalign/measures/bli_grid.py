@@ -26,7 +26,8 @@ import pandas as pd
 
 from xalign.data.static import StaticVectors
 from xalign.data.wordvectors import subset
-from xalign.measures.bli import MAPPINGS, RETRIEVALS, apply_map, evaluate_bli, fit_map
+from xalign.measures.bli import MAPPINGS, RETRIEVALS, apply_map, evaluate_bli, fit_map, target_densities
+from xalign.measures.mapping import normalize_center
 
 #: bump when what a cell computes changes (old entries are then never read)
 GRID_VERSION = 2
@@ -108,6 +109,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     masks = {lang: script_mask(vectors[lang].words, lang, rule=prune_rule) for lang in prune_langs
              if lang in vectors}
     digests: dict[str, str] = {}
+    normalized: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # normalize_center of a space, shared by its maps
     results, fits = [], []
     bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
     for s, t in directions:
@@ -140,15 +142,31 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
             if method == "none":
                 U, V = vectors[s], vectors[t]
             else:
-                alignment, info = fit_map(method, vectors[s], vectors[t], train, rcsls_options, vecmap_options)
+                for lang in [x for x in normalized if x not in (s, t)]:  # keep two spaces, not every language
+                    del normalized[lang]
+                for lang in (s, t):
+                    if lang not in normalized:
+                        normalized[lang] = normalize_center(vectors[lang].vectors)
+                pre = (normalized[s], normalized[t])
+                alignment, info = fit_map(method, vectors[s], vectors[t], train, rcsls_options, vecmap_options,
+                                          normalized=pre)
                 fit = {"src": s, "tgt": t, **info}
                 fits.append(fit)
-                U, V = apply_map(alignment, vectors[s], vectors[t])
+                U, V = apply_map(alignment, vectors[s], vectors[t], normalized=pre)
             cell = []
-            for pruned in [False] + ([True] if (prune_s or prune_t) else []):
+            variants = [False] + ([True] if (prune_s or prune_t) else [])
+            # CSLS densities of the targets among the (pruned) sources: one product for both variants
+            dens = target_densities(V.vectors, U.vectors, csls_k, [None] + ([masks[s]] if prune_s else [])) \
+                if "csls" in retrievals else None
+            for pruned in variants:
                 Up = subset(U, masks[s]) if pruned and prune_s else U
                 Vp = subset(V, masks[t]) if pruned and prune_t else V
-                df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t), n_boot=n_boot)
+                d = None
+                if dens is not None:
+                    d = dens[-1] if pruned else dens[0]
+                    d = d[masks[t]] if pruned and prune_t else d
+                df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t), n_boot=n_boot,
+                                  tgt_density=d)
                 df.insert(0, "pruned", pruned)
                 df.insert(0, "method", method)
                 df.insert(0, "tgt", t)

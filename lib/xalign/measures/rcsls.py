@@ -40,22 +40,42 @@ def _knn(Q, P, k: int, block: int):
     return torch.cat(vals), torch.cat(idx)
 
 
-def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048):
+def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048, distinct=None):
     """The RCSLS loss of ``W`` and its (sub)gradient (torch tensors); see the module docstring.
 
     With A_i the mean of the k target negatives nearest x_i W, and B_i the
     mean of the k source negatives whose images z W are nearest y_i, the
     gradient is ``1/n [X^T (A - 2Y) + B^T Y]`` (neighbour sets held fixed,
-    the usual top-k subgradient).
+    the usual top-k subgradient). ``distinct``: :func:`distinct_rows` of X
+    and of Y (a word in several training pairs repeats its row): the
+    neighbour searches then run once per distinct row.
     """
     XW = X @ W
-    fwd, i_fwd = _knn(XW, Zt, k, block)       # mapped source among the target negatives
-    bwd, i_bwd = _knn(Y, Zs @ W, k, block)    # target among the mapped source negatives
-    loss = (-2 * (XW * Y).sum(1) + fwd.mean(1) + bwd.mean(1)).mean()
+    (xf, xi), (yf, yi) = distinct if distinct is not None else ((None, None), (None, None))
+    fwd, i_fwd = _knn(XW if xf is None else XW[xf], Zt, k, block)  # mapped source among the target negatives
+    bwd, i_bwd = _knn(Y if yf is None else Y[yf], Zs @ W, k, block)  # target among the mapped source negatives
     A = Zt[i_fwd].mean(1)
     B = Zs[i_bwd].mean(1)
+    if xi is not None:
+        fwd, A = fwd[xi], A[xi]
+    if yi is not None:
+        bwd, B = bwd[yi], B[yi]
+    loss = (-2 * (XW * Y).sum(1) + fwd.mean(1) + bwd.mean(1)).mean()
     grad = (X.T @ (A - 2 * Y) + B.T @ Y) / X.shape[0]
     return loss, grad
+
+
+def distinct_rows(M: np.ndarray):
+    """(first, inverse) torch index tensors: ``M[first]`` are M's distinct rows and ``M[first][inverse] == M``.
+
+    (None, None) when every row is distinct.
+    """
+    import torch
+
+    _, first, inverse = np.unique(np.asarray(M), axis=0, return_index=True, return_inverse=True)
+    if len(first) == len(M):
+        return None, None
+    return torch.as_tensor(first), torch.as_tensor(inverse.reshape(-1))
 
 
 def _project_spectral(W):
@@ -99,8 +119,11 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
     W0 = procrustes(X, Y) if init is None else np.asarray(init)
     W = t(W0)
 
+    # a word in several training pairs repeats its row: its neighbours are searched once
+    distinct = tuple(tuple(None if i is None else i.to(dev) for i in distinct_rows(M)) for M in (X, Y))
+
     def loss_and_grad(Wc):
-        f, g = rcsls_loss_and_grad(Wc, Xt, Yt, Zst, Ztt, k, block)
+        f, g = rcsls_loss_and_grad(Wc, Xt, Yt, Zst, Ztt, k, block, distinct)
         return float(f), g
 
     f, g = loss_and_grad(W)
