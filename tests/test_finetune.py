@@ -201,24 +201,37 @@ def test_run_key_holds_the_training_code(tiny_model, tmp_path, monkeypatch):
     assert not again.cached and again.directory != first.directory
 
 
+FREED_MEMORY_PROBE = """
+import numpy as np
+from xalign.papers.calibrated2023.activations import freed_memory_returned
+
+def rss_gb():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1e6
+
+warm = np.ones(2 << 20)  # a freed 16 MiB block raises glibc's dynamic mmap threshold to 16 MiB
+del warm
+with freed_memory_returned():
+    base = rss_gb()
+    big, small = [], []
+    for _ in range(50):
+        big.append(np.ones(10 << 17))  # 10 MiB
+        small.append(np.ones(25_000))  # 200 kB, stays alive between them
+    grown = rss_gb()
+    del big
+    after = rss_gb()
+print(grown - base, after - base)
+"""
+
+
 def test_freed_memory_returned_gives_large_blocks_back():
     """Inside the context a freed 10 MiB block leaves the process at once, even with smaller live
-    blocks between them (glibc's default, after a large block was freed once, keeps them all)."""
-    from xalign.papers.calibrated2023.activations import freed_memory_returned
+    blocks between them (glibc's default, after a large block was freed once, keeps them all).
 
-    def rss_gb():
-        with open("/proc/self/status") as fh:
-            return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1e6
+    Run in a fresh interpreter: the allocator's state after the rest of the suite is not the test's."""
+    import subprocess
+    import sys
 
-    warm = np.ones(2 << 20)  # a freed 16 MiB block raises glibc's dynamic mmap threshold to 16 MiB
-    del warm
-    with freed_memory_returned():
-        base = rss_gb()
-        big, small = [], []
-        for _ in range(50):
-            big.append(np.ones(10 << 17))  # 10 MiB
-            small.append(np.ones(25_000))  # 200 kB, stays alive between them
-        grown = rss_gb()
-        del big
-        after = rss_gb()
-    assert grown - base > 0.45 and after - base < 0.1
+    out = subprocess.run([sys.executable, "-c", FREED_MEMORY_PROBE], capture_output=True, text=True, check=True)
+    grown, after = map(float, out.stdout.split())
+    assert grown > 0.45 and after < 0.1
