@@ -33,8 +33,8 @@ exceeds ``activation_budget_gb`` (``ACTIVATION_BUDGET_GB``) recomputes the
 activations of its first layers in the backward pass instead (:mod:`.activations`;
 default profile: 20% of one forward pass more over the run): the weights and
 losses are bit-identical. Large freed blocks go back to the system during
-training (:func:`.activations.freed_memory_returned`). The default run's peak
-went from 5.3 GB (chapter) / 4.3 GB (fine-tuning alone) to about 3.3 GB.
+training (:func:`.activations.freed_memory_returned`). Default profile, the
+whole run after loading the chapter's encoders: peak RSS 4.3 GB -> 3.5 GB.
 """
 
 from __future__ import annotations
