@@ -167,7 +167,7 @@ class ChapterRun:
             "git_commit": git_commit(), "code_hash": code_hash(),
             "python": platform.python_version(), "packages": _package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
-            "peak_rss_mib": peak_rss_mib(), "cpu_time_s": cpu_time_s(),
+            **kernel_usage(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "notes": self.notes,
             "tables": {k: vars(v) for k, v in self.tables.items()},
@@ -177,23 +177,15 @@ class ChapterRun:
         return path
 
 
-def peak_rss_mib() -> float | None:
-    """This process's peak resident memory so far (MiB): the chapter kernel's, where a chapter saves."""
+def kernel_usage() -> dict[str, float | None]:
+    """This process's peak resident memory (MiB) and CPU seconds (user + system) so far: the chapter
+    kernel's, where a chapter saves."""
     try:
         import resource
     except ImportError:  # not on this platform
-        return None
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-
-
-def cpu_time_s() -> float | None:
-    """CPU seconds (user + system) this process has used so far: the chapter kernel's, where a chapter saves."""
-    try:
-        import resource
-    except ImportError:
-        return None
+        return {"peak_rss_mib": None, "cpu_time_s": None}
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return round(ru.ru_utime + ru.ru_stime, 1)
+    return {"peak_rss_mib": round(ru.ru_maxrss / 1024, 1), "cpu_time_s": round(ru.ru_utime + ru.ru_stime, 1)}
 
 
 def params_model(params: dict) -> str | None:

@@ -16,14 +16,13 @@ with the number of languages.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from xalign.core.cache import key_digest
 from xalign.core.progress import bar as progress_bar
 from xalign.core.sentvec import sentence_vectors
 from xalign.measures.sentence_retrieval import (
@@ -182,10 +181,6 @@ def checkpoint_identity(path) -> dict:
     return {"path": str(p.resolve()), "files": files}
 
 
-def _rows_digest(rows) -> str:
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False, default=str).encode()).hexdigest()
-
-
 def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str = "", val_n: int | None = None,
                          seed: int = 0, tracks: Sequence[str] = STS_MONOLINGUAL, sts_n: int | None = None,
                          tatoeba_langs: Sequence[str] = (), tatoeba_n: int | None = None,
@@ -225,7 +220,7 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
     key = {"prefix": prefix, "val_pairs": val_pairs, "val_n": val_n, "seed": seed, "tracks": list(tracks),
            "sts_n": sts_n, "tatoeba_langs": list(tatoeba_langs), "tatoeba_n": tatoeba_n, "method": method,
            "layer": layer, "device": default_device(),
-           "data": _rows_digest([list(val_data.values()), list(tat_data.values()),
+           "data": key_digest([list(val_data.values()), list(tat_data.values()),
                                  [sts2017_pairs(t)[:sts_n] for t in tracks]])}
 
     def evaluate(fraction, path) -> dict:

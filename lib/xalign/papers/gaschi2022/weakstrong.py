@@ -46,9 +46,9 @@ def pair_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: dict[st
     return pd.concat(out, ignore_index=True)
 
 
-def _side_digest(side: IC.EncodedSide, rows: np.ndarray | None = None) -> str:
-    arrays = [side.words] if rows is not None else list(side.sentences.values())
-    return array_digest(*arrays, *(() if rows is None else (rows,)))
+def _words_digest(side: IC.EncodedSide, rows: np.ndarray) -> str:
+    """Digest of the word vectors a scoring reads: the side's word array and the pairs' rows in it."""
+    return array_digest(side.words, rows)
 
 
 def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: dict[str, tuple], k: int,
@@ -63,7 +63,7 @@ def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: di
     for lp, wp in word_pairs.items():
         src, tgt = encoded[lp]
         ru, rv = IC.pair_rows(wp, src, tgt)
-        key["pairs"][lp] = [_side_digest(src, ru), _side_digest(tgt, rv), PR.pairs_digest(wp)]
+        key["pairs"][lp] = [_words_digest(src, ru), _words_digest(tgt, rv), PR.pairs_digest(wp)]
     return cached("gaschi2022.alignment_layer_scores", key,
                   lambda: pair_layer_scores(word_pairs, encoded,
                                             lambda U, V: alignment_scores(U, V, k, with_xalign01=True),
@@ -79,7 +79,8 @@ def sentence_layer_scores(encoded: dict[str, tuple], poolings: dict[str, str], k
     layer, run, value in [0, 1]); ``runs`` samples of ``n`` sentence pairs.
     """
     key = {"k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "poolings": poolings,
-           "pairs": {lp: [_side_digest(s), _side_digest(t)] for lp, (s, t) in encoded.items()}}
+           "pairs": {lp: [array_digest(*s.sentences.values()), array_digest(*t.sentences.values())]
+                     for lp, (s, t) in encoded.items()}}
 
     def compute() -> pd.DataFrame:
         out = []
