@@ -69,7 +69,7 @@ mask_pair = None         # Fig. 8 language pair (paper: de-en)
 mask_pool = None         # Fig. 8: distinct pairs whose words are masked
 static_vectors = None    # static baseline .vec files, "de:/path/wiki.de.align.vec,en:/path/wiki.en.align.vec"
 static_max_words = None  # words read from each .vec file
-autocast = None          # None (exact fp32) or "bfloat16" (faster on CPU, numbers differ slightly)
+autocast = None          # "auto" (bfloat16 where the CPU/GPU has native bf16, else fp32), "bfloat16", or None (exact fp32)
 
 # %%
 import matplotlib.pyplot as plt
@@ -119,7 +119,7 @@ if P.autocast:
 run.use_encoder(enc)
 LAYERS = parse_layers(P.layers or None, enc.n_layers)  # None, "" or []: every layer (0 = embeddings)
 print(f"{enc.name} ({enc.revision}): {enc.n_layers} hidden-state layers, dim {enc.dim}, "
-      f"prefix {enc.prefix!r}, device {enc.device}")
+      f"prefix {enc.prefix!r}, device {enc.device}, precision {run.precision}")
 
 # %% [markdown]
 # ## Translated-in-context word pairs (Sec. III-A)

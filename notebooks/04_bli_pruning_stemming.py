@@ -96,7 +96,7 @@ table1_models = None       # {our model: the paper's Table 1 row it is compared 
 backend = None             # "layer" (xalign encoder: pooled sub-words at a chosen layer) or "sentence-transformers"
 layer = None               # hidden layer for backend "layer" (-1 is the last, 0 the embeddings)
 pooling = None             # "word" (the word's own sub-words), "sentence" (all tokens) or "first" token
-autocast = None            # "bfloat16" (faster on CPU, slightly different numbers) or "float32" (exact)
+autocast = None            # "auto" (bfloat16 where the CPU has native bf16, else fp32), "bfloat16", or "float32" (exact)
 n_vocab = None             # candidate words per language: wordfreq's top N, fastText's for Sinhala (the paper: 200,000)
 n_vocab_si_dictionary = None  # size of the OLD Sinhala list (dictionary words, 0 for all), run only to measure its inflation
 languages = None           # the X of the En<->X directions (Tables 2-3)
@@ -162,10 +162,12 @@ display(vocab_table)
 # behave akin to static embedding models" (Sec. 5). Each candidate word is fed to the encoder
 # alone (with e5's `passage: ` prefix) and represented by the mean of its own sub-word vectors
 # at the chosen layer. The paper used LaBSE's sentence embedding of the word (the `paper`
-# profile does the same through sentence-transformers). With the `default` profile the encoder
-# runs with bfloat16 autocast on the CPU, which changes the numbers slightly; pass
-# `-p autocast float32` for exact fp32. Vectors are cached on disk, so a rerun does not encode
-# again.
+# profile does the same through sentence-transformers). With the `default` profile
+# (`autocast: auto`) the encoder runs with bfloat16 autocast where the CPU computes bf16
+# natively (AVX512-BF16 or AMX), which changes the numbers slightly, and in exact float32
+# elsewhere (emulated bf16 is several times slower than float32); the line below says which.
+# Pass `-p autocast float32` for exact fp32 everywhere. Vectors are cached on disk (keyed by the
+# precision), so a rerun does not encode again.
 
 # %%
 encoder = WordEncoder(P.model, P.backend, int(P.layer), P.pooling, P.autocast)
@@ -173,6 +175,7 @@ run.use_encoder(encoder)
 print(encoder.describe())
 vectors = {lang: encoder(words, desc=f"encode {lang}") for lang, words in vocab.items()}
 old_si = encoder(vocabulary("si", P.n_vocab_si_dictionary or None, sinhala="dictionaries"), desc="encode si (old list)")
+encoder.release()  # every word is encoded: the model's memory goes to the BLI grid's similarity blocks
 
 # %% [markdown]
 # **Known answer.** Mapping a space onto itself with the identity dictionary must give

@@ -15,8 +15,9 @@ from xalign.core.paths import cache_root
 CHAPTER = "01_weak_strong_alignment"
 
 
-def save_run(model="multilingual-e5-small", value=93.0, profile="default"):
+def save_run(model="multilingual-e5-small", value=93.0, profile="default", precision=None):
     run = ChapterRun(CHAPTER, "gaschi2022", profile, {"model": model})
+    run.precision = precision
     run.compare("table2", pd.DataFrame({"method": ["dictionary"], "pair": ["en-de"], "value": [value]}),
                 keys=["method", "pair"])
     run.figure("Fig. 6", pd.DataFrame({"pair": ["de-en", "de-en"], "layer": [0, 1], "mean": [40.0, 60.0],
@@ -130,3 +131,27 @@ def test_unseeded_rows_are_not_compared_cell_by_cell():
     assert c.ok and c.skipped == 1
     new["rows"][1]["value"] = 96.3
     assert not K.check_table("table2", ref, new).ok
+
+
+def test_a_reference_in_another_precision_is_reported_not_failed_cell_by_cell(tmp_path, monkeypatch, capsys):
+    """bf16 and fp32 numbers differ by up to half a point: each precision is checked against its own reference."""
+    results, ref = tmp_path / "results", tmp_path / "reference"
+    monkeypatch.setenv("XALIGN_RESULTS", str(results))
+    save_run(value=93.0, precision="bfloat16")
+    K.make_reference("default", results, ref)
+    save_run(value=93.2, precision="torch.float32")  # the same chapter on a CPU without native bf16
+    assert not K.check(None, results, ref)  # no float32 reference yet: says so and fails
+    out = capsys.readouterr().out
+    assert "in bfloat16, this run in float32" in out and "no reference in float32" in out
+    assert K.make_reference("default", results, ref) == [ref / f"{CHAPTER}.float32.json"]
+    assert (ref / f"{CHAPTER}.json").exists()  # the bf16 reference stays
+    assert K.check(None, results, ref)  # checked against the float32 one; the bf16 one is reported
+    tamper(results, lambda t: t["table2"]["rows"][0].update(ours=93.21))
+    assert not K.check(None, results, ref)
+
+
+def test_precision_of_results_saved_before_the_field():
+    assert K.result_precision({"params": {"autocast": "bfloat16"}}) == "bfloat16"
+    assert K.result_precision({"params": {"autocast": None}}) == "torch.float32"
+    assert K.result_precision({"params": {"autocast": "auto"}}) is None
+    assert K.result_precision({"precision": "torch.float32", "params": {"autocast": "auto"}}) == "torch.float32"

@@ -97,6 +97,14 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
     assert encoder_word_vectors(enc, ["cat", "\u200c"]).words == ["cat"]
     we = WordEncoder("multilingual-e5-small", layer=-1, autocast="float32", progress=False)
     assert np.allclose(we(words).vectors, v.vectors) and "layer 12 of 12" in we.describe()
+    # release() frees the model (nothing else holds it) and keeps the description
+    import weakref
+
+    described, model = we.describe(), weakref.ref(we.encoder.model)
+    we.release()
+    assert model() is None and we.describe() == described and we.revision
+    with pytest.raises(RuntimeError, match="released"):
+        we(words)
 
     # the sentence-transformers path, on a local copy of the same model (mean pooling, no prefix)
     st_dir = tmp_path / "st-e5"

@@ -6,6 +6,12 @@ same chapter, profile and model with it, table by table (figure series included)
 every numeric cell must be equal within a small tolerance, or, for a row that
 carries an interval (``std``, ``ci95``, ...), within that interval; text cells and
 the number of rows must be equal.
+
+Numbers are only comparable cell by cell in the same precision: bfloat16 autocast (used where
+the CPU computes bf16 natively, ``autocast: auto``) and float32 differ by up to half a point.
+A chapter may therefore have one reference per precision, ``reference/<chapter>.json`` and
+``reference/<chapter>.<precision>.json``; a fresh result is checked against the one in its
+precision, and a reference in another precision is reported as such, not as a disagreement.
 """
 
 from __future__ import annotations
@@ -52,9 +58,33 @@ def make_reference(profile: str = "default", results: Path | None = None, refere
         if result is None:
             continue
         target = reference / f"{chapter}.json"
+        if target.exists():  # a reference in another precision stays; this one goes beside it
+            existing = result_precision(json.loads(target.read_text(encoding="utf-8")))
+            if existing != result_precision(result):
+                target = reference / f"{chapter}.{precision_label(result_precision(result))}.json"
         shutil.copyfile(result["_path"], target)
         written.append(target)
     return written
+
+
+def result_precision(result: dict) -> str | None:
+    """What a saved result's encoder computed in ("bfloat16", "torch.float32", ...); None if unknown.
+
+    Results saved before the field existed are read from their ``autocast`` parameter.
+    """
+    if result.get("precision"):
+        return result["precision"]
+    autocast = (result.get("params") or {}).get("autocast", "absent")
+    if autocast in ("bfloat16", "float16"):
+        return autocast
+    if autocast in (None, "", "none", "float32"):
+        return "torch.float32"
+    return None  # "auto" without a record, or a chapter without the parameter
+
+
+def precision_label(precision: str | None) -> str:
+    """"torch.float32" -> "float32" (a file-name part)."""
+    return (precision or "unknown").removeprefix("torch.")
 
 
 def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL) -> TableCheck:
@@ -119,13 +149,23 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
         echo(f"no reference results{f' for {chapter!r}' if chapter else ''} in {reference}")
         return False
     all_ok = True
-    for path in refs:
-        ref = json.loads(path.read_text(encoding="utf-8"))
+    loaded = [(path, json.loads(path.read_text(encoding="utf-8"))) for path in refs]
+    for path, ref in loaded:
         new = fresh_result(ref, results)
         where = results or results_dir()
         if new is None:
             echo(f"{ref['chapter']}: no fresh {ref['profile']} result for model {ref.get('model')} in {where}")
             all_ok = False
+            continue
+        mine, theirs = result_precision(new), result_precision(ref)
+        if mine and theirs and mine != theirs:
+            twin = any(r["chapter"] == ref["chapter"] and r["profile"] == ref["profile"]
+                       and result_precision(r) == mine for _, r in loaded)
+            echo(f"{ref['chapter']} ({ref['profile']}): {path.name} is in {precision_label(theirs)}, this run in "
+                 f"{precision_label(mine)}: not comparable cell by cell"
+                 + ("" if twin else f" and no reference in {precision_label(mine)}: run with "
+                                     f"-p autocast {precision_label(theirs)}, or add one (xalign reference)"))
+            all_ok &= twin
             continue
         checks = check_result(ref, new, abs_tol)
         bad = [c for c in checks if not c.ok]

@@ -61,6 +61,8 @@ class ChapterRun:
     params: dict
     model: str | None = None
     model_revision: str | None = None
+    #: what the encoder computes in ("bfloat16", "torch.float32", ...), recorded by use_encoder
+    precision: str | None = None
     tables: dict[str, TableResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
@@ -74,8 +76,12 @@ class ChapterRun:
         return self.model or params_model(self.params) or "unknown-model"
 
     def use_encoder(self, encoder) -> None:
-        """Record the encoder (name and revision) the numbers come from."""
+        """Record the encoder the numbers come from: name, revision and the precision it computes in."""
+        from xalign.core.precision import precision_of
+
         self.model, self.model_revision = encoder.name, encoder.revision
+        inner = getattr(encoder, "encoder", None) or encoder  # a WordEncoder wraps an Encoder
+        self.precision = precision_of(inner) if hasattr(inner, "model") else None
 
     def compare(self, table: str, ours: pd.DataFrame, keys: list[str], title: str = "",
                 value: str = "value", paper: pd.DataFrame | None = None, note: str = "",
@@ -161,7 +167,7 @@ class ChapterRun:
 
         out = {
             "chapter": self.chapter, "paper": self.paper, "profile": self.profile,
-            "model": self.model_name(), "model_revision": self.model_revision,
+            "model": self.model_name(), "model_revision": self.model_revision, "precision": self.precision,
             "paper_setup": bool(self.paper_setup),
             "params": self.params, "xalign_version": __version__,
             "git_commit": git_commit(), "code_hash": code_hash(),

