@@ -16,7 +16,7 @@ AUTOCAST_VALUES = (None, "", "none", "float32", "auto", "bfloat16", "float16")
 _EXACT = (None, "", "none", "float32")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def native_bf16(device: str = "cpu") -> bool:
     """True when ``device`` ("cpu", "cuda", "cuda:0", ...) computes bfloat16 matrix products natively."""
     import torch
@@ -55,7 +55,7 @@ def resolve_autocast(value: str | None, device: str = "cpu") -> str | None:
     return value
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _warn_emulated(device: str) -> None:  # once per device and process
     warnings.warn(f"bfloat16 autocast on {device!r}, which has no native bf16 (no AVX512-BF16/AMX): it is "
                   "emulated and several times slower than float32 here; autocast='auto' picks float32 on "
