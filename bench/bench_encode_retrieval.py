@@ -8,8 +8,12 @@ Encoding (the embedded model, the same WMT19 sentences for every contender):
   - `sentence-transformers` `encode` (Transformer + mean Pooling, batch 32,
     float32, last layer only): the reference;
   - xalign `Encoder.encode`, empty cache, all 13 layers kept (what the
-    chapters need), float32 and bf16 autocast; target: >= 2x the reference;
+    chapters need), float32 and bf16 autocast; target: >= 2x the reference for
+    xalign in the precision `autocast="auto"` picks on this machine;
   - `sentence-transformers` under the same bf16 autocast (for information).
+  Where the CPU has no native bf16 (no AVX512-BF16/AMX) xalign's bf16 row shows the
+  emulation's cost (why `autocast="auto"` picks fp32 there) and the other bf16
+  contenders (CSLS included) are not run.
 CSLS (random unit vectors, d = 384, N queries against N candidates, top-1, k = 10):
   - the floor: three blocked N x N x d matrix products (what the textbook
     CSLS needs: r_V, r_U, the scores), in float32 and in bf16;
@@ -18,10 +22,11 @@ CSLS (random unit vectors, d = 384, N queries against N candidates, top-1, k = 1
     float32 and bf16; target: <= 1.3x the floor of the same precision;
   - faiss `IndexFlatIP` plain nearest-neighbour search: ONE product, no CSLS,
     so it is compared with one third of the floor, not with CSLS.
-At N <= --full-max everything runs whole. Above it (N = 200,000 takes hours of
-2 busy cores per contender) the same kernels run on --sample-blocks blocks of
-rows of each pass, in a child process whose peak memory is reported, and the
-times are extrapolated to N rows (labelled so); --full-max 200000 runs it all.
+Every N up to --full-max (default 200,000) runs whole, in a child process whose
+peak memory is reported; above 20,000 rows only the floor and csls_topk_fast run,
+--large-repeats times (N = 200,000 is about 20 minutes on 2 cores). Above
+--full-max the same kernels run on --sample-blocks blocks of rows of each pass and
+the times are extrapolated to N rows (labelled so).
 
     python bench/bench_encode_retrieval.py                       # 300 sentences; N = 20,000 and 200,000
     python bench/bench_encode_retrieval.py --sentences 1000 --sizes 5000,20000 --repeats 5
@@ -50,6 +55,15 @@ def peak_rss_mib() -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def cpu_model() -> str:
+    """The CPU's model name (/proc/cpuinfo)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return next((line.split(":", 1)[1].strip() for line in fh if line.startswith("model name")), "CPU")
+    except OSError:
+        return "CPU"
 
 
 def interleaved(contenders: dict, repeats: int) -> dict[str, float]:
@@ -103,10 +117,13 @@ def bench_encode(n: int, repeats: int) -> None:
         return run
 
     ref = "sentence-transformers encode, fp32 (reference)"
-    contenders = {ref: st_encode(False),
-                  "xalign encode, fp32, 13 layers": xalign(None),
-                  "xalign encode, bf16 autocast, 13 layers": xalign("bfloat16"),
-                  "sentence-transformers encode, bf16 autocast": st_encode(True)}
+    from xalign.core.precision import native_bf16, resolve_autocast
+
+    contenders = {ref: st_encode(False), "xalign encode, fp32, 13 layers": xalign(None),
+                  "xalign encode, bf16 autocast, 13 layers": xalign("bfloat16")}  # emulated without native bf16
+    if native_bf16("cpu"):
+        contenders["sentence-transformers encode, bf16 autocast"] = st_encode(True)
+    ours = "xalign encode, bf16 autocast, 13 layers" if resolve_autocast("auto") else "xalign encode, fp32, 13 layers"
     best = interleaved(contenders, repeats)
     t = time.perf_counter()
     enc.encode(texts, poolings=("mean",))  # the last bf16 call's cache: served from disk
@@ -116,8 +133,11 @@ def bench_encode(n: int, repeats: int) -> None:
     print(f"{'method':48s} {'seconds':>8s} {'tokens/s':>9s} {'x reference':>12s}")
     for name, sec in best.items():
         print(f"{name:48s} {sec:8.2f} {n_tokens / sec:9.0f} {best[ref] / sec:11.2f}x")
-    ratio = best[ref] / best["xalign encode, bf16 autocast, 13 layers"]
-    print(f"\nxalign (bf16, 13 layers) vs sentence-transformers (fp32, last layer): {ratio:.2f}x, "
+    if not native_bf16("cpu"):
+        print("\n(this CPU has no native bf16: bf16 autocast is emulated, hence autocast='auto' computes in fp32; "
+              "sentence-transformers in bf16 not run)")
+    ratio = best[ref] / best[ours]
+    print(f"\n{ours} (autocast='auto' here) vs sentence-transformers (fp32, last layer): {ratio:.2f}x, "
           f"target >= {ENCODE_TARGET:.1f}x: {'met' if ratio >= ENCODE_TARGET else 'NOT met'}")
 
 
@@ -131,8 +151,11 @@ def random_pairs(n: int, dim: int = 384):
     return U, V
 
 
-def csls_contenders(U, V, k: int = 10) -> tuple[dict, dict]:
-    """Whole-N contenders (name -> callable) and, per name, its precision and number of products."""
+def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]:
+    """Whole-N contenders (name -> callable) and, per name, its precision.
+
+    ``large``: only the floor and ``csls_topk_fast`` (the target's pair); bf16 only where native.
+    """
     import faiss
     import torch
 
@@ -150,15 +173,27 @@ def csls_contenders(U, V, k: int = 10) -> tuple[dict, dict]:
                     a[s : s + rows] @ b.T
         return run
 
-    index = faiss.IndexFlatIP(U.shape[1])
-    index.add(V)
-    fns = {"floor: 3 products, fp32": floor(t32),
-           "retrieval.csls_topk, fp32 (3 products)": lambda: csls_topk(U, V, k=k),
-           "csls_fast.csls_topk_fast, fp32": lambda: csls_topk_fast(U, V, k=k),
-           "floor: 3 products, bf16": floor(t16),
-           "csls_fast.csls_topk_fast, bf16": lambda: csls_topk_fast(U, V, k=k, precision="bfloat16"),
-           "faiss IndexFlatIP plain NN (1 product)": lambda: index.search(U, 1)}
+    from xalign.core.precision import native_bf16
+
+    fns = {"floor: 3 products, fp32": floor(t32), "csls_fast.csls_topk_fast, fp32": lambda: csls_topk_fast(U, V, k=k)}
+    if not large:
+        index = faiss.IndexFlatIP(U.shape[1])
+        index.add(V)
+        fns.update({"retrieval.csls_topk, fp32 (3 products)": lambda: csls_topk(U, V, k=k),
+                    "faiss IndexFlatIP plain NN (1 product)": lambda: index.search(U, 1)})
+    if native_bf16("cpu"):
+        fns.update({"floor: 3 products, bf16": floor(t16),
+                    "csls_fast.csls_topk_fast, bf16": lambda: csls_topk_fast(U, V, k=k, precision="bfloat16")})
     return fns, {name: ("bf16" if "bf16" in name else "fp32") for name in fns}
+
+
+def whole_csls(n: int, repeats: int) -> dict:
+    """Child process: every contender on the whole N x N problem; best seconds and peak memory."""
+    U, V = random_pairs(n)
+    base = peak_rss_mib()
+    fns, _ = csls_contenders(U, V, large=n > 20000)
+    best = interleaved(fns, repeats)
+    return {"seconds": best, "peak_rss_mib": peak_rss_mib(), "extra_mib": peak_rss_mib() - base}
 
 
 def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10) -> dict:
@@ -172,8 +207,11 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10) -> dict:
     base = peak_rss_mib()
     rows = _block_rows(n, None)
     starts = np.linspace(0, n - rows, blocks).astype(int)
+    from xalign.core.precision import native_bf16
+
     out = {}
-    for label, dtype in (("fp32", torch.float32), ("bf16", torch.bfloat16)):
+    kinds = (("fp32", torch.float32), ("bf16", torch.bfloat16)) if native_bf16("cpu") else (("fp32", torch.float32),)
+    for label, dtype in kinds:
         u, v = torch.from_numpy(U).to(dtype), torch.from_numpy(V).to(dtype)
         r_u = torch.zeros(n)
 
@@ -195,15 +233,19 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10) -> dict:
             "peak_rss_mib": peak_rss_mib(), "extra_mib": peak_rss_mib() - base}
 
 
-def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int) -> None:
-    print(f"\n## CSLS top-1 (k = 10): N queries x N candidates, d = 384, best of {repeats} interleaved runs\n")
+def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int, large_repeats: int) -> None:
+    print(f"\n## CSLS top-1 (k = 10): N queries x N candidates, d = 384, best of {repeats} interleaved runs "
+          f"({large_repeats} above N = 20,000)\n")
     print(f"{'N':>8s} {'method':42s} {'seconds':>9s} {'x floor':>8s}   notes")
     for n in sizes:
         if n <= full_max:
-            U, V = random_pairs(n)
-            fns, prec = csls_contenders(U, V)
-            best = interleaved(fns, repeats)
-            note = "whole N"
+            reps = repeats if n <= 20000 else large_repeats
+            out = subprocess.run([sys.executable, __file__, "--whole", str(n), str(reps)],
+                                 capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            best, prec = r["seconds"], {name: ("bf16" if "bf16" in name else "fp32") for name in r["seconds"]}
+            note = (f"whole N, measured; peak RSS {r['peak_rss_mib']:.0f} MiB, "
+                    f"{r['extra_mib']:.0f} beyond the inputs")
         else:
             out = subprocess.run([sys.executable, __file__, "--sampled", str(n), str(blocks), str(repeats)],
                                  capture_output=True, text=True, check=True)
@@ -218,7 +260,7 @@ def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int) -> No
             else:
                 rel = f"{sec / fl:7.2f}x"
             print(f"{n:8d} {name:42s} {sec:9.2f} {rel}", flush=True)
-        for p in ("fp32", "bf16"):
+        for p in sorted({prec[name] for name in best}, reverse=True):
             ratio = best[f"csls_fast.csls_topk_fast, {p}"] / best[f"floor: 3 products, {p}"]
             print(f"{n:8d} csls_topk_fast {p} vs its floor: {ratio:.2f}x, target <= {CSLS_TARGET}x: "
                   f"{'met' if ratio <= CSLS_TARGET else 'NOT met'}  [{note}]")
@@ -230,23 +272,32 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=300)
     parser.add_argument("--sizes", default="20000,200000")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--full-max", type=int, default=20000, help="largest N run whole (default 20000)")
+    parser.add_argument("--full-max", type=int, default=200000, help="largest N run whole (default 200000)")
+    parser.add_argument("--large-repeats", type=int, default=1, help="repeats above N = 20,000 (default 1)")
     parser.add_argument("--sample-blocks", type=int, default=2, help="row blocks per pass above --full-max")
     parser.add_argument("--skip-encode", action="store_true")
     parser.add_argument("--skip-csls", action="store_true")
     parser.add_argument("--sampled", nargs=3, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--whole", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.sampled:
         print(json.dumps(sampled_csls(*args.sampled)))
         return
+    if args.whole:
+        print(json.dumps(whole_csls(*args.whole)))
+        return
     import torch
 
-    print(f"machine: {os.cpu_count()} CPU cores, load average {os.getloadavg()[0]:.1f}, torch {torch.__version__}, "
-          f"{torch.get_num_threads()} threads, GPU: {torch.cuda.is_available()} (run on the CPU)")
+    from xalign.core.precision import native_bf16
+
+    print(f"machine: {cpu_model()}, {os.cpu_count()} CPU cores, native bf16: {native_bf16('cpu')}, load average "
+          f"{os.getloadavg()[0]:.1f}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"GPU: {torch.cuda.is_available()} (run on the CPU)")
     if not args.skip_encode:
         bench_encode(args.sentences, args.repeats)
     if not args.skip_csls:
-        bench_csls([int(x) for x in args.sizes.split(",")], args.full_max, args.sample_blocks, args.repeats)
+        bench_csls([int(x) for x in args.sizes.split(",")], args.full_max, args.sample_blocks, args.repeats,
+                   args.large_repeats)
 
 
 if __name__ == "__main__":

@@ -90,6 +90,9 @@ def test_reference_command_copies_the_profile_model(tmp_path, monkeypatch, capsy
     assert [p.name for p in ref.iterdir()] == [f"{CHAPTER}.json"]
     assert json.loads((ref / f"{CHAPTER}.json").read_text())["model"] == "multilingual-e5-small"
     assert main(["reference", "--profile", "paper", "--results", str(results), "--reference", str(ref)]) == 1
+    # naming chapters copies only theirs
+    assert main(["reference", "02", "--results", str(results), "--reference", str(tmp_path / "only02")]) == 1
+    assert main(["reference", "01", "--results", str(results), "--reference", str(tmp_path / "only01")]) == 0
 
 
 def test_no_reference_is_a_failure(tmp_path):

@@ -92,7 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--results", metavar="DIR", help="results folder (default: results/)")
     s.add_argument("--markdown", action="store_true", help="the front page's Markdown instead of plain text")
 
-    r = sub.add_parser("reference", help="copy the newest result of every chapter to reference/<chapter>.json")
+    r = sub.add_parser("reference", help="copy the newest result of every chapter to reference/<chapter>.json "
+                                         "(<chapter>.<precision>.json beside one in another precision)")
+    r.add_argument("chapters", nargs="*", help="chapter ids (default: all)")
     r.add_argument("--profile", default="default")
     r.add_argument("--results", metavar="DIR", help="results folder (default: results/)")
     r.add_argument("--reference", metavar="DIR", help="reference folder (default: reference/)")
@@ -167,8 +169,10 @@ def main(argv: list[str] | None = None) -> int:
         print(show(args.profile, args.results), end="")
     elif args.command == "reference":
         from xalign.book.check import make_reference
+        from xalign.book.runner import find_chapter
 
-        written = make_reference(args.profile, args.results, args.reference)
+        chapters = [find_chapter(c) for c in args.chapters] or None
+        written = make_reference(args.profile, args.results, args.reference, chapters)
         print("\n".join(str(p) for p in written) or f"no {args.profile} results to copy")
         return 0 if written else 1
     elif args.command == "check":
