@@ -23,6 +23,7 @@ from pathlib import Path
 
 from xalign.book.results import load_results, safe_name
 from xalign.core.paths import PROJECT_ROOT, results_dir
+from xalign.core.precision import EXACT
 
 REFERENCE_DIR = PROJECT_ROOT / "reference"
 #: columns that give a row's sampling interval (half-width around its value)
@@ -77,7 +78,7 @@ def result_precision(result: dict) -> str | None:
     autocast = (result.get("params") or {}).get("autocast", "absent")
     if autocast in ("bfloat16", "float16"):
         return autocast
-    if autocast in (None, "", "none", "float32"):
+    if autocast in EXACT:
         return "torch.float32"
     return None  # "auto" without a record, or a chapter without the parameter
 

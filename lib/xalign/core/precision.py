@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import warnings
 
-AUTOCAST_VALUES = (None, "", "none", "float32", "auto", "bfloat16", "float16")
-_EXACT = (None, "", "none", "float32")
+EXACT = (None, "", "none", "float32")  # the spellings of "no autocast": exact float32
+AUTOCAST_VALUES = (*EXACT, "auto", "bfloat16", "float16")
 
 
 @functools.cache
@@ -46,7 +46,7 @@ def resolve_autocast(value: str | None, device: str = "cpu") -> str | None:
     """
     if value not in AUTOCAST_VALUES:
         raise ValueError(f"autocast must be one of {AUTOCAST_VALUES}, got {value!r}")
-    if value in _EXACT:
+    if value in EXACT:
         return None
     if value == "auto":
         return "bfloat16" if native_bf16(device) else None

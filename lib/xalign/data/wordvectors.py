@@ -181,8 +181,8 @@ class WordEncoder:
     ``backend="layer"``: :func:`encoder_word_vectors` with an
     :class:`xalign.core.encoders.Encoder` (any layer, ``pooling`` as there;
     ``autocast="bfloat16"`` for the faster CPU path, ``"auto"`` for bfloat16
-    where the CPU computes it natively, ``None``/``"float32"`` for exact fp32). ``backend="sentence-transformers"``: the model's own
-    sentence embedding of each word (:func:`sentence_transformer_word_vectors`).
+    where the CPU computes it natively, ``None``/``"float32"`` for exact fp32).
+    ``backend="sentence-transformers"``: the model's own sentence embedding of each word (:func:`sentence_transformer_word_vectors`).
     ``name`` and ``revision`` identify the model for the results file.
     """
 
@@ -198,7 +198,7 @@ class WordEncoder:
             from xalign.core.encoders import load_encoder
 
             self.encoder = load_encoder(model, device=device, progress=progress)
-            self.encoder.autocast = None if autocast in (None, "float32", "none") else autocast
+            self.encoder.autocast = autocast  # resolved (None, "float32", "auto", ...) by xalign.core.precision
             self.revision = self.encoder.revision
         else:
             self.revision = "sentence-transformers"
