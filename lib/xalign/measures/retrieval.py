@@ -251,9 +251,9 @@ def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
     ar = torch.arange(n, device=u.device)
     c = u @ v.T
     r_v = c.topk(min(k, n), dim=1).values.mean(1)
-    r_u = c.topk(min(k, n), dim=0).values.mean(0)
+    r_u = c.T.contiguous().topk(min(k, n), dim=1).values.mean(1)  # columns' top k: a row-wise topk is faster
     cos_own = c[ar, ar].clone()
-    c.mul_(2).sub_(r_v[:, None]).sub_(r_u[None, :])
+    torch.add(-r_v[:, None], c, alpha=2, out=c).sub_(r_u[None, :])  # 2c - r_v - r_u, rounded as before
     diag = c[ar, ar].clone()
     c[ar, ar] = -float("inf")
     weak = diag > c.max(1).values
@@ -265,8 +265,9 @@ def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
     if xalign01:
         r_other = t.topk(min(k, n - 1), dim=1).values.mean(1)
         old_own = 2 * cos_own - r_v - r_u
-        extra = ((old_own > (2 * t - r_other[:, None] - r_other[None, :]).max(1).values).cpu().numpy(),)
-    t.mul_(2).sub_(r_uu[None, :])
+        rivals = torch.add(-r_other[:, None], t, alpha=2).sub_(r_other[None, :]).max(1).values
+        extra = ((old_own > rivals).cpu().numpy(),)
+    torch.add(-r_uu[None, :], t, alpha=2, out=t)
     strong = (2 * cos_own - r_u) > t.max(1).values
     return (weak.cpu().numpy(), strong.cpu().numpy(), *extra)
 
