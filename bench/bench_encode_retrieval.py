@@ -24,8 +24,9 @@ CSLS (random unit vectors, d = 384, N queries against N candidates, top-1, k = 1
   - faiss `IndexFlatIP` plain nearest-neighbour search: ONE product, no CSLS,
     so it is compared with one third of the floor, not with CSLS.
 Every N up to --full-max (default 200,000) runs whole, in a child process whose
-peak memory is reported; above 20,000 rows only the floor and csls_topk_fast run,
---large-repeats times (N = 200,000 is about 20 minutes on 2 cores). Above
+peak memory is reported; above 20,000 rows only csls_topk_fast runs whole,
+--large-repeats times, and its floors (pure products, linear in the rows) are timed
+on two blocks of rows and extrapolated (N = 200,000: about 12 minutes on 2 cores). Above
 --full-max the same kernels run on --sample-blocks blocks of rows of each pass and
 the times are extrapolated to N rows (labelled so).
 
@@ -155,7 +156,8 @@ def random_pairs(n: int, dim: int = 384):
 def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]:
     """Whole-N contenders (name -> callable) and, per name, its precision.
 
-    ``large``: only the floor and ``csls_topk_fast`` (the target's pair); bf16 only where native.
+    ``large``: only ``csls_topk_fast`` (its floors are timed on a sample of rows, :func:`sampled_csls`);
+    bf16 only where native.
     """
     import faiss
     import torch
@@ -176,7 +178,7 @@ def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]
 
     from xalign.core.precision import native_bf16
 
-    fns = {f"floor: 3 products, fp32, {label}": floor(t32, rows) for label, rows in sizes.items()}
+    fns = {} if large else {f"floor: 3 products, fp32, {label}": floor(t32, rows) for label, rows in sizes.items()}
     fns["csls_fast.csls_topk_fast, fp32"] = lambda: csls_topk_fast(U, V, k=k)
     if not large:
         index = faiss.IndexFlatIP(U.shape[1])
@@ -184,7 +186,8 @@ def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]
         fns.update({"retrieval.csls_topk, fp32 (3 products)": lambda: csls_topk(U, V, k=k),
                     "faiss IndexFlatIP plain NN (1 product)": lambda: index.search(U, 1)})
     if native_bf16("cpu"):
-        fns.update({f"floor: 3 products, bf16, {label}": floor(t16, rows) for label, rows in sizes.items()})
+        if not large:
+            fns.update({f"floor: 3 products, bf16, {label}": floor(t16, rows) for label, rows in sizes.items()})
         fns["csls_fast.csls_topk_fast, bf16"] = lambda: csls_topk_fast(U, V, k=k, precision="bfloat16")
     return fns, {name: ("bf16" if "bf16" in name else "fp32") for name in fns}
 
@@ -193,19 +196,27 @@ def whole_csls(n: int, repeats: int) -> dict:
     """Child process: every contender on the whole N x N problem; best seconds and peak memory."""
     U, V = random_pairs(n)
     base = peak_rss_mib()
-    fns, _ = csls_contenders(U, V, large=n > 20000)
+    large = n > 20000
+    fns, _ = csls_contenders(U, V, large=large)
     best = interleaved(fns, repeats)
-    return {"seconds": best, "peak_rss_mib": peak_rss_mib(), "extra_mib": peak_rss_mib() - base}
+    out = {"seconds": best, "peak_rss_mib": peak_rss_mib(), "extra_mib": peak_rss_mib() - base}
+    if large:  # the floors are pure products, linear in the rows: timed on a sample, extrapolated
+        floors = sampled_csls(n, 2, max(repeats, 2), floors_only=True, pairs=(U, V))
+        out["seconds"].update(floors["seconds"])
+        out["floor_rows"] = floors["rows"]
+    return out
 
 
-def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10) -> dict:
-    """Per-row times of each contender's passes on ``blocks`` row blocks, extrapolated to n rows."""
+def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bool = False, pairs=None) -> dict:
+    """Per-row times of each contender's passes on ``blocks`` row blocks, extrapolated to n rows.
+
+    ``floors_only``: the floors alone; ``pairs``: (U, V) already drawn."""
     import torch
 
     from xalign.measures.csls_fast import cache_block_rows, csls_block, density_block
     from xalign.measures.retrieval import _block_rows
 
-    U, V = random_pairs(n)
+    U, V = pairs if pairs is not None else random_pairs(n)
     base = peak_rss_mib()
     rows, sub_fast = _block_rows(n, None), cache_block_rows(n)
     starts = np.linspace(0, n - rows, blocks).astype(int)
@@ -232,9 +243,11 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10) -> dict:
                     density_block(v[t:e], u, k)
                     csls_block(u[t:e], v, r_u, k, 1)
 
-        best = interleaved({f"floor: 3 products, {label}, 256 MiB blocks": floor(rows),
-                            f"floor: 3 products, {label}, cache blocks": floor(sub_fast),
-                            f"csls_fast.csls_topk_fast, {label}": fast}, repeats)
+        fns = {f"floor: 3 products, {label}, 256 MiB blocks": floor(rows),
+               f"floor: 3 products, {label}, cache blocks": floor(sub_fast)}
+        if not floors_only:
+            fns[f"csls_fast.csls_topk_fast, {label}"] = fast
+        best = interleaved(fns, repeats)
         scale = n / (blocks * rows)
         out.update({name: sec * scale for name, sec in best.items()})
     return {"seconds": out, "rows": int(blocks * rows), "block_rows": rows,
@@ -254,6 +267,8 @@ def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int, large
             best, prec = r["seconds"], {name: ("bf16" if "bf16" in name else "fp32") for name in r["seconds"]}
             note = (f"whole N, measured; peak RSS {r['peak_rss_mib']:.0f} MiB, "
                     f"{r['extra_mib']:.0f} beyond the inputs")
+            if "floor_rows" in r:
+                note += f"; the floors extrapolated from {r['floor_rows']} of {n} rows per product"
         else:
             out = subprocess.run([sys.executable, __file__, "--sampled", str(n), str(blocks), str(repeats)],
                                  capture_output=True, text=True, check=True)
