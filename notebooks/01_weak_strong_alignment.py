@@ -246,7 +246,9 @@ cannot be traced further.
 # Each sentence is encoded once; the same forward pass gives the mean-pooled
 # and first-token sentence vectors and the vectors of every word needed below
 # (dictionary pairs, and for the Fig. 5 pair also aligner pairs and random
-# words).
+# words). Every layer of one language pair is about 2 GB, so only one pair is
+# held in memory at a time; the others are read back from the cache when a
+# cell asks for them.
 
 # %%
 rng = np.random.default_rng(P.seed)
@@ -264,14 +266,10 @@ if P.dist_pair in PAIRS:
         "random pairs (same sentence pair)": PR.random_pairs(src_tok, tgt_tok, n_dist, rng, same_sentence=True),
     }
 
-encoded = {}
-for lp in PAIRS:
-    wanted = word_pairs[lp] + ([p for ps in extra_pairs.values() for p in ps] if lp == P.dist_pair else [])
-    src_side = IC.encode_side(enc, [s for s, _ in corpus[lp]], IC.spans_needed(wanted, "src"),
-                              layers=LAYERS, desc=f"{lp} source")
-    tgt_side = IC.encode_side(enc, [t for _, t in corpus[lp]], IC.spans_needed(wanted, "tgt"),
-                              layers=LAYERS, desc=f"{lp} target")
-    encoded[lp] = (src_side, tgt_side)
+wanted = {lp: word_pairs[lp] + ([p for ps in extra_pairs.values() for p in ps] if lp == P.dist_pair else [])
+          for lp in PAIRS}
+encoded = IC.EncodedPairs(enc, corpus, wanted, layers=LAYERS)  # one language pair in memory at a time
+encoded.encode_all()
 print(f"cache: {enc.cache.hits} hits, {enc.cache.misses} misses")
 
 # %% [markdown]
@@ -341,8 +339,7 @@ display(Markdown(
 
 # %%
 lp = P.cls_pair if P.cls_pair in PAIRS else PAIRS[0]
-src_side, tgt_side = encoded[lp]
-first_s, first_t = src_side.sentences["first"], tgt_side.sentences["first"]
+first_s, first_t = (side.sentences["first"] for side in encoded[lp])
 perm = rng.permutation(len(first_t))
 fig4 = pd.concat([
     pd.DataFrame({"layer": np.repeat(LAYERS, len(first_s)), "pairs": kind,
@@ -365,11 +362,11 @@ run.figure("Fig. 4", LW.summarise(fig4.rename(columns={"cosine": "value"}), ["pa
 
 # %%
 if P.dist_pair in PAIRS:
-    src_side, tgt_side = encoded[P.dist_pair]
     li = LAYERS.index(P.dist_layer) if P.dist_layer in LAYERS else len(LAYERS) - 1
     groups = {"dictionary pairs": [word_pairs[P.dist_pair][i] for i in
                                    PR.sample_distinct(word_pairs[P.dist_pair], P.n_pairs, rng)], **extra_pairs}
-    fig5 = pd.concat([pd.DataFrame({"pairs": name, "cosine": IC.cosine_rows(*IC.pair_vectors(ps, src_side, tgt_side))[:, li]})
+    fig5 = pd.concat([pd.DataFrame({"pairs": name,
+                                    "cosine": IC.cosine_rows(*IC.pair_vectors(ps, *encoded[P.dist_pair], layer=li))})
                       for name, ps in groups.items()])
     ax = sns.kdeplot(fig5, x="cosine", hue="pairs", common_norm=False, fill=True, alpha=0.25)
     ax.set(title=f"Fig. 5: similarity of word pairs, layer {LAYERS[li]} ({P.dist_pair}, {enc.name})",
@@ -471,9 +468,8 @@ run.figure("Fig. 7", strong_summary, "Fig. 7 data: S_strong per layer (mean, std
 lp = PAIRS[0]
 best_layer = int(weak_summary[weak_summary["pair"] == lp].sort_values("mean").iloc[-1]["layer"])
 sample = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.n_pairs, np.random.default_rng(P.seed))]
-U, V = IC.pair_vectors(sample, *encoded[lp])
-li = LAYERS.index(best_layer)
-errors = WS.retrieval_errors(sample, U[:, li], V[:, li], k=P.k)
+U, V = IC.pair_vectors(sample, *encoded[lp], layer=LAYERS.index(best_layer))
+errors = WS.retrieval_errors(sample, U, V, k=P.k)
 pick = np.random.default_rng(P.seed).permutation(len(errors))[:12]
 table5 = pd.DataFrame([{"reference word": errors[i][0].src.text, "target word": errors[i][0].tgt.text,
                         "model output": errors[i][1].tgt.text,

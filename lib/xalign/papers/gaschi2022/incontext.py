@@ -2,10 +2,14 @@
 
 One forward pass per sentence yields the sentence vectors and the vectors of
 every word span a chapter needs from that sentence; pairs then index into it.
+:class:`EncodedPairs` holds one language pair's sides at a time (every layer of
+a pair's words and sentences is about 2 GB for the default profile), reading
+the others back from the embedding cache when they are asked for again.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,9 +34,11 @@ class EncodedSide:
         """Rows of ``words`` holding (sentence index, token) items; (n_items,) int64."""
         return np.array([self.row[(s, t.start, t.end)] for s, t in items], dtype=np.int64)
 
-    def gather(self, items: list[tuple[int, Token]]) -> np.ndarray:
-        """Word vectors for (sentence index, token) items; (n_items, L, dim)."""
-        return self.words[self.rows_of(items)]
+    def gather(self, items: list[tuple[int, Token]], layer: int | None = None) -> np.ndarray:
+        """Word vectors for (sentence index, token) items; (n_items, L, dim), or (n_items, dim) at
+        the ``layer``-th stored layer (an index into the stored layers, no copy of the others)."""
+        rows = self.rows_of(items)
+        return self.words[rows] if layer is None else self.words[rows, layer]
 
 
 def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, int]]],
@@ -46,6 +52,54 @@ def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, 
             row[(i, s, e)] = r
             r += 1
     return EncodedSide({p: out[p] for p in poolings}, out["words"], row)
+
+
+class EncodedPairs(Mapping):
+    """Language pair -> (source side, target side), encoded when first asked for; one pair in memory.
+
+    ``corpus[lp]`` is the pair's list of (source, target) sentences and ``pairs[lp]`` the word
+    pairs whose words are needed. The first access encodes the pair (every layer of ``layers``);
+    asking for another pair drops the one held, and a later access reads it back from the
+    encoder's embedding cache (the same arrays, no forward pass). Peak memory is therefore one
+    pair's vectors, not every pair's: keep no reference to a side beyond the cell that uses it.
+    """
+
+    def __init__(self, encoder, corpus: Mapping[str, list[tuple[str, str]]],
+                 pairs: Mapping[str, list[WordPair]], layers=None,
+                 poolings=("mean", "first", "tokens")):
+        missing = sorted(set(pairs) - set(corpus))
+        if missing:
+            raise KeyError(f"word pairs given for {missing}, but no corpus")
+        self.encoder, self.corpus, self.pairs = encoder, corpus, pairs
+        self.layers, self.poolings = layers, tuple(poolings)
+        self._held: tuple[str, tuple[EncodedSide, EncodedSide]] | None = None
+        self.loads: dict[str, int] = dict.fromkeys(pairs, 0)  # encodings or cache reads per pair
+
+    def __getitem__(self, lp: str) -> tuple[EncodedSide, EncodedSide]:
+        if lp not in self.pairs:
+            raise KeyError(f"{lp!r}: not one of the encoded pairs {list(self.pairs)}")
+        if self._held is not None and self._held[0] == lp:
+            return self._held[1]
+        self._held = None  # drop the pair held before the next one is read (else both are in memory)
+        sentences = self.corpus[lp]
+        wanted = self.pairs[lp]
+        sides = tuple(encode_side(self.encoder, [p[i] for p in sentences], spans_needed(wanted, side),
+                                  self.poolings, self.layers, desc=f"{lp} {name}")
+                      for i, (side, name) in enumerate((("src", "source"), ("tgt", "target"))))
+        self.loads[lp] += 1
+        self._held = (lp, sides)
+        return sides
+
+    def encode_all(self) -> None:
+        """Encode every pair now (the cold run's forward passes), holding only the last one."""
+        for lp in self.pairs:
+            self[lp]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.pairs)
+
+    def __len__(self) -> int:
+        return len(self.pairs)
 
 
 def spans_needed(pairs: list[WordPair], side: str) -> dict[int, set[tuple[int, int]]]:
@@ -65,10 +119,12 @@ def merge_needed(*needs: dict[int, set]) -> dict[int, set]:
     return out
 
 
-def pair_vectors(pairs: list[WordPair], src: EncodedSide, tgt: EncodedSide) -> tuple[np.ndarray, np.ndarray]:
-    """(U, V): source and target word vectors of each pair, each (n_pairs, L, dim)."""
-    U = src.gather([(p.src_sent, p.src) for p in pairs])
-    V = tgt.gather([(p.tgt_sent, p.tgt) for p in pairs])
+def pair_vectors(pairs: list[WordPair], src: EncodedSide, tgt: EncodedSide,
+                 layer: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(U, V): source and target word vectors of each pair, each (n_pairs, L, dim), or (n_pairs, dim)
+    at the ``layer``-th stored layer."""
+    U = src.gather([(p.src_sent, p.src) for p in pairs], layer)
+    V = tgt.gather([(p.tgt_sent, p.tgt) for p in pairs], layer)
     return U, V
 
 

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -51,46 +51,57 @@ def _words_digest(side: IC.EncodedSide, rows: np.ndarray) -> str:
     return array_digest(side.words, rows)
 
 
-def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: dict[str, tuple], k: int,
+def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: Mapping[str, tuple], k: int,
                            n: int, runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
-    """S_weak, S_strong (and xalign 0.1's S_strong) of every pair, layer and run, memoised.
+    """S_weak, S_strong (and xalign 0.1's S_strong) of every pair, layer and run, memoised per language pair.
 
-    Tidy (pair, layer, run, metric, value in [0, 1]); the cache key holds the
-    word vectors' digest, the pairs' rows, k, n, runs, seed and layers, and the
-    source of the modules that compute it, so a warm rerun reads it back.
+    Tidy (pair, layer, run, metric, value in [0, 1]). Each language pair's cache key holds its
+    word vectors' digest, the pairs' rows, k, n, runs, seed and layers, and the source of the
+    modules that compute it, so a warm rerun reads it back. ``encoded`` may be an
+    :class:`~xalign.papers.gaschi2022.incontext.EncodedPairs`: one pair is read at a time.
     """
-    key = {"k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "pairs": {}}
-    for lp, wp in word_pairs.items():
-        src, tgt = encoded[lp]
-        ru, rv = IC.pair_rows(wp, src, tgt)
-        key["pairs"][lp] = [_words_digest(src, ru), _words_digest(tgt, rv), PR.pairs_digest(wp)]
+    return pd.concat([_pair_alignment_scores(lp, wp, encoded, k, n, runs, seed, layers)
+                      for lp, wp in word_pairs.items()], ignore_index=True)
+
+
+def _pair_alignment_scores(lp: str, wp: list[PR.WordPair], encoded: Mapping[str, tuple], k: int, n: int,
+                           runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
+    """One language pair of :func:`alignment_layer_scores` (its sides are released on return)."""
+    src, tgt = encoded[lp]
+    ru, rv = IC.pair_rows(wp, src, tgt)
+    key = {"pair": lp, "k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers),
+           "vectors": [_words_digest(src, ru), _words_digest(tgt, rv), PR.pairs_digest(wp)]}
     return cached("gaschi2022.alignment_layer_scores", key,
-                  lambda: pair_layer_scores(word_pairs, encoded,
+                  lambda: pair_layer_scores({lp: wp}, {lp: (src, tgt)},
                                             lambda U, V: alignment_scores(U, V, k, with_xalign01=True),
                                             n, runs, seed, layers, "S_weak, S_strong"),
                   code=[retrieval, LW, IC, PR, pair_layer_scores])
 
 
-def sentence_layer_scores(encoded: dict[str, tuple], poolings: dict[str, str], k: int, n: int, runs: int,
+def sentence_layer_scores(encoded: Mapping[str, tuple], poolings: dict[str, str], k: int, n: int, runs: int,
                           seed: int, layers: list[int]) -> pd.DataFrame:
-    """S_weak of sentence vectors per pair, pooling, layer and run (Table I), memoised.
+    """S_weak of sentence vectors per pair, pooling, layer and run (Table I), memoised per language pair.
 
     ``poolings``: label -> key of ``EncodedSide.sentences``. Tidy (pair, pooling,
     layer, run, value in [0, 1]); ``runs`` samples of ``n`` sentence pairs.
     """
-    key = {"k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "poolings": poolings,
-           "pairs": {lp: [array_digest(*s.sentences.values()), array_digest(*t.sentences.values())]
-                     for lp, (s, t) in encoded.items()}}
+    return pd.concat([_pair_sentence_scores(lp, encoded, poolings, k, n, runs, seed, layers) for lp in encoded],
+                     ignore_index=True)
+
+
+def _pair_sentence_scores(lp: str, encoded: Mapping[str, tuple], poolings: dict[str, str], k: int, n: int,
+                          runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
+    """One language pair of :func:`sentence_layer_scores` (its sides are released on return)."""
+    src, tgt = encoded[lp]
+    key = {"pair": lp, "k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "poolings": poolings,
+           "vectors": [array_digest(*src.sentences.values()), array_digest(*tgt.sentences.values())]}
 
     def compute() -> pd.DataFrame:
-        out = []
-        for lp, (src, tgt) in encoded.items():
-            samples = LW.sample_runs(len(src.sentences["mean"]), n, runs, seed)
-            for label, pooling in poolings.items():
-                df = LW.layerwise_scores(src.sentences[pooling], tgt.sentences[pooling],
-                                         lambda U, V: s_weak(U, V, k), samples, layers, desc=f"{lp} {label}")
-                out.append(df.assign(pair=lp, pooling=label))
-        return pd.concat(out, ignore_index=True)
+        samples = LW.sample_runs(len(src.sentences["mean"]), n, runs, seed)
+        return pd.concat([LW.layerwise_scores(src.sentences[pooling], tgt.sentences[pooling],
+                                              lambda U, V: s_weak(U, V, k), samples, layers,
+                                              desc=f"{lp} {label}").assign(pair=lp, pooling=label)
+                          for label, pooling in poolings.items()], ignore_index=True)
 
     return cached("gaschi2022.sentence_layer_scores", key, compute, code=[retrieval, LW, IC])
 
