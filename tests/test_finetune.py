@@ -203,7 +203,7 @@ def test_run_key_holds_the_training_code(tiny_model, tmp_path, monkeypatch):
 
 FREED_MEMORY_PROBE = """
 import numpy as np
-from xalign.papers.calibrated2023.activations import freed_memory_returned
+from xalign.core.memory import freed_memory_returned
 
 def rss_gb():
     with open("/proc/self/status") as fh:

@@ -13,8 +13,6 @@ step that keeps everything, at the cost of one more forward pass through those
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import functools
 
 ACTIVATION_BYTES = 104  # bytes kept per padded token, layer and hidden unit (e5-small, float32, eager dropout)
@@ -63,36 +61,3 @@ def layers_to_recompute(padded_tokens: int, n_layers: int, hidden: int, budget_g
     return max(0, n_layers - keep)
 
 
-M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
-GLIBC_MMAP_CEILING = 32 << 20  # the highest threshold glibc's dynamic rule reaches (64-bit)
-
-
-def _glibc():
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        return libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None
-    except OSError:  # not glibc (macOS, musl, Windows)
-        return None
-
-
-@contextlib.contextmanager
-def freed_memory_returned(threshold_mb: float = 8.0):
-    """Inside, glibc serves every allocation above ``threshold_mb`` MiB by its own ``mmap``, so that a
-    large freed activation goes back to the system at once instead of fragmenting the heap (by
-    default glibc raises that threshold to 32 MiB as large blocks are freed, and training's changing
-    tensor shapes then keep growing its heap). On exit the threshold is set to that usual ceiling
-    and the heap is trimmed. A no-op where the C library is not glibc.
-
-    Measured on e5-small's default-profile fine-tuning (8 of its steps, the longest included, after
-    loading the chapter's encoders): peak RSS 3.9 GB with a 1.5 GB activation budget alone, 3.5 GB
-    with 1.0 GB, 3.3 GB with 1.0 GB and this at 8 MiB (no more page faults than without it; at
-    1 MiB: 3.2 GB but 14x the page faults, +35% CPU time); the whole 96-step run: 4.3 -> 3.5 GB."""
-    libc = _glibc()
-    if libc is not None:
-        libc.mallopt(M_MMAP_THRESHOLD, int(threshold_mb * (1 << 20)))
-    try:
-        yield
-    finally:
-        if libc is not None:
-            libc.mallopt(M_MMAP_THRESHOLD, GLIBC_MMAP_CEILING)
-            libc.malloc_trim(0)

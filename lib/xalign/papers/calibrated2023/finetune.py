@@ -33,7 +33,7 @@ exceeds ``activation_budget_gb`` (``ACTIVATION_BUDGET_GB``) recomputes the
 activations of its first layers in the backward pass instead (:mod:`.activations`;
 default profile: 20% of one forward pass more over the run): the weights and
 losses are bit-identical. Large freed blocks go back to the system during
-training (:func:`.activations.freed_memory_returned`). Default profile, the
+training (:func:`xalign.core.memory.freed_memory_returned`). Default profile, the
 whole run after loading the chapter's encoders: peak RSS 4.3 GB -> 3.5 GB (with a
 1 GB budget). In the whole chapter that still peaked at 4.0 GB (cold book run on
 two cores), so the budget is 0.5 GB: on the run's six longest steps the memory
@@ -58,7 +58,8 @@ import numpy as np
 import pandas as pd
 
 from xalign.core.cache import key_digest, text_hash
-from xalign.papers.calibrated2023.activations import Recompute, freed_memory_returned, layers_to_recompute
+from xalign.core.memory import freed_memory_returned
+from xalign.papers.calibrated2023.activations import Recompute, layers_to_recompute
 
 FORMAT_VERSION = 1
 ORDERS = ("interleave", "sequential")

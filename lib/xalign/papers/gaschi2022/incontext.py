@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xalign.core.memory import freed_memory_returned, return_freed_memory
 from xalign.data.words import Token
 from xalign.papers.gaschi2022.pairs import WordPair
 
@@ -81,11 +82,13 @@ class EncodedPairs(Mapping):
         if self._held is not None and self._held[0] == lp:
             return self._held[1]
         self._held = None  # drop the pair held before the next one is read (else both are in memory)
+        return_freed_memory()  # and give its memory back, so that the heap does not grow pair by pair
         sentences = self.corpus[lp]
         wanted = self.pairs[lp]
-        sides = tuple(encode_side(self.encoder, [p[i] for p in sentences], spans_needed(wanted, side),
-                                  self.poolings, self.layers, desc=f"{lp} {name}")
-                      for i, (side, name) in enumerate((("src", "source"), ("tgt", "target"))))
+        with freed_memory_returned():  # encoding chunks of changing sizes would otherwise fragment the heap
+            sides = tuple(encode_side(self.encoder, [p[i] for p in sentences], spans_needed(wanted, side),
+                                      self.poolings, self.layers, desc=f"{lp} {name}")
+                          for i, (side, name) in enumerate((("src", "source"), ("tgt", "target"))))
         self.loads[lp] += 1
         self._held = (lp, sides)
         return sides
