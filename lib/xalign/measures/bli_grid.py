@@ -95,6 +95,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     ``method``, ``pruned``, then :func:`evaluate_bli`'s columns) and one row
     per learned map.
     """
+    from xalign.core.memory import freed_memory_returned
     from xalign.core.progress import bar as progress_bar
     from xalign.data.scripts import script_mask
 
@@ -112,70 +113,71 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     normalized: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # normalize_center of a space, shared by its maps
     results, fits = [], []
     bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
-    for s, t in directions:
-        test = dictionary(s, t, "test")
-        train = dictionary(s, t, "train") if any(m != "none" for m in methods) else None
-        prune_s, prune_t = prune_source and s in masks, t in masks
-        for method in methods:
-            bar.set_postfix_str(f"{s}-{t} {method}")
-            key = None
-            if cache is not None:
-                for lang in (s, t):
-                    if lang not in digests:
-                        digests[lang] = vectors_digest(vectors[lang])
-                key = {"kind": "bli-grid", "version": GRID_VERSION, "src": digests[s], "tgt": digests[t],
-                       "test": _pairs_digest(test), "train": _pairs_digest(train if method != "none" else None),
-                       "method": method, "retrievals": list(retrievals), "ks": list(ks), "csls_k": csls_k,
-                       "prune": [prune_rule if prune_s else None, prune_rule if prune_t else None],
-                       "stemmer": getattr(stemmers.get(t), "name", None) if t in stemmers else None,
-                       "rcsls": rcsls_options if method == "rcsls" else None,
-                       "vecmap": vecmap_options if method == "vecmap" else None, "n_boot": n_boot}
-                got = cache.get(key)
-                if got is not None:
-                    results.append(_array_to_frame(got["results"]))
-                    fit = json.loads(str(got["fit"]))
-                    if fit:
-                        fits.append(fit)
-                    bar.update(1)
-                    continue
-            fit = {}
-            if method == "none":
-                U, V = vectors[s], vectors[t]
-            else:
-                for lang in [x for x in normalized if x not in (s, t)]:  # keep two spaces, not every language
-                    del normalized[lang]
-                for lang in (s, t):
-                    if lang not in normalized:
-                        normalized[lang] = normalize_center(vectors[lang].vectors)
-                pre = (normalized[s], normalized[t])
-                alignment, info = fit_map(method, vectors[s], vectors[t], train, rcsls_options, vecmap_options,
-                                          normalized=pre)
-                fit = {"src": s, "tgt": t, **info}
-                fits.append(fit)
-                U, V = apply_map(alignment, vectors[s], vectors[t], normalized=pre)
-            cell = []
-            variants = [False] + ([True] if (prune_s or prune_t) else [])
-            # CSLS densities of the targets among the (pruned) sources: one product for both variants
-            dens = target_densities(V.vectors, U.vectors, csls_k, [None] + ([masks[s]] if prune_s else [])) \
-                if "csls" in retrievals else None
-            for pruned in variants:
-                Up = subset(U, masks[s]) if pruned and prune_s else U
-                Vp = subset(V, masks[t]) if pruned and prune_t else V
-                d = None
-                if dens is not None:
-                    d = dens[-1] if pruned else dens[0]
-                    d = d[masks[t]] if pruned and prune_t else d
-                df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t), n_boot=n_boot,
-                                  tgt_density=d)
-                df.insert(0, "pruned", pruned)
-                df.insert(0, "method", method)
-                df.insert(0, "tgt", t)
-                df.insert(0, "src", s)
-                cell.append(df)
-            cell = pd.concat(cell, ignore_index=True)
-            if key is not None:
-                cache.put(key, results=_frame_to_array(cell), fit=np.array(json.dumps(fit, default=float)))
-            results.append(cell)
-            bar.update(1)
+    with freed_memory_returned():  # freed blocks go back to the system: the heap does not grow cell by cell
+        for s, t in directions:
+            test = dictionary(s, t, "test")
+            train = dictionary(s, t, "train") if any(m != "none" for m in methods) else None
+            prune_s, prune_t = prune_source and s in masks, t in masks
+            for method in methods:
+                bar.set_postfix_str(f"{s}-{t} {method}")
+                key = None
+                if cache is not None:
+                    for lang in (s, t):
+                        if lang not in digests:
+                            digests[lang] = vectors_digest(vectors[lang])
+                    key = {"kind": "bli-grid", "version": GRID_VERSION, "src": digests[s], "tgt": digests[t],
+                           "test": _pairs_digest(test), "train": _pairs_digest(train if method != "none" else None),
+                           "method": method, "retrievals": list(retrievals), "ks": list(ks), "csls_k": csls_k,
+                           "prune": [prune_rule if prune_s else None, prune_rule if prune_t else None],
+                           "stemmer": getattr(stemmers.get(t), "name", None) if t in stemmers else None,
+                           "rcsls": rcsls_options if method == "rcsls" else None,
+                           "vecmap": vecmap_options if method == "vecmap" else None, "n_boot": n_boot}
+                    got = cache.get(key)
+                    if got is not None:
+                        results.append(_array_to_frame(got["results"]))
+                        fit = json.loads(str(got["fit"]))
+                        if fit:
+                            fits.append(fit)
+                        bar.update(1)
+                        continue
+                fit = {}
+                if method == "none":
+                    U, V = vectors[s], vectors[t]
+                else:
+                    for lang in [x for x in normalized if x not in (s, t)]:  # keep two spaces, not every language
+                        del normalized[lang]
+                    for lang in (s, t):
+                        if lang not in normalized:
+                            normalized[lang] = normalize_center(vectors[lang].vectors)
+                    pre = (normalized[s], normalized[t])
+                    alignment, info = fit_map(method, vectors[s], vectors[t], train, rcsls_options, vecmap_options,
+                                              normalized=pre)
+                    fit = {"src": s, "tgt": t, **info}
+                    fits.append(fit)
+                    U, V = apply_map(alignment, vectors[s], vectors[t], normalized=pre)
+                cell = []
+                variants = [False] + ([True] if (prune_s or prune_t) else [])
+                # CSLS densities of the targets among the (pruned) sources: one product for both variants
+                dens = target_densities(V.vectors, U.vectors, csls_k, [None] + ([masks[s]] if prune_s else [])) \
+                    if "csls" in retrievals else None
+                for pruned in variants:
+                    Up = subset(U, masks[s]) if pruned and prune_s else U
+                    Vp = subset(V, masks[t]) if pruned and prune_t else V
+                    d = None
+                    if dens is not None:
+                        d = dens[-1] if pruned else dens[0]
+                        d = d[masks[t]] if pruned and prune_t else d
+                    df = evaluate_bli(Up, Vp, test, ks, retrievals, csls_k, stemmers.get(t), n_boot=n_boot,
+                                      tgt_density=d)
+                    df.insert(0, "pruned", pruned)
+                    df.insert(0, "method", method)
+                    df.insert(0, "tgt", t)
+                    df.insert(0, "src", s)
+                    cell.append(df)
+                cell = pd.concat(cell, ignore_index=True)
+                if key is not None:
+                    cache.put(key, results=_frame_to_array(cell), fit=np.array(json.dumps(fit, default=float)))
+                results.append(cell)
+                bar.update(1)
     bar.close()
     return pd.concat(results, ignore_index=True), pd.DataFrame(fits)
