@@ -248,7 +248,8 @@ cannot be traced further.
 # (dictionary pairs, and for the Fig. 5 pair also aligner pairs and random
 # words). Every layer of one language pair is about 2 GB, so only one pair is
 # held in memory at a time; the others are read back from the cache when a
-# cell asks for them.
+# cell asks for them, and only the part the cell needs (sentence vectors for
+# Table I and Fig. 4, word vectors for the scores and Figs. 5 and 8).
 
 # %%
 rng = np.random.default_rng(P.seed)
@@ -339,7 +340,7 @@ display(Markdown(
 
 # %%
 lp = P.cls_pair if P.cls_pair in PAIRS else PAIRS[0]
-first_s, first_t = (side.sentences["first"] for side in encoded[lp])
+first_s, first_t = (side.sentences["first"] for side in IC.sides_of(encoded, lp, "sentences"))
 perm = rng.permutation(len(first_t))
 fig4 = pd.concat([
     pd.DataFrame({"layer": np.repeat(LAYERS, len(first_s)), "pairs": kind,
@@ -365,9 +366,11 @@ if P.dist_pair in PAIRS:
     li = LAYERS.index(P.dist_layer) if P.dist_layer in LAYERS else len(LAYERS) - 1
     groups = {"dictionary pairs": [word_pairs[P.dist_pair][i] for i in
                                    PR.sample_distinct(word_pairs[P.dist_pair], P.n_pairs, rng)], **extra_pairs}
+    dist_sides = IC.sides_of(encoded, P.dist_pair, "words")
     fig5 = pd.concat([pd.DataFrame({"pairs": name,
-                                    "cosine": IC.cosine_rows(*IC.pair_vectors(ps, *encoded[P.dist_pair], layer=li))})
+                                    "cosine": IC.cosine_rows(*IC.pair_vectors(ps, *dist_sides, layer=li))})
                       for name, ps in groups.items()])
+    del dist_sides
     ax = sns.kdeplot(fig5, x="cosine", hue="pairs", common_norm=False, fill=True, alpha=0.25)
     ax.set(title=f"Fig. 5: similarity of word pairs, layer {LAYERS[li]} ({P.dist_pair}, {enc.name})",
            xlabel="cosine similarity", ylabel="density")
@@ -468,7 +471,7 @@ run.figure("Fig. 7", strong_summary, "Fig. 7 data: S_strong per layer (mean, std
 lp = PAIRS[0]
 best_layer = int(weak_summary[weak_summary["pair"] == lp].sort_values("mean").iloc[-1]["layer"])
 sample = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.n_pairs, np.random.default_rng(P.seed))]
-U, V = IC.pair_vectors(sample, *encoded[lp], layer=LAYERS.index(best_layer))
+U, V = IC.pair_vectors(sample, *IC.sides_of(encoded, lp, "words"), layer=LAYERS.index(best_layer))
 errors = WS.retrieval_errors(sample, U, V, k=P.k)
 pick = np.random.default_rng(P.seed).permutation(len(errors))[:12]
 table5 = pd.DataFrame([{"reference word": errors[i][0].src.text, "target word": errors[i][0].tgt.text,
@@ -493,8 +496,9 @@ display(paper_table("gaschi2022", "table5"))
 if P.mask_pair in PAIRS:
     lp = P.mask_pair
     pool = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.mask_pool, np.random.default_rng(P.seed))]
+    U, V = IC.pair_vectors(pool, *IC.sides_of(encoded, lp, "words"))
+    encoded.release()  # the pool's words are copied out: the pair's memory goes to the masked forward passes
     Um, Vm = IC.masked_pair_vectors(enc, pool, [s for s, _ in corpus[lp]], [t for _, t in corpus[lp]], layers=LAYERS)
-    U, V = IC.pair_vectors(pool, *encoded[lp])
     fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, min(P.n_pairs, int(0.8 * len(pool))), P.runs, P.seed,
                                      LAYERS)
     ax = sns.lineplot(fig8.assign(value=100 * fig8["value"]), x="layer", y="value", hue="input",

@@ -83,3 +83,31 @@ def test_scores_through_encoded_pairs_equal_scores_on_a_plain_dict(enc, tmp_path
 def test_corpus_must_cover_every_pair(enc):
     with pytest.raises(KeyError, match="no corpus"):
         IC.EncodedPairs(enc, {"de-en": CORPUS["de-en"]}, {"ru-en": []})
+
+
+def test_a_part_reads_only_what_it_names_and_equals_the_whole(enc, monkeypatch):
+    pairs = {lp: first_word_pairs(c) for lp, c in CORPUS.items()}
+    encoded = IC.EncodedPairs(enc, CORPUS, pairs, layers=[0, 12])
+    whole = [(side.sentences["mean"].copy(), side.words.copy()) for side in encoded["de-en"]]
+    encoded["fr-en"]
+    calls = []
+    monkeypatch.setattr(Encoder, "_forward", lambda *a, **k: calls.append(1))
+    words = encoded.part("de-en", "words")                          # read back: word vectors only
+    assert all(side.sentences == {} for side in words)
+    for side, (_, w) in zip(words, whole):
+        np.testing.assert_array_equal(side.words, w)
+    assert encoded.part("de-en", "words") is words                  # held: not read again
+    sentences = IC.sides_of(encoded, "de-en", "sentences")          # another part: read again, no words
+    assert all(side.words is None and side.row == {} for side in sentences)
+    for side, (m, _) in zip(sentences, whole):
+        np.testing.assert_array_equal(side.sentences["mean"], m)
+    assert encoded.part("de-en", "sentences") is encoded.part("de-en", "sentences")
+    assert calls == [] and encoded.loads["de-en"] == 3
+    everything = encoded["de-en"]                                   # the whole pair serves every part
+    assert encoded.part("de-en", "words") is everything and encoded.part("de-en", "sentences") is everything
+    encoded.release()
+    assert encoded.part("de-en", "words") is not everything and encoded.loads["de-en"] == 5
+    with pytest.raises(ValueError, match="part must be one of"):
+        encoded.part("de-en", "tokens")
+    plain = {"de-en": everything}
+    assert IC.sides_of(plain, "de-en", "words") is everything       # a plain mapping is read as it is

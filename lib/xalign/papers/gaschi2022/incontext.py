@@ -24,11 +24,12 @@ class EncodedSide:
     """One side of a corpus: sentence vectors per pooling and the needed word vectors.
 
     ``sentences[pooling]`` is (n_sentences, L, dim); ``words`` is (n_words, L, dim)
-    with ``row[(sentence, start, end)]`` giving a word's row.
+    with ``row[(sentence, start, end)]`` giving a word's row (None and {} for a side
+    read without its words, see :meth:`EncodedPairs.part`).
     """
 
     sentences: dict[str, np.ndarray]
-    words: np.ndarray
+    words: np.ndarray | None
     row: dict[tuple[int, int, int], int]
 
     def rows_of(self, items: list[tuple[int, Token]]) -> np.ndarray:
@@ -42,17 +43,20 @@ class EncodedSide:
         return self.words[rows] if layer is None else self.words[rows, layer]
 
 
-def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, int]]],
+def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, int]]] | None,
                 poolings=("mean", "first", "tokens"), layers=None, desc: str = "encode") -> EncodedSide:
-    """Encode every sentence once, with the word spans ``needed[sentence index]``."""
-    spans = [sorted(needed.get(i, ())) for i in range(len(sentences))]
+    """Encode every sentence once, with the word spans ``needed[sentence index]`` (None: no words)."""
+    spans = None if needed is None else [sorted(needed.get(i, ())) for i in range(len(sentences))]
     out = encoder.encode(sentences, spans=spans, poolings=poolings, layers=layers, desc=desc)
     row, r = {}, 0
-    for i, sp in enumerate(spans):
+    for i, sp in enumerate(spans or ()):
         for s, e in sp:
             row[(i, s, e)] = r
             r += 1
-    return EncodedSide({p: out[p] for p in poolings}, out["words"], row)
+    return EncodedSide({p: out[p] for p in poolings}, out.get("words"), row)
+
+
+PARTS = ("all", "sentences", "words")
 
 
 class EncodedPairs(Mapping):
@@ -63,6 +67,8 @@ class EncodedPairs(Mapping):
     asking for another pair drops the one held, and a later access reads it back from the
     encoder's embedding cache (the same arrays, no forward pass). Peak memory is therefore one
     pair's vectors, not every pair's: keep no reference to a side beyond the cell that uses it.
+    :meth:`part` reads only the sentence vectors or only the word vectors of a pair (the word
+    vectors are about three quarters of it), which is all a scoring needs.
     """
 
     def __init__(self, encoder, corpus: Mapping[str, list[tuple[str, str]]],
@@ -77,21 +83,34 @@ class EncodedPairs(Mapping):
         self.loads: dict[str, int] = dict.fromkeys(pairs, 0)  # encodings or cache reads per pair
 
     def __getitem__(self, lp: str) -> tuple[EncodedSide, EncodedSide]:
+        return self.part(lp, "all")
+
+    def part(self, lp: str, part: str = "all") -> tuple[EncodedSide, EncodedSide]:
+        """(source, target) of ``lp`` with its sentence vectors and word vectors (``"all"``), only
+        its sentence vectors (``"sentences"``) or only its word vectors (``"words"``)."""
+        if part not in PARTS:
+            raise ValueError(f"part must be one of {PARTS}, got {part!r}")
         if lp not in self.pairs:
             raise KeyError(f"{lp!r}: not one of the encoded pairs {list(self.pairs)}")
-        if self._held is not None and self._held[0] == lp:
-            return self._held[1]
-        self._held = None  # drop the pair held before the next one is read (else both are in memory)
-        return_freed_memory()  # and give its memory back, so that the heap does not grow pair by pair
+        if self._held is not None and self._held[0] == lp and self._held[1] in ("all", part):
+            return self._held[2]
+        self.release()  # drop the pair held before the next one is read (else both are in memory)
         sentences = self.corpus[lp]
         wanted = self.pairs[lp]
+        poolings = () if part == "words" else self.poolings
         with freed_memory_returned():  # encoding chunks of changing sizes would otherwise fragment the heap
-            sides = tuple(encode_side(self.encoder, [p[i] for p in sentences], spans_needed(wanted, side),
-                                      self.poolings, self.layers, desc=f"{lp} {name}")
+            sides = tuple(encode_side(self.encoder, [p[i] for p in sentences],
+                                      None if part == "sentences" else spans_needed(wanted, side),
+                                      poolings, self.layers, desc=f"{lp} {name}")
                           for i, (side, name) in enumerate((("src", "source"), ("tgt", "target"))))
         self.loads[lp] += 1
-        self._held = (lp, sides)
+        self._held = (lp, part, sides)
         return sides
+
+    def release(self) -> None:
+        """Drop the pair held (its memory goes back to the system); a later access reads it back."""
+        self._held = None
+        return_freed_memory()
 
     def encode_all(self) -> None:
         """Encode every pair now (the cold run's forward passes), holding only the last one."""
@@ -103,6 +122,12 @@ class EncodedPairs(Mapping):
 
     def __len__(self) -> int:
         return len(self.pairs)
+
+
+def sides_of(encoded: Mapping[str, tuple], lp: str, part: str = "all") -> tuple[EncodedSide, EncodedSide]:
+    """(source, target) of ``lp``: only ``part`` of it (see :meth:`EncodedPairs.part`) when
+    ``encoded`` is an :class:`EncodedPairs`, else ``encoded[lp]`` as it is."""
+    return encoded.part(lp, part) if isinstance(encoded, EncodedPairs) else encoded[lp]
 
 
 def spans_needed(pairs: list[WordPair], side: str) -> dict[int, set[tuple[int, int]]]:

@@ -67,7 +67,7 @@ def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: Ma
 def _pair_alignment_scores(lp: str, wp: list[PR.WordPair], encoded: Mapping[str, tuple], k: int, n: int,
                            runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
     """One language pair of :func:`alignment_layer_scores` (its sides are released on return)."""
-    src, tgt = encoded[lp]
+    src, tgt = IC.sides_of(encoded, lp, "words")
     ru, rv = IC.pair_rows(wp, src, tgt)
     key = {"pair": lp, "k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers),
            "vectors": [_words_digest(src, ru), _words_digest(tgt, rv), PR.pairs_digest(wp)]}
@@ -92,7 +92,7 @@ def sentence_layer_scores(encoded: Mapping[str, tuple], poolings: dict[str, str]
 def _pair_sentence_scores(lp: str, encoded: Mapping[str, tuple], poolings: dict[str, str], k: int, n: int,
                           runs: int, seed: int, layers: list[int]) -> pd.DataFrame:
     """One language pair of :func:`sentence_layer_scores` (its sides are released on return)."""
-    src, tgt = encoded[lp]
+    src, tgt = IC.sides_of(encoded, lp, "sentences")
     key = {"pair": lp, "k": k, "n": n, "runs": runs, "seed": seed, "layers": list(layers), "poolings": poolings,
            "vectors": [array_digest(*src.sentences.values()), array_digest(*tgt.sentences.values())]}
 
