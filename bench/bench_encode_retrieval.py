@@ -46,6 +46,7 @@ import time
 
 import numpy as np
 
+CACHE_BLOCK_BYTES = 16 * 2**20  # the floor's other block size: 16 MiB of float32 per block
 ENCODE_TARGET = 2.0  # xalign (13 layers) vs sentence-transformers encode
 CSLS_TARGET = 1.3    # CSLS vs its three-product floor
 
@@ -153,6 +154,11 @@ def random_pairs(n: int, dim: int = 384):
     return U, V
 
 
+def cache_block_rows(n_cols: int) -> int:
+    """Rows of a cache-sized block (:data:`CACHE_BLOCK_BYTES` of float32), 64 to 8192."""
+    return max(64, min(8192, CACHE_BLOCK_BYTES // (4 * max(n_cols, 1))))
+
+
 def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]:
     """Whole-N contenders (name -> callable) and, per name, its precision.
 
@@ -162,7 +168,7 @@ def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]
     import faiss
     import torch
 
-    from xalign.measures.csls_fast import cache_block_rows, csls_topk_fast
+    from xalign.measures.csls_fast import csls_topk_fast
     from xalign.measures.retrieval import _block_rows, csls_topk
 
     t32 = {"u": torch.from_numpy(U), "v": torch.from_numpy(V)}
@@ -213,12 +219,12 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     ``floors_only``: the floors alone; ``pairs``: (U, V) already drawn."""
     import torch
 
-    from xalign.measures.csls_fast import cache_block_rows, csls_block, density_block
+    from xalign.measures.csls_fast import csls_block, density_block
     from xalign.measures.retrieval import _block_rows
 
     U, V = pairs if pairs is not None else random_pairs(n)
     base = peak_rss_mib()
-    rows, sub_fast = _block_rows(n, None), cache_block_rows(n)
+    rows, sub_cache = _block_rows(n, None), cache_block_rows(n)
     starts = np.linspace(0, n - rows, blocks).astype(int)
     from xalign.core.precision import native_bf16
 
@@ -238,13 +244,11 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
 
         def fast(u=u, v=v, r_u=r_u):
             for s in starts:
-                for t in range(s, s + rows, sub_fast):
-                    e = min(t + sub_fast, s + rows)
-                    density_block(v[t:e], u, k)
-                    csls_block(u[t:e], v, r_u, k, 1)
+                density_block(v[s : s + rows], u, k)
+                csls_block(u[s : s + rows], v, r_u, k, 1)
 
         fns = {f"floor: 3 products, {label}, 256 MiB blocks": floor(rows),
-               f"floor: 3 products, {label}, cache blocks": floor(sub_fast)}
+               f"floor: 3 products, {label}, cache blocks": floor(sub_cache)}
         if not floors_only:
             fns[f"csls_fast.csls_topk_fast, {label}"] = fast
         best = interleaved(fns, repeats)

@@ -21,33 +21,20 @@ results (same candidates; scores equal up to float rounding).
 Each block is read as few times as possible after its product: the k largest
 entries are taken on the product as it comes out (bf16 stays bf16), and the
 scores ``2 S - r_U`` are formed in one pass (``torch.add`` with ``alpha=2``,
-float32 out) before the row maximum. Blocks are sized to stay in the CPU's
-cache (:data:`CACHE_BLOCK_BYTES` of float32 scores) rather than the 256 MiB of
-:mod:`xalign.measures.retrieval`: on two cores this made bf16 CSLS about 1.7x
-faster (the products run at AMX/AVX512-BF16 speed, so memory passes over a
-block that does not fit in cache cost more than the products).
+float32 out) before the row maximum. Blocks are those of
+:mod:`xalign.measures.retrieval` (256 MiB of float32 scores): cache-sized blocks
+were faster at N = 20,000 in bf16 but 1.5x slower at N = 200,000 in float32
+(too few rows per product), ``bench/`` shows both.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from xalign.measures.retrieval import _as_unit_tensor, _device
+from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
 
 PRECISIONS = ("float32", "bfloat16")
-#: one block of float32 scores: small enough to stay in cache between the passes over it
-CACHE_BLOCK_BYTES = 16 * 2**20
-
-
-def cache_block_rows(n_cols: int, block: int | None = None) -> int:
-    """Query rows per block: ``block`` when given, else :data:`CACHE_BLOCK_BYTES` of float32 scores
-    (at least 64 rows, so the product stays efficient, at most 8192)."""
-    if block is not None:
-        return positive_int("block", block)
-    return max(64, min(8192, CACHE_BLOCK_BYTES // (4 * max(n_cols, 1))))
-
-
 def _product_dtype(precision: str):
     import torch
 
@@ -80,7 +67,7 @@ def densities(q, keys, k: int, block: int | None = None):
     """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
     import torch
 
-    rows = cache_block_rows(keys.shape[0], block)
+    rows = _block_rows(keys.shape[0], block)
     out = torch.empty(q.shape[0], device=q.device)
     for s in range(0, q.shape[0], rows):
         out[s : s + rows] = density_block(q[s : s + rows], keys, k)
@@ -101,7 +88,7 @@ def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, d
     dev = _device(device)
     u, v = _as_unit_tensor(U, dev).to(dtype), _as_unit_tensor(V, dev).to(dtype)
     r_u = densities(v, u, k, block)  # each candidate's density among the queries
-    rows = cache_block_rows(v.shape[0], block)
+    rows = _block_rows(v.shape[0], block)
     idx = np.empty((u.shape[0], topn), np.int64)
     val = np.empty((u.shape[0], topn), np.float32)
     for s in range(0, u.shape[0], rows):
