@@ -26,7 +26,8 @@ CSLS (random unit vectors, d = 384, N queries against N candidates, top-1, k = 1
 Every N up to --full-max (default 200,000) runs whole, in a child process whose
 peak memory is reported; above 20,000 rows only csls_topk_fast runs whole,
 --large-repeats times, and its floors (pure products, linear in the rows) are timed
-on two blocks of rows and extrapolated (N = 200,000: about 12 minutes on 2 cores). Above
+on two blocks of rows and extrapolated (N = 200,000 whole: about 35 minutes on 2
+Zen 4 cores; `--full-max 20000` times it on row samples instead, in about 2 minutes). Above
 --full-max the same kernels run on --sample-blocks blocks of rows of each pass and
 the times are extrapolated to N rows (labelled so).
 
