@@ -6,10 +6,10 @@ the mean over layers and on Table I's best and last layer. Chapter 3: Tatoeba ac
 directions) of de and sw, every layer, on 100 pairs per language (the smoke profile's 16 pairs
 make one sentence worth 6 points, too coarse to test a 0.5-point tolerance), compared on the
 mean over layers and the best layer. Single layers at N = 150 pairs can move by one or two
-pairs (0.7-1.3 points); the per-layer maxima are printed, not asserted. Chapter 4: BLI P@1 (NN and
-CSLS, the model's own space and Procrustes) of the smoke profile's languages, both directions with
-English, on 10,000-word vocabularies (the smoke profile's 3,000 leave 7 to 130 test queries per
-direction, one query worth up to 14 points), every cell compared.
+pairs (0.7-1.3 points); the per-layer maxima are printed, not asserted. Chapter 4 had a test here
+(BLI P@1 on 10,000-word vocabularies, every cell within 0.5 points): it held on an Intel CPU with
+AMX and failed on an AMD Zen 4 (AVX512-BF16 without AMX), so chapter 4 computes in float32 again
+and the test went with its bf16.
 """
 
 import numpy as np
@@ -85,26 +85,3 @@ def test_chapter3_tatoeba_within_tolerance(encoders):
                                                         group=lambda d: d["lang"] + " " + d["direction"]))
     diff = _compare(pd.concat(frames), "group")
     assert np.all(diff[["mean over layers", "best layer"]] < TOLERANCE)
-
-
-def test_chapter4_bli_p1_within_tolerance():
-    from xalign.data.bli_data import bli_dictionary, vocabulary
-    from xalign.data.wordvectors import WordEncoder
-    from xalign.measures.bli_grid import evaluate_directions
-
-    P = profiles("wickramasinghe")["smoke"]
-    vocab = {lang: vocabulary(lang, 10000) for lang in ["en", *P["languages"]]}
-    directions = [d for x in P["languages"] for d in (("en", x), (x, "en"))]
-    frames = []
-    for prec in ("float32", "bfloat16"):
-        encoder = WordEncoder(P["model"], P["backend"], int(P["layer"]), P["pooling"], prec, progress=False)
-        vectors = {lang: encoder(words) for lang, words in vocab.items()}
-        raw, _ = evaluate_directions(directions, vectors, bli_dictionary, methods=["none", "procrustes"],
-                                     ks=(1,), progress=False, n_boot=10)
-        frames.append(raw[raw["match"] == "exact"].assign(prec=prec))
-    both = pd.concat(frames)
-    assert (both.groupby(["src", "tgt"])["n_queries"].min() >= 300).all()  # a query is worth < 0.34 points
-    w = both.pivot_table(index=["src", "tgt", "method", "retrieval"], columns="prec", values="precision")
-    w["|diff|"] = (w["bfloat16"] - w["float32"]).abs()
-    print(w.round(2).to_string())
-    assert (w["|diff|"] < TOLERANCE).all(), w[w["|diff|"] >= TOLERANCE]
