@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 
 M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
 GLIBC_MMAP_CEILING = 32 << 20  # the highest threshold glibc's dynamic rule reaches (64-bit)
 
 
+@functools.cache
 def _glibc():
     try:
         libc = ctypes.CDLL("libc.so.6")
@@ -45,7 +47,7 @@ def freed_memory_returned(threshold_mb: float = 8.0):
     finally:
         if libc is not None:
             libc.mallopt(M_MMAP_THRESHOLD, GLIBC_MMAP_CEILING)
-            libc.malloc_trim(0)
+        return_freed_memory()
 
 
 def return_freed_memory() -> None:

@@ -35,6 +35,8 @@ from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
 
 PRECISIONS = ("float32", "bfloat16")
+
+
 def _product_dtype(precision: str):
     import torch
 

@@ -79,7 +79,7 @@ class EncodedPairs(Mapping):
             raise KeyError(f"word pairs given for {missing}, but no corpus")
         self.encoder, self.corpus, self.pairs = encoder, corpus, pairs
         self.layers, self.poolings = layers, tuple(poolings)
-        self._held: tuple[str, tuple[EncodedSide, EncodedSide]] | None = None
+        self._held: tuple[str, str, tuple[EncodedSide, EncodedSide]] | None = None  # (pair, part, sides)
         self.loads: dict[str, int] = dict.fromkeys(pairs, 0)  # encodings or cache reads per pair
 
     def __getitem__(self, lp: str) -> tuple[EncodedSide, EncodedSide]:
