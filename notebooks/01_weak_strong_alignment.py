@@ -270,8 +270,9 @@ if P.dist_pair in PAIRS:
 wanted = {lp: word_pairs[lp] + ([p for ps in extra_pairs.values() for p in ps] if lp == P.dist_pair else [])
           for lp in PAIRS}
 encoded = IC.EncodedPairs(enc, corpus, wanted, layers=LAYERS)  # one language pair in memory at a time
-encoded.encode_all()
-print(f"cache: {enc.cache.hits} hits, {enc.cache.misses} misses")
+encoded.encode_all()  # a pair already in the cache is not read here
+print(f"language pairs encoded now: {sum(n > 0 for n in encoded.loads.values())} of {len(encoded)} "
+      f"(the others were in the cache)")
 
 # %% [markdown]
 # ## The static baseline (aligned fastText + RCSLS)

@@ -111,3 +111,34 @@ def test_a_part_reads_only_what_it_names_and_equals_the_whole(enc, monkeypatch):
         encoded.part("de-en", "tokens")
     plain = {"de-en": everything}
     assert IC.sides_of(plain, "de-en", "words") is everything       # a plain mapping is read as it is
+
+
+def test_encode_all_on_a_warm_cache_reads_nothing(enc, monkeypatch):
+    pairs = {lp: first_word_pairs(c) for lp, c in CORPUS.items()}
+    cold = IC.EncodedPairs(enc, CORPUS, pairs, layers=[0, 12])
+    assert not cold.cached("de-en")
+    cold.encode_all()
+    assert cold.loads == {"de-en": 1, "fr-en": 1} and cold.cached("de-en") and cold.cached("fr-en")
+    calls = []
+    monkeypatch.setattr(Encoder, "_forward", lambda *a, **k: calls.append(1))
+    hits = enc.cache.hits
+    warm = IC.EncodedPairs(enc, CORPUS, pairs, layers=[0, 12])
+    warm.encode_all()                                                   # everything cached: nothing read
+    assert calls == [] and enc.cache.hits == hits and warm.loads == {"de-en": 0, "fr-en": 0}
+    assert not IC.EncodedPairs(enc, CORPUS, pairs, layers=[0, 6]).cached("de-en")  # other layers: not cached
+    warm["de-en"]                                                       # read when asked for
+    assert calls == [] and enc.cache.hits > hits and warm.loads["de-en"] == 1
+
+
+def test_encoder_cache_probe_matches_what_encode_stores(enc):
+    texts = [s for s, _ in CORPUS["de-en"]]
+    spans = [[(0, 3)], [], [(0, 3), (4, 9)], [(0, 3)]]
+    assert not enc.cached(texts, spans, ("mean",), [0, 12])
+    enc.encode(texts, spans=spans, poolings=("mean",), layers=[0, 12])
+    assert enc.cached(texts, spans, ("mean",), [0, 12])
+    assert enc.cached(texts, None, ("mean",), [0, 12])                  # the sentence vectors alone
+    assert not enc.cached(texts, spans, ("mean", "first"), [0, 12])     # a pooling not encoded
+    assert not enc.cached(texts, spans, ("mean",), [0, 12], mask=True)
+    assert not enc.cached(texts, [[(0, 3)], [], [(0, 3)], [(0, 3)]], ("mean",), [0, 12])  # other spans
+    assert not dataclasses.replace(enc, cache=type(enc.cache)(enc.cache.root, enabled=False)).cached(
+        texts, spans, ("mean",), [0, 12])

@@ -180,7 +180,6 @@ class Encoder:
         for p in poolings:
             if p not in SENTENCE_POOLINGS:
                 raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {p!r}")
-        masked = "masked-" if mask else ""
         if not texts:  # nothing to encode: empty arrays of the right shape, no tokenizer call
             L = 1 if layer_mean else len(layers)
             out = {p: np.zeros((0, L, self.dim), np.float32) for p in poolings}
@@ -200,14 +199,7 @@ class Encoder:
         for start in starts:
             chunk = texts[start : start + self.chunk_size]
             chunk_spans = spans[start : start + self.chunk_size] if spans is not None else None
-            digest = text_hash(chunk)
-            keys = {p: self._key(masked + p, layers, digest) for p in poolings}
-            if chunk_spans is not None:
-                span_digest = text_hash([json.dumps(s) for s in chunk_spans])
-                keys["words"] = self._key(masked + "word-mean", layers, digest + span_digest)
-            if layer_mean:  # a separate cache entry; keys without it are unchanged
-                for k in keys.values():
-                    k["layer_reduce"] = "mean"
+            keys = self._chunk_keys(chunk, chunk_spans, poolings, layers, mask, layer_mean)
             got = {name: self.cache.get(k) for name, k in keys.items()}
             missing = [name for name, v in got.items() if v is None]
             if missing:
@@ -231,7 +223,41 @@ class Encoder:
             raise RuntimeError(f"{self.name}: filled rows vs expected {short}; clear the cache (xalign cache clear)")
         return outputs
 
+    def cached(self, texts: Sequence[str], spans: Sequence[Sequence[Span]] | None = None,
+               poolings: Sequence[str] = ("mean",), layers=None, mask: bool = False,
+               layer_mean: bool = False) -> bool:
+        """True when :meth:`encode` with these arguments would be served wholly from the cache.
+
+        Looks for the cache entries only (no array is read, no model runs): a warm run can skip
+        inputs it does not need in memory yet.
+        """
+        if not self.cache.enabled:
+            return False
+        texts, layers, poolings = list(texts), self._layers(layers), tuple(poolings)
+        spans = None if spans is None else [list(s) for s in spans]
+        for start in range(0, len(texts), self.chunk_size):
+            chunk_spans = spans[start : start + self.chunk_size] if spans is not None else None
+            keys = self._chunk_keys(texts[start : start + self.chunk_size], chunk_spans, poolings, layers,
+                                    mask, layer_mean)
+            if not all(self.cache.path(k).exists() for k in keys.values()):
+                return False
+        return True
+
     # ---------------------------------------------------------------- internals
+    def _chunk_keys(self, chunk: list[str], chunk_spans, poolings: tuple[str, ...], layers: list[int],
+                    mask: bool, layer_mean: bool) -> dict[str, dict]:
+        """Cache key of each output (pooling name, or "words") of one chunk of texts."""
+        masked = "masked-" if mask else ""
+        digest = text_hash(chunk)
+        keys = {p: self._key(masked + p, layers, digest) for p in poolings}
+        if chunk_spans is not None:
+            span_digest = text_hash([json.dumps(s) for s in chunk_spans])
+            keys["words"] = self._key(masked + "word-mean", layers, digest + span_digest)
+        if layer_mean:  # a separate cache entry; keys without it are unchanged
+            for k in keys.values():
+                k["layer_reduce"] = "mean"
+        return keys
+
     def _tokenize(self, texts: list[str]):
         enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=True,
                              truncation=True, max_length=self.max_length,

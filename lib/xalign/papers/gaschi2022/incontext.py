@@ -46,7 +46,7 @@ class EncodedSide:
 def encode_side(encoder, sentences: list[str], needed: dict[int, set[tuple[int, int]]] | None,
                 poolings=("mean", "first", "tokens"), layers=None, desc: str = "encode") -> EncodedSide:
     """Encode every sentence once, with the word spans ``needed[sentence index]`` (None: no words)."""
-    spans = None if needed is None else [sorted(needed.get(i, ())) for i in range(len(sentences))]
+    spans = None if needed is None else spans_of(needed, len(sentences))
     out = encoder.encode(sentences, spans=spans, poolings=poolings, layers=layers, desc=desc)
     row, r = {}, 0
     for i, sp in enumerate(spans or ()):
@@ -113,9 +113,21 @@ class EncodedPairs(Mapping):
         return_freed_memory()
 
     def encode_all(self) -> None:
-        """Encode every pair now (the cold run's forward passes), holding only the last one."""
+        """Encode every pair not yet in the encoder's cache (the cold run's forward passes), holding
+        only the last one encoded; a pair already cached is not read (a warm run reads nothing here)."""
         for lp in self.pairs:
-            self[lp]
+            if not self.cached(lp):
+                self[lp]
+
+    def cached(self, lp: str) -> bool:
+        """True when both sides of ``lp`` (sentence and word vectors) are in the encoder's cache;
+        False for an encoder without a cache probe (``cached``)."""
+        probe = getattr(self.encoder, "cached", None)
+        if probe is None:
+            return False
+        return all(probe([p[i] for p in self.corpus[lp]], side_spans(self.pairs[lp], side, len(self.corpus[lp])),
+                         self.poolings, self.layers)
+                   for i, side in enumerate(("src", "tgt")))
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.pairs)
@@ -137,6 +149,16 @@ def spans_needed(pairs: list[WordPair], side: str) -> dict[int, set[tuple[int, i
         sent, tok = (p.src_sent, p.src) if side == "src" else (p.tgt_sent, p.tgt)
         need.setdefault(sent, set()).add((tok.start, tok.end))
     return need
+
+
+def spans_of(needed: dict[int, set[tuple[int, int]]], n_sentences: int) -> list[list[tuple[int, int]]]:
+    """Sorted character spans of each of ``n_sentences`` sentences (what :func:`encode_side` encodes)."""
+    return [sorted(needed.get(i, ())) for i in range(n_sentences)]
+
+
+def side_spans(pairs: list[WordPair], side: str, n_sentences: int) -> list[list[tuple[int, int]]]:
+    """Spans of the pairs' words on ``side``, per sentence: the word spans an :class:`EncodedPairs` side encodes."""
+    return spans_of(spans_needed(pairs, side), n_sentences)
 
 
 def merge_needed(*needs: dict[int, set]) -> dict[int, set]:
