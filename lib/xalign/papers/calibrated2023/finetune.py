@@ -178,7 +178,7 @@ def checkpoint_steps(total: int, checkpoints: int) -> list[int]:
 # ------------------------------------------------------------------ model
 def resolve_base(base: str | Path) -> tuple[str, str]:
     """(loadable source, revision) for a model name: the offline e5 alias, a directory or a hub id."""
-    from xalign.core.encoders import _OFFLINE_ALIASES, _local_revision, materialize_offline_model
+    from xalign.core.offline_model import _OFFLINE_ALIASES, _local_revision, materialize_offline_model
 
     if str(base) in _OFFLINE_ALIASES:
         path = materialize_offline_model()

