@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import importlib
 
+from xalign.core import sources as _sources
+
+_sources.install()  # memo keys hash the source each xalign module was imported with (xalign.core.sources)
+
 __version__ = "0.2.0"
 
 #: public name -> module that defines it

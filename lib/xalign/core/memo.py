@@ -7,8 +7,8 @@ under a key that names everything its value depends on:
 - ``name``: what is computed (``"gaschi2022.pair_layer_scores"``);
 - ``key``: the parameters (JSON-serialisable; arrays go in via :func:`array_digest`);
 - ``code``: the modules whose source defines the computation; their source
-  text is hashed into the key, so an edit to the metric recomputes instead of
-  serving a stale number.
+  text (as this process imported it) is hashed into the key, so an edit to the
+  metric recomputes instead of serving a stale number.
 
 Entries are written atomically next to the embeddings (one store); a damaged
 entry is reported, removed and recomputed.
@@ -27,6 +27,7 @@ import numpy as np
 
 from xalign.core.atomic import atomic_path
 from xalign.core.cache import EmbeddingCache, key_digest
+from xalign.core.sources import source_of
 
 MEMO_VERSION = 1
 
@@ -44,12 +45,18 @@ def array_digest(*arrays) -> str:
 
 
 def code_digest(modules: Iterable[ModuleType | Callable]) -> str:
-    """sha256 over the source files of ``modules`` (a function counts as its module)."""
+    """sha256 over the source of ``modules`` (a function counts as its module).
+
+    An xalign module counts with the source this process imported (:mod:`xalign.core.sources`),
+    not the file as it is now: an edit while a chapter runs must not file the old code's value
+    under the new code's key. Other modules (and one imported before the recording began) are
+    read from their files.
+    """
     h = hashlib.sha256()
     for m in modules:
         mod = inspect.getmodule(m) if not isinstance(m, ModuleType) else m
         h.update(mod.__name__.encode())
-        h.update(inspect.getsource(mod).encode())
+        h.update(source_of(mod).encode())
     return h.hexdigest()
 
 

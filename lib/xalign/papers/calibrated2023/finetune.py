@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import inspect
 import json
 import math
 import os
@@ -59,6 +58,7 @@ import pandas as pd
 
 from xalign.core.cache import key_digest, text_hash
 from xalign.core.memory import freed_memory_returned
+from xalign.core.sources import source_of
 from xalign.papers.calibrated2023.activations import Recompute, layers_to_recompute
 
 FORMAT_VERSION = 1
@@ -303,7 +303,7 @@ def training_code_digest() -> str:
 
     h = hashlib.sha256()
     for obj in TRAINING_CODE:
-        tree = ast.parse(inspect.getsource(obj))
+        tree = ast.parse(source_of(obj))  # as imported: an edit during a run does not re-key the old weights
         for node in ast.walk(tree):
             body = getattr(node, "body", None)
             if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
