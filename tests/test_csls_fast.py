@@ -75,3 +75,11 @@ def test_bad_arguments_are_named():
         csls_topk_fast(U, V, topn=11)
     with pytest.raises(ValueError, match="dimension"):
         csls_topk_fast(U, V[:, :3])
+
+
+def test_blocks_hold_256_queries_or_256_mib_of_scores():
+    from xalign.measures.csls_fast import block_rows
+
+    assert block_rows(20_000) == 256 and block_rows(200_000) == 256   # was 3,355 and 335 rows (256 MiB)
+    assert block_rows(1_000_000) == 67                                # 256 MiB of float32 scores: memory O(block x N)
+    assert block_rows(20_000, 7) == 7

@@ -21,10 +21,12 @@ results (same candidates; scores equal up to float rounding).
 Each block is read as few times as possible after its product: the k largest
 entries are taken on the product as it comes out (bf16 stays bf16), and the
 scores ``2 S - r_U`` are formed in one pass (``torch.add`` with ``alpha=2``,
-float32 out) before the row maximum. Blocks are those of
-:mod:`xalign.measures.retrieval` (256 MiB of float32 scores): cache-sized blocks
-were faster at N = 20,000 in bf16 but 1.5x slower at N = 200,000 in float32
-(too few rows per product), ``bench/`` shows both.
+float32 out) before the row maximum. Blocks hold :data:`BLOCK_ROWS` queries (fewer
+where 256 MiB of float32 scores, :mod:`xalign.measures.retrieval`'s blocks, hold
+fewer): measured on a Zen 4 (2 cores, bf16 via AVX512-BF16), 256 rows was the best
+or within 5% of the best row count from 64 to 3,355 in both precisions at N = 20,000
+and N = 200,000, while 256 MiB blocks (3,355 rows at N = 20,000) made bf16 1.6x
+slower at N = 20,000 and 64-row blocks made float32 1.5x slower at N = 200,000.
 """
 
 from __future__ import annotations
@@ -35,6 +37,13 @@ from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
 
 PRECISIONS = ("float32", "bfloat16")
+BLOCK_ROWS = 256  # queries per block (at most 256 MiB of float32 scores; see the module notes)
+
+
+def block_rows(n_cols: int, block: int | None = None) -> int:
+    """Rows per block against ``n_cols`` candidates: ``block`` if given, else :data:`BLOCK_ROWS`
+    or fewer where 256 MiB of float32 scores hold fewer (memory O(block x N))."""
+    return _block_rows(n_cols, block) if block is not None else min(BLOCK_ROWS, _block_rows(n_cols, None))
 
 
 def _product_dtype(precision: str):
@@ -69,7 +78,7 @@ def densities(q, keys, k: int, block: int | None = None):
     """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
     import torch
 
-    rows = _block_rows(keys.shape[0], block)
+    rows = block_rows(keys.shape[0], block)
     out = torch.empty(q.shape[0], device=q.device)
     for s in range(0, q.shape[0], rows):
         out[s : s + rows] = density_block(q[s : s + rows], keys, k)
@@ -90,7 +99,7 @@ def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, d
     dev = _device(device)
     u, v = _as_unit_tensor(U, dev).to(dtype), _as_unit_tensor(V, dev).to(dtype)
     r_u = densities(v, u, k, block)  # each candidate's density among the queries
-    rows = _block_rows(v.shape[0], block)
+    rows = block_rows(v.shape[0], block)
     idx = np.empty((u.shape[0], topn), np.int64)
     val = np.empty((u.shape[0], topn), np.float32)
     for s in range(0, u.shape[0], rows):
