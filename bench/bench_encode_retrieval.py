@@ -220,13 +220,16 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     ``floors_only``: the floors alone; ``pairs``: (U, V) already drawn."""
     import torch
 
-    from xalign.measures.csls_fast import csls_block, density_block
+    from xalign.measures.csls_fast import block_rows, csls_block, density_block
     from xalign.measures.retrieval import _block_rows
 
     U, V = pairs if pairs is not None else random_pairs(n)
     base = peak_rss_mib()
     rows, sub_cache = _block_rows(n, None), cache_block_rows(n)
     starts = np.linspace(0, n - rows, blocks).astype(int)
+    # csls_topk_fast's own blocks (block_rows), about as many rows in all as the floors' sample
+    fast_rows = block_rows(n)
+    fast_starts = np.linspace(0, n - fast_rows, max(blocks, round(blocks * rows / fast_rows))).astype(int)
     from xalign.core.precision import native_bf16
 
     out = {}
@@ -244,18 +247,20 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
             return run
 
         def fast(u=u, v=v, r_u=r_u):
-            for s in starts:
-                density_block(v[s : s + rows], u, k)
-                csls_block(u[s : s + rows], v, r_u, k, 1)
+            for s in fast_starts:
+                density_block(v[s : s + fast_rows], u, k)
+                csls_block(u[s : s + fast_rows], v, r_u, k, 1)
 
         fns = {f"floor: 3 products, {label}, 256 MiB blocks": floor(rows),
                f"floor: 3 products, {label}, cache blocks": floor(sub_cache)}
         if not floors_only:
             fns[f"csls_fast.csls_topk_fast, {label}"] = fast
         best = interleaved(fns, repeats)
-        scale = n / (blocks * rows)
-        out.update({name: sec * scale for name, sec in best.items()})
-    return {"seconds": out, "rows": int(blocks * rows), "block_rows": rows,
+        sampled = {name: (len(fast_starts) * fast_rows if name.startswith("csls_fast") else len(starts) * rows)
+                   for name in best}
+        out.update({name: sec * n / sampled[name] for name, sec in best.items()})
+    return {"seconds": out, "rows": int(len(starts) * rows), "block_rows": rows,
+            "fast_rows": int(len(fast_starts) * fast_rows), "fast_block_rows": fast_rows,
             "peak_rss_mib": peak_rss_mib(), "extra_mib": peak_rss_mib() - base}
 
 
@@ -279,7 +284,8 @@ def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int, large
                                  capture_output=True, text=True, check=True)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             best, prec = r["seconds"], {name: ("bf16" if "bf16" in name else "fp32") for name in r["seconds"]}
-            note = (f"extrapolated from {r['rows']} of {n} rows per pass ({r['block_rows']}-row blocks); "
+            note = (f"extrapolated from {r['fast_rows']} of {n} rows per pass ({r['fast_block_rows']}-row blocks; "
+                    f"the floors from {r['rows']} rows, {r['block_rows']}-row blocks); "
                     f"peak RSS {r['peak_rss_mib']:.0f} MiB, {r['extra_mib']:.0f} beyond the inputs")
         floors = {p: min(sec for name, sec in best.items() if name.startswith(f"floor: 3 products, {p}"))
                   for p in set(prec.values())}  # the floor: the faster of the two block sizes
