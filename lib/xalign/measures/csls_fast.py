@@ -23,10 +23,11 @@ entries are taken on the product as it comes out (bf16 stays bf16), and the
 scores ``2 S - r_U`` are formed in one pass (``torch.add`` with ``alpha=2``,
 float32 out) before the row maximum. Blocks hold :data:`BLOCK_ROWS` queries (fewer
 where 256 MiB of float32 scores, :mod:`xalign.measures.retrieval`'s blocks, hold
-fewer): measured on a Zen 4 (2 cores, bf16 via AVX512-BF16), 256 rows was the best
-or within 5% of the best row count from 64 to 3,355 in both precisions at N = 20,000
-and N = 200,000, while 256 MiB blocks (3,355 rows at N = 20,000) made bf16 1.6x
-slower at N = 20,000 and 64-row blocks made float32 1.5x slower at N = 200,000.
+fewer): measured on a Zen 4 (2 cores, bf16 via AVX512-BF16) over 64 to 3,355 rows,
+256 rows was the fastest at N = 20,000 in both precisions and within 5% of the
+fastest in bf16 at N = 200,000 (in float32 there 12% slower than 1,024 rows, still
+below the three-product floor), while 256 MiB blocks (3,355 rows at N = 20,000) made
+bf16 1.6x slower at N = 20,000 and 64-row blocks made float32 1.5x slower at N = 200,000.
 """
 
 from __future__ import annotations
