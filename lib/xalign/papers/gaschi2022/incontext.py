@@ -95,14 +95,9 @@ class EncodedPairs(Mapping):
         if self._held is not None and self._held[0] == lp and self._held[1] in ("all", part):
             return self._held[2]
         self.release()  # drop the pair held before the next one is read (else both are in memory)
-        sentences = self.corpus[lp]
-        wanted = self.pairs[lp]
-        poolings = () if part == "words" else self.poolings
         with freed_memory_returned():  # encoding chunks of changing sizes would otherwise fragment the heap
-            sides = tuple(encode_side(self.encoder, [p[i] for p in sentences],
-                                      None if part == "sentences" else spans_needed(wanted, side),
-                                      poolings, self.layers, desc=f"{lp} {name}")
-                          for i, (side, name) in enumerate((("src", "source"), ("tgt", "target"))))
+            sides = tuple(encode_side(self.encoder, texts, needed, poolings, self.layers, desc=f"{lp} {name}")
+                          for name, texts, needed, poolings in self._inputs(lp, part))
         self.loads[lp] += 1
         self._held = (lp, part, sides)
         return sides
@@ -123,11 +118,15 @@ class EncodedPairs(Mapping):
         """True when both sides of ``lp`` (sentence and word vectors) are in the encoder's cache;
         False for an encoder without a cache probe (``cached``)."""
         probe = getattr(self.encoder, "cached", None)
-        if probe is None:
-            return False
-        return all(probe([p[i] for p in self.corpus[lp]], side_spans(self.pairs[lp], side, len(self.corpus[lp])),
-                         self.poolings, self.layers)
-                   for i, side in enumerate(("src", "tgt")))
+        return probe is not None and all(probe(texts, spans_of(needed, len(texts)), poolings, self.layers)
+                                         for _, texts, needed, poolings in self._inputs(lp, "all"))
+
+    def _inputs(self, lp: str, part: str):
+        """(side name, texts, word spans needed or None, poolings) of each side of ``lp`` for ``part``."""
+        for i, (side, name) in enumerate((("src", "source"), ("tgt", "target"))):
+            yield (name, [p[i] for p in self.corpus[lp]],
+                   None if part == "sentences" else spans_needed(self.pairs[lp], side),
+                   () if part == "words" else self.poolings)
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.pairs)
@@ -154,11 +153,6 @@ def spans_needed(pairs: list[WordPair], side: str) -> dict[int, set[tuple[int, i
 def spans_of(needed: dict[int, set[tuple[int, int]]], n_sentences: int) -> list[list[tuple[int, int]]]:
     """Sorted character spans of each of ``n_sentences`` sentences (what :func:`encode_side` encodes)."""
     return [sorted(needed.get(i, ())) for i in range(n_sentences)]
-
-
-def side_spans(pairs: list[WordPair], side: str, n_sentences: int) -> list[list[tuple[int, int]]]:
-    """Spans of the pairs' words on ``side``, per sentence: the word spans an :class:`EncodedPairs` side encodes."""
-    return spans_of(spans_needed(pairs, side), n_sentences)
 
 
 def merge_needed(*needs: dict[int, set]) -> dict[int, set]:
