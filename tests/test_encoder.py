@@ -37,8 +37,8 @@ def test_word_vector_is_the_mean_of_its_subwords(enc):
     toks = [j for j, (a, b) in enumerate(offs[0]) if b > a and a < 12 + shift and b > shift]
     assert len(toks) >= 2  # several sub-words
     with torch.no_grad():
-        hs = enc.model(input_ids=torch.tensor(ids), output_hidden_states=True).hidden_states
-    ref = torch.stack(hs)[:, 0, toks].mean(1).numpy()
+        hs = enc.model(input_ids=torch.tensor(ids, device=enc.device), output_hidden_states=True).hidden_states
+    ref = torch.stack(hs)[:, 0, toks].float().mean(1).cpu().numpy()  # float32 mean, as encode pools
     np.testing.assert_allclose(out[0], ref, atol=1e-4)
 
 
@@ -101,10 +101,11 @@ def test_bf16_forward_runs_where_autocast_can_reuse_its_weight_casts(enc):
     seen = []
     handle = enc.model.register_forward_hook(
         lambda *_: seen.append((torch.is_inference_mode_enabled(), torch.is_grad_enabled(),
-                                torch.is_autocast_enabled("cpu"))))
+                                torch.is_autocast_enabled(enc.device.split(":")[0]))))
     try:
         enc.autocast = "bfloat16"
         enc.encode(TEXTS, poolings=("mean",))
     finally:
         handle.remove()
     assert seen and all(s == (False, False, True) for s in seen)
+
