@@ -109,3 +109,14 @@ def test_bf16_forward_runs_where_autocast_can_reuse_its_weight_casts(enc):
         handle.remove()
     assert seen and all(s == (False, False, True) for s in seen)
 
+
+def test_batch_tokens_default_follows_the_device(enc):
+    """1,024 padded tokens per batch on the CPU (its caches), 16,384 on a GPU (kernel launches dominate
+    small batches there; tests/test_gpu.py loads one); a caller's value wins."""
+    from xalign.core.encoders import default_batch_tokens, load_encoder
+
+    assert default_batch_tokens("cpu") == 1024
+    assert default_batch_tokens("cuda") == default_batch_tokens("cuda:1") == 16384
+    if enc.device == "cpu":
+        assert enc.batch_tokens == 1024
+    assert load_encoder(progress=False, device="cpu", batch_tokens=300).batch_tokens == 300
