@@ -130,6 +130,28 @@ def test_encode_all_on_a_warm_cache_reads_nothing(enc, monkeypatch):
     assert calls == [] and enc.cache.hits > hits and warm.loads["de-en"] == 1
 
 
+def test_encode_all_holds_at_most_one_side_in_memory(enc, monkeypatch):
+    """A cold encode_all only fills the cache: each side is dropped before the next is encoded, and
+    nothing is held after it (it held both sides of the last pair, the chapter's peak memory)."""
+    pairs = {lp: first_word_pairs(c) for lp, c in CORPUS.items()}
+    encode_side, alive_at_call = IC.encode_side, []
+    sides = []
+
+    def tracked(*args, **kwargs):
+        gc.collect()
+        alive_at_call.append(sum(ref() is not None for ref in sides))
+        out = encode_side(*args, **kwargs)
+        sides.append(weakref.ref(out))
+        return out
+
+    monkeypatch.setattr(IC, "encode_side", tracked)
+    encoded = IC.EncodedPairs(enc, CORPUS, pairs, layers=[0, 12])
+    encoded.encode_all()
+    gc.collect()
+    assert alive_at_call == [0, 0, 0, 0] and all(ref() is None for ref in sides)
+    assert encoded.loads == {"de-en": 1, "fr-en": 1} and encoded.cached("de-en") and encoded.cached("fr-en")
+
+
 def test_encoder_cache_probe_matches_what_encode_stores(enc):
     texts = [s for s, _ in CORPUS["de-en"]]
     spans = [[(0, 3)], [], [(0, 3), (4, 9)], [(0, 3)]]

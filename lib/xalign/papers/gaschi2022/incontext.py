@@ -108,11 +108,20 @@ class EncodedPairs(Mapping):
         return_freed_memory()
 
     def encode_all(self) -> None:
-        """Encode every pair not yet in the encoder's cache (the cold run's forward passes), holding
-        only the last one encoded; a pair already cached is not read (a warm run reads nothing here)."""
+        """Encode every pair not yet in the encoder's cache (the cold run's forward passes); a pair
+        already cached is not read (a warm run reads nothing here).
+
+        Only the cache is filled: each side's vectors are dropped as soon as they are encoded, so at
+        most one side is in memory (holding both sides of the last pair made this chapter's peak).
+        """
+        self.release()
         for lp in self.pairs:
-            if not self.cached(lp):
-                self[lp]
+            if self.cached(lp):
+                continue
+            with freed_memory_returned():
+                for name, texts, needed, poolings in self._inputs(lp, "all"):
+                    encode_side(self.encoder, texts, needed, poolings, self.layers, desc=f"{lp} {name}")
+            self.loads[lp] += 1
 
     def cached(self, lp: str) -> bool:
         """True when both sides of ``lp`` (sentence and word vectors) are in the encoder's cache;
