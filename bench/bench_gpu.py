@@ -25,10 +25,9 @@ import argparse
 import os
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_encode_retrieval import CSLS_TARGET, ENCODE_TARGET, random_pairs, wmt_sentences
+from bench_encode_retrieval import CSLS_TARGET, ENCODE_TARGET, interleaved, random_pairs, wmt_sentences
 
 
 def synced(fn):
@@ -42,16 +41,10 @@ def synced(fn):
 
 
 def best_times(contenders: dict, repeats: int) -> dict[str, float]:
-    """One warm-up call each, then the best wall time of ``repeats`` interleaved rounds."""
+    """One warm-up call each (CUDA contexts, kernels, allocator), then :func:`interleaved`'s best times."""
     for fn in contenders.values():
         fn()
-    best = {name: float("inf") for name in contenders}
-    for _ in range(repeats):
-        for name, fn in contenders.items():
-            t = time.perf_counter()
-            fn()
-            best[name] = min(best[name], time.perf_counter() - t)
-    return best
+    return interleaved(contenders, repeats)
 
 
 def bench_encode(n: int, repeats: int) -> None:
