@@ -303,16 +303,22 @@ def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int, large
         print()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sentences", type=int, default=300)
+def bench_parser(doc: str, sentences: int) -> argparse.ArgumentParser:
+    """The options every benchmark takes: sentences to encode, CSLS sizes, repeats, parts to skip."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sentences", type=int, default=sentences)
     parser.add_argument("--sizes", default="20000,200000")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--skip-encode", action="store_true")
+    parser.add_argument("--skip-csls", action="store_true")
+    return parser
+
+
+def main() -> None:
+    parser = bench_parser(__doc__, sentences=300)
     parser.add_argument("--full-max", type=int, default=200000, help="largest N run whole (default 200000)")
     parser.add_argument("--large-repeats", type=int, default=1, help="repeats above N = 20,000 (default 1)")
     parser.add_argument("--sample-blocks", type=int, default=2, help="row blocks per pass above --full-max")
-    parser.add_argument("--skip-encode", action="store_true")
-    parser.add_argument("--skip-csls", action="store_true")
     parser.add_argument("--sampled", nargs=3, type=int, help=argparse.SUPPRESS)
     parser.add_argument("--whole", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -21,13 +21,12 @@ The CPU targets of issue 15 (>= 2x, <= 1.3x) are printed for comparison; nothing
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_encode_retrieval import CSLS_TARGET, ENCODE_TARGET, interleaved, random_pairs, wmt_sentences
+from bench_encode_retrieval import CSLS_TARGET, ENCODE_TARGET, bench_parser, interleaved, random_pairs, wmt_sentences
 
 
 def synced(fn):
@@ -151,13 +150,7 @@ def bench_csls(sizes: list[int], repeats: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sentences", type=int, default=4000)
-    parser.add_argument("--sizes", default="20000,200000")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--skip-encode", action="store_true")
-    parser.add_argument("--skip-csls", action="store_true")
-    args = parser.parse_args()
+    args = bench_parser(__doc__, sentences=4000).parse_args()
     import torch
 
     if not torch.cuda.is_available():
