@@ -38,6 +38,7 @@ the times are extrapolated to N rows (labelled so).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -89,30 +90,44 @@ def wmt_sentences(n: int) -> list[str]:
     return [s for s, _ in pairs][:n]
 
 
-def bench_encode(n: int, repeats: int) -> None:
-    import torch
+def sentence_transformer(device: str):
+    """sentence-transformers on the embedded model: last layer, mean pooling (the reference contender)."""
     from sentence_transformers import SentenceTransformer, models
 
+    from xalign.core.encoders import materialize_offline_model
+
+    path = str(materialize_offline_model())
+    return SentenceTransformer(modules=[models.Transformer(path, model_args={"add_pooling_layer": False}),
+                                        models.Pooling(384, "mean")], device=device)
+
+
+def uncached_encode(enc, texts: list[str], autocast: str | None):
+    """A call that encodes ``texts`` (every layer, mean pooling) under ``autocast`` on an empty cache each
+    time, so the model runs on every call."""
     from xalign.core.cache import EmbeddingCache
-    from xalign.core.encoders import load_encoder, materialize_offline_model
+
+    tmp, calls = tempfile.mkdtemp(), itertools.count()
+
+    def run():
+        enc.autocast = autocast
+        enc.cache = EmbeddingCache(os.path.join(tmp, str(next(calls))))
+        enc.encode(texts, poolings=("mean",))
+    return run
+
+
+def bench_encode(n: int, repeats: int) -> None:
+    import torch
+
+    from xalign.core.encoders import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]
-    path = materialize_offline_model()
-    st = SentenceTransformer(modules=[models.Transformer(str(path), model_args={"add_pooling_layer": False}),
-                                      models.Pooling(384, "mean")], device="cpu")
-    tmp = tempfile.mkdtemp()
-    enc = load_encoder(progress=False, cache=EmbeddingCache(tmp), device="cpu")
+    st = sentence_transformer("cpu")
+    enc = load_encoder(progress=False, device="cpu")
     n_tokens = sum(len(x) for x in enc._tokenize(texts)[0])
-    calls = {"n": 0}
 
     def xalign(autocast):
-        def run():
-            calls["n"] += 1
-            enc.autocast = autocast
-            enc.cache = EmbeddingCache(os.path.join(tmp, str(calls["n"])))  # empty: the model runs
-            enc.encode(texts, poolings=("mean",))
-        return run
+        return uncached_encode(enc, texts, autocast)
 
     def st_encode(autocast):
         def run():

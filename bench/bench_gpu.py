@@ -23,10 +23,18 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_encode_retrieval import CSLS_TARGET, ENCODE_TARGET, bench_parser, interleaved, random_pairs, wmt_sentences
+from bench_encode_retrieval import (
+    CSLS_TARGET,
+    ENCODE_TARGET,
+    bench_parser,
+    interleaved,
+    random_pairs,
+    sentence_transformer,
+    uncached_encode,
+    wmt_sentences,
+)
 
 
 def synced(fn):
@@ -47,34 +55,17 @@ def best_times(contenders: dict, repeats: int) -> dict[str, float]:
 
 
 def bench_encode(n: int, repeats: int) -> None:
-    from sentence_transformers import SentenceTransformer, models
-
-    from xalign.core.cache import EmbeddingCache
-    from xalign.core.encoders import load_encoder, materialize_offline_model
+    from xalign.core.encoders import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]
-    path = str(materialize_offline_model())
-
-    def st_model(half):
-        st = SentenceTransformer(modules=[models.Transformer(path, model_args={"add_pooling_layer": False}),
-                                          models.Pooling(384, "mean")], device="cuda")
-        return st.half() if half else st
-
-    st32, st16 = st_model(False), st_model(True)
-    tmp = tempfile.mkdtemp()
+    st32, st16 = sentence_transformer("cuda"), sentence_transformer("cuda").half()
     encoders = {"float16 weights": load_encoder(progress=False, device="cuda"),
                 "float32 weights": load_encoder(progress=False, device="cuda", half=False)}
     n_tokens = sum(len(x) for x in encoders["float16 weights"]._tokenize(texts)[0])
-    calls = {"n": 0}
 
     def xalign(enc, autocast):
-        def run():
-            calls["n"] += 1
-            enc.autocast = autocast
-            enc.cache = EmbeddingCache(os.path.join(tmp, str(calls["n"])))  # empty: the model runs
-            enc.encode(texts, poolings=("mean",))
-        return run
+        return uncached_encode(enc, texts, autocast)
 
     ref, ref16 = "sentence-transformers encode, fp32 (reference)", "sentence-transformers encode, fp16, batch 512"
     contenders = {ref: synced(lambda: st32.encode(prefixed, batch_size=32)),
