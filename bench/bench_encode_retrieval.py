@@ -92,11 +92,12 @@ def wmt_sentences(n: int) -> list[str]:
 
 def sentence_transformer(device: str):
     """sentence-transformers on the embedded model: last layer, mean pooling (the reference contender)."""
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
 
     from xalign.core.encoders import materialize_offline_model
+    from xalign.core.st_encoder import st_modules
 
-    path = str(materialize_offline_model())
+    models, path = st_modules(), str(materialize_offline_model())
     return SentenceTransformer(modules=[models.Transformer(path, model_args={"add_pooling_layer": False}),
                                         models.Pooling(384, "mean")], device=device)
 

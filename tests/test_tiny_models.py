@@ -32,3 +32,17 @@ def test_tiny_labse_is_a_sentence_transformers_model(tiny_models):
 def test_unknown_family_is_named(tmp_path):
     with pytest.raises(ValueError, match="family must be one of"):
         build_tiny_model("gpt", tmp_path, ["x"] * 60)
+
+
+def test_tiny_labse_builds_without_deprecated_sentence_transformers_imports(tmp_path):
+    """sentence-transformers 6 deprecates ``sentence_transformers.models`` (it warns once per process,
+    so the build runs in a fresh interpreter that turns that warning into an error)."""
+    import subprocess
+    import sys
+
+    code = ("import warnings; warnings.filterwarnings('error', message='Importing from', category=DeprecationWarning)\n"
+            "from xalign.core.tiny import build_tiny_model\n"
+            f"build_tiny_model('labse', {str(tmp_path / 'labse')!r}, ['Das ist ein Haus.', 'the cat sat'] * 40, "
+            "vocab_size=200)")
+    got = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stderr[-2000:]

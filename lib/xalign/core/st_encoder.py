@@ -29,6 +29,17 @@ from xalign.core.encoders import Encoder
 OUTPUT = "out"
 
 
+def st_modules():
+    """sentence-transformers' module classes (``Transformer``, ``Pooling``, ``Dense``, ``Normalize``, ...):
+    ``sentence_transformers.sentence_transformer.modules`` from version 6 (where importing
+    ``sentence_transformers.models`` is deprecated), ``sentence_transformers.models`` before."""
+    try:
+        from sentence_transformers.sentence_transformer import modules
+    except ImportError:  # sentence-transformers < 6
+        from sentence_transformers import models as modules
+    return modules
+
+
 def st_model_dir(name: str) -> Path | None:
     """The local directory of a sentence-transformers model (one with ``modules.json``), else None.
 

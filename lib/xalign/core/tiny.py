@@ -96,7 +96,10 @@ def build_tiny_model(family: str, out_dir: str | Path, sentences: Sequence[str],
     model.eval()
     if family == "labse":
         from sentence_transformers import SentenceTransformer
-        from sentence_transformers import models as st_models
+
+        from xalign.core.st_encoder import st_modules
+
+        st_models = st_modules()
 
         hf_dir = out / "0_Transformer"
         model.save_pretrained(hf_dir)
