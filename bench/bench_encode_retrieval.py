@@ -127,9 +127,6 @@ def bench_encode(n: int, repeats: int) -> None:
     enc = load_encoder(progress=False, device="cpu")
     n_tokens = sum(len(x) for x in enc._tokenize(texts)[0])
 
-    def xalign(autocast):
-        return uncached_encode(enc, texts, autocast)
-
     def st_encode(autocast):
         def run():
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=autocast):
@@ -139,8 +136,8 @@ def bench_encode(n: int, repeats: int) -> None:
     ref = "sentence-transformers encode, fp32 (reference)"
     from xalign.core.precision import native_bf16, resolve_autocast
 
-    contenders = {ref: st_encode(False), "xalign encode, fp32, 13 layers": xalign(None),
-                  "xalign encode, bf16 autocast, 13 layers": xalign("bfloat16")}  # emulated without native bf16
+    contenders = {ref: st_encode(False), "xalign encode, fp32, 13 layers": uncached_encode(enc, texts, None),
+                  "xalign encode, bf16 autocast, 13 layers": uncached_encode(enc, texts, "bfloat16")}  # emulated without native bf16
     if native_bf16("cpu"):
         contenders["sentence-transformers encode, bf16 autocast"] = st_encode(True)
     ours = "xalign encode, bf16 autocast, 13 layers" if resolve_autocast("auto") else "xalign encode, fp32, 13 layers"

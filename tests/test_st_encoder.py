@@ -12,12 +12,13 @@ def _tiny_st_model(path):
     """A tiny random BERT + CLS Pooling + Dense + Normalize, saved to ``path`` (no network)."""
     import torch
     from sentence_transformers import SentenceTransformer
-    try:
-        from sentence_transformers.sentence_transformer.modules import Dense, Normalize, Pooling, Transformer
-    except ImportError:  # older sentence-transformers
-        from sentence_transformers.models import Dense, Normalize, Pooling, Transformer
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
     from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    from xalign.core.st_encoder import st_modules
+
+    stm = st_modules()
+    Dense, Normalize, Pooling, Transformer = stm.Dense, stm.Normalize, stm.Pooling, stm.Transformer
 
     words = ["the", "a", "cat", "dog", "sat", "on", "mat", "der", "die", "das", "hund", "katze", "ist", "auf"]
     vocab = {t: i for i, t in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words])}
