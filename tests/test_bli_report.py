@@ -90,3 +90,33 @@ def test_inflation_identical_strings_and_the_interval_view():
     v = view(cmp, ["pair"], ["retrieval"])
     assert v.loc["en-es", ("ours [95% CI]", "NN")] == "61.7 [58.9, 64.4]"
     assert v.loc["en-es", ("coverage (%)", "NN")] == 82.0
+
+
+def _legend_hides_a_bar(fig) -> bool:
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legends = [a.get_legend() for a in fig.axes if a.get_legend() is not None] + list(fig.legends)
+    boxes = [lg.get_window_extent(renderer) for lg in legends]
+    bars = [p.get_window_extent(renderer) for ax in fig.axes for p in ax.patches if p.get_width() > 0]
+    return any(b.overlaps(bar) for b in boxes for bar in bars)
+
+
+def test_figure_legends_hide_no_bar():
+    """Figs. 1 and 2 drew their legend inside the last panel, over the bars when they run the
+    panel's width (our Fig. 1's en-ja panel, Fig. 2's P@10)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xalign.papers.wickramasinghe.bli_report import plot_inflection, plot_pruning
+
+    t3 = pd.DataFrame([{"method": "multilingual model", "retrieval": r, "pair": p, "pruned": pr, "value": 40.0}
+                       for p in ("en-zh", "en-ja") for r in ("NN", "CSLS") for pr in ("no", "yes")])
+    t4 = pd.DataFrame([{"method": "multilingual model", "retrieval": r, "direction": "En-Si", "dictionary": d,
+                        "soft": s, "k": k, "value": 50.0}
+                       for r in ("NN", "CSLS") for d in ("wiki", "cc") for s in ("no", "yes") for k in (1, 5, 10)])
+    for fig in (plot_pruning(t3, "Fig. 1"), plot_inflection(t4, "Fig. 2")):
+        assert len([a for a in fig.axes if a.get_legend() is not None]) == 1
+        assert not _legend_hides_a_bar(fig)
+        plt.close(fig)

@@ -203,13 +203,19 @@ def plot_pruning(t3: pd.DataFrame, title: str):
         ax.set_title(pair)
         ax.set_xlabel("P@1 (%)")
         ax.set_ylabel("")
-        if ax is not axes[0][-1]:
-            ax.get_legend().remove()
-        else:
-            ax.legend(title="pruned", loc="lower right")
+    _legend_beside(axes[0], "pruned")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def _legend_beside(axes, title: str) -> None:
+    """One legend for a row of panels, right of the last one (inside a panel it hid bars)."""
+    import seaborn as sns
+
+    for ax in axes[:-1]:
+        ax.get_legend().remove()
+    sns.move_legend(axes[-1], "upper left", bbox_to_anchor=(1.02, 1), title=title, frameon=False)
 
 
 def plot_inflection(t4: pd.DataFrame, title: str):
@@ -229,8 +235,7 @@ def plot_inflection(t4: pd.DataFrame, title: str):
         ax.set_title(f"P@{k}")
         ax.set_xlabel("precision (%)")
         ax.set_ylabel("")
-        if ax is not axes[0][-1]:
-            ax.get_legend().remove()
+    _legend_beside(axes[0], "match")
     fig.suptitle(title)
     fig.tight_layout()
     return fig
