@@ -13,18 +13,24 @@ from xalign.measures.retrieval import cosine_topk, csls_topk
 
 
 class _ProductLog:
-    """Records the shape of every torch matrix product (a @ b) while installed."""
+    """Records the shape of every torch matrix product (a @ b, torch.mm) while installed."""
 
     def __init__(self, monkeypatch):
         self.shapes = []
-        orig = torch.Tensor.__matmul__
+        matmul, mm = torch.Tensor.__matmul__, torch.mm
 
         def logged(a, b):
-            out = orig(a, b)
+            out = matmul(a, b)
+            self.shapes.append(tuple(out.shape))
+            return out
+
+        def logged_mm(a, b, **kw):
+            out = mm(a, b, **kw)
             self.shapes.append(tuple(out.shape))
             return out
 
         monkeypatch.setattr(torch.Tensor, "__matmul__", logged)
+        monkeypatch.setattr(torch, "mm", logged_mm)
 
     def count(self, cols: int) -> int:
         return sum(1 for s in self.shapes if len(s) == 2 and s[1] == cols)

@@ -47,6 +47,7 @@ def test_save_keeps_models_apart_and_records_code(tmp_path, monkeypatch):
     saved = json.loads(path.read_text())  # the second model did not overwrite the first
     assert saved["tables"]["table1"]["rows"][0]["diff"] == 3.0
     assert saved["params"] == {"model": "multilingual-e5-small"} and "wall_time_s" in saved and "packages" in saved
+    assert saved["page_faults"] > 0 and saved["system_time_s"] >= 0  # the kernel's costs, for the timing table
     assert saved["peak_rss_mib"] > 10  # the process's own peak memory, for the timing table
     assert saved["cpu_time_s"] > 0
     assert saved["code_hash"] == code_hash() and len(saved["code_hash"]) == 16 and "git_commit" in saved

@@ -184,14 +184,16 @@ class ChapterRun:
 
 
 def kernel_usage() -> dict[str, float | None]:
-    """This process's peak resident memory (MiB) and CPU seconds (user + system) so far: the chapter
-    kernel's, where a chapter saves."""
+    """This process's peak resident memory (MiB), CPU seconds (user + system), system seconds and
+    minor page faults so far: the chapter kernel's, where a chapter saves. (System time is mostly
+    the kernel faulting in and zeroing freshly allocated pages: see :mod:`xalign.core.memory`.)"""
     try:
         import resource
     except ImportError:  # not on this platform
-        return {"peak_rss_mib": None, "cpu_time_s": None}
+        return {"peak_rss_mib": None, "cpu_time_s": None, "system_time_s": None, "page_faults": None}
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return {"peak_rss_mib": round(ru.ru_maxrss / 1024, 1), "cpu_time_s": round(ru.ru_utime + ru.ru_stime, 1)}
+    return {"peak_rss_mib": round(ru.ru_maxrss / 1024, 1), "cpu_time_s": round(ru.ru_utime + ru.ru_stime, 1),
+            "system_time_s": round(ru.ru_stime, 1), "page_faults": int(ru.ru_minflt)}
 
 
 def params_model(params: dict) -> str | None:

@@ -89,7 +89,13 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     ``source_masks``: None (all of S) or an (n_S,) bool mask (a pruned source
     vocabulary). Returns one (n_T,) float32 array per mask (NaN for a mask
     that keeps no word: there are no neighbours, and no queries either).
+    Blocks come from :func:`~xalign.core.memory.scratch` (one buffer for all of
+    them inside :func:`~xalign.core.memory.blocks_reused`).
     """
+    import torch
+
+    from xalign.core.memory import blocks_reused, scratch
+
     positive_int("k", k)
     same_width(T, S)
     dev = _device(device)
@@ -103,18 +109,21 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     last = max(i for i, c in enumerate(cols) if c is not None) if any(c is not None for c in cols) else None
     order = sorted(range(len(cols)), key=lambda i: i == last)  # the masked-in-place entry goes last
     dropped = _complement(cols[last], s.shape[0]) if last is not None else None
-    for b in range(0, t.shape[0], rows):
-        sim = t[b:b + rows] @ s.T
-        for i in order:
-            c, n = cols[i], sizes[i]
-            if not n:
-                continue
-            if i == last:  # no copy of the block: the other columns can no longer be among the k largest
-                sim[:, dropped] = -float("inf")
-                part = sim
-            else:
-                part = sim if c is None else sim[:, c]
-            out[i][b:b + rows] = part.topk(min(k, n), dim=1).values.mean(1).cpu().numpy()
+    with blocks_reused():  # one similarity block for all row blocks
+        for b in range(0, t.shape[0], rows):
+            q = t[b:b + rows]
+            sim = torch.mm(q, s.T, out=scratch("similarity block", (q.shape[0], s.shape[0]), t.dtype, dev))
+            for i in order:
+                c, n = cols[i], sizes[i]
+                if not n:
+                    continue
+                if i == last:  # no copy of the block: the other columns can no longer be among the k largest
+                    sim[:, dropped] = -float("inf")
+                    part = sim
+                else:
+                    part = sim if c is None else torch.index_select(
+                        sim, 1, c, out=scratch("similarity columns", (q.shape[0], n), t.dtype, dev))
+                out[i][b:b + rows] = part.topk(min(k, n), dim=1).values.mean(1).cpu().numpy()
     return out
 
 
@@ -149,6 +158,8 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
         raise ValueError(f"retrieval must be one of {RETRIEVALS}, got {bad[0]!r}")
     import torch
 
+    from xalign.core.memory import blocks_reused, scratch
+
     topn = min(topn, len(T))
     positive_int("topn", topn)
     same_width(Q, T)
@@ -164,14 +175,16 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
         r_t = torch.as_tensor(np.asarray(tgt_density, np.float32), device=dev)
     rows = _block_rows(t.shape[0], block)
     out = {r: np.empty((q.shape[0], topn), np.int64) for r in retrievals}
-    for s in range(0, q.shape[0], rows):
-        sim = q[s:s + rows] @ t.T
-        if "nn" in out:
-            out["nn"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
-        if r_t is not None:  # the scores overwrite the block in place (one block in memory, not four)
-            r_q = sim.topk(min(k, t.shape[0]), dim=1).values.mean(1)
-            sim.mul_(2).sub_(r_q[:, None]).sub_(r_t[None, :])
-            out["csls"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
+    with blocks_reused():  # one similarity block for all query blocks
+        for s in range(0, q.shape[0], rows):
+            block = q[s:s + rows]
+            sim = torch.mm(block, t.T, out=scratch("similarity block", (block.shape[0], t.shape[0]), t.dtype, dev))
+            if "nn" in out:
+                out["nn"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
+            if r_t is not None:  # the scores overwrite the block in place (one block in memory, not four)
+                r_q = sim.topk(min(k, t.shape[0]), dim=1).values.mean(1)
+                sim.mul_(2).sub_(r_q[:, None]).sub_(r_t[None, :])
+                out["csls"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
     return out
 
 

@@ -95,7 +95,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     ``method``, ``pruned``, then :func:`evaluate_bli`'s columns) and one row
     per learned map.
     """
-    from xalign.core.memory import freed_memory_returned
+    from xalign.core.memory import blocks_reused, freed_memory_returned
     from xalign.core.progress import bar as progress_bar
     from xalign.data.scripts import script_mask
 
@@ -113,7 +113,9 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     normalized: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # normalize_center of a space, shared by its maps
     results, fits = [], []
     bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
-    with freed_memory_returned():  # freed blocks go back to the system: the heap does not grow cell by cell
+    # freed blocks go back to the system (the heap does not grow cell by cell); the similarity and
+    # k-NN blocks every cell needs are allocated once (not faulted in again block by block)
+    with freed_memory_returned(), blocks_reused():
         for s, t in directions:
             test = dictionary(s, t, "test")
             train = dictionary(s, t, "train") if any(m != "none" for m in methods) else None

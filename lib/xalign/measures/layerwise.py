@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
+from xalign.core.memory import blocks_reused
 from xalign.core.progress import bar
 
 
@@ -44,16 +45,17 @@ def layerwise_scores(U: np.ndarray, V: np.ndarray, score: Callable[[np.ndarray, 
                              f"{U.shape[1]} vs {V.shape[1]} layers")
     layers = list(range(U.shape[1])) if layers is None else list(layers)
     rows = []
-    for li, layer in enumerate(bar(layers, desc=desc, leave=False)):
-        for run, idx in enumerate(samples):
-            if rows_u is None:
-                value = score(U[idx, li], V[idx, li])
-            else:
-                value = score(U[rows_u[idx], li], V[rows_v[idx], li])
-            if isinstance(value, dict):
-                rows += [{"layer": layer, "run": run, "metric": m, "value": v} for m, v in value.items()]
-            else:
-                rows.append({"layer": layer, "run": run, "value": value})
+    with blocks_reused():  # every (layer, run) scores samples of one size: their similarity blocks are reused
+        for li, layer in enumerate(bar(layers, desc=desc, leave=False)):
+            for run, idx in enumerate(samples):
+                if rows_u is None:
+                    value = score(U[idx, li], V[idx, li])
+                else:
+                    value = score(U[rows_u[idx], li], V[rows_v[idx], li])
+                if isinstance(value, dict):
+                    rows += [{"layer": layer, "run": run, "metric": m, "value": v} for m, v in value.items()]
+                else:
+                    rows.append({"layer": layer, "run": run, "value": value})
     return pd.DataFrame(rows)
 
 

@@ -31,13 +31,27 @@ def _knn(Q, P, k: int, block: int):
     """The k largest dot products of each row of Q with the rows of P: (values, indices), (n_Q, k)."""
     import torch
 
+    from xalign.core.memory import scratch
+
     k = min(k, P.shape[0])
     vals, idx = [], []
     for s in range(0, Q.shape[0], block):
-        top = (Q[s:s + block] @ P.T).topk(k, dim=1)
+        q = Q[s:s + block]
+        sim = torch.mm(q, P.T, out=scratch("similarity block", (q.shape[0], P.shape[0]), q.dtype, q.device))
+        top = sim.topk(k, dim=1)
         vals.append(top.values)
         idx.append(top.indices)
     return torch.cat(vals), torch.cat(idx)
+
+
+def _mean_rows(Z, index):
+    """``Z[index].mean(1)`` for an (n, k) index: (n, d), the gathered rows in a scratch buffer."""
+    import torch
+
+    from xalign.core.memory import scratch
+
+    rows = scratch("rcsls neighbours", (index.numel(), Z.shape[1]), Z.dtype, Z.device)
+    return torch.index_select(Z, 0, index.reshape(-1), out=rows).view(*index.shape, Z.shape[1]).mean(1)
 
 
 def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048, distinct=None):
@@ -50,12 +64,16 @@ def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048, distinc
     and of Y (a word in several training pairs repeats its row): the
     neighbour searches then run once per distinct row.
     """
+    import torch
+
+    from xalign.core.memory import scratch
+
     XW = X @ W
     (xf, xi), (yf, yi) = distinct if distinct is not None else ((None, None), (None, None))
     fwd, i_fwd = _knn(XW if xf is None else XW[xf], Zt, k, block)  # mapped source among the target negatives
-    bwd, i_bwd = _knn(Y if yf is None else Y[yf], Zs @ W, k, block)  # target among the mapped source negatives
-    A = Zt[i_fwd].mean(1)
-    B = Zs[i_bwd].mean(1)
+    ZsW = torch.mm(Zs, W, out=scratch("rcsls mapped negatives", (Zs.shape[0], W.shape[1]), Zs.dtype, Zs.device))
+    bwd, i_bwd = _knn(Y if yf is None else Y[yf], ZsW, k, block)  # target among the mapped source negatives
+    A, B = _mean_rows(Zt, i_fwd), _mean_rows(Zs, i_bwd)
     if xi is not None:
         fwd, A = fwd[xi], A[xi]
     if yi is not None:
@@ -104,6 +122,8 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
     """
     import torch
 
+    from xalign.core.memory import blocks_reused
+
     X, Y = np.asarray(X, np.float32), np.asarray(Y, np.float32)
     if X.shape[0] != Y.shape[0]:
         raise ValueError(f"{X.shape[0]} source anchors but {Y.shape[0]} target anchors")
@@ -126,18 +146,19 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
         f, g = rcsls_loss_and_grad(Wc, Xt, Yt, Zst, Ztt, k, block, distinct)
         return float(f), g
 
-    f, g = loss_and_grad(W)
-    losses = [f]
-    for _ in range(n_iter):
-        if lr < 1e-4:
-            break
-        W_new = W - lr * g
-        if spectral:
-            W_new = _project_spectral(W_new)
-        f_new, g_new = loss_and_grad(W_new)
-        if f_new > f:  # undo the step, halve the rate
-            lr /= 2
-            continue
-        W, f, g = W_new, f_new, g_new
-        losses.append(f)
+    with blocks_reused():  # every loss evaluation's k-NN blocks share one buffer
+        f, g = loss_and_grad(W)
+        losses = [f]
+        for _ in range(n_iter):
+            if lr < 1e-4:
+                break
+            W_new = W - lr * g
+            if spectral:
+                W_new = _project_spectral(W_new)
+            f_new, g_new = loss_and_grad(W_new)
+            if f_new > f:  # undo the step, halve the rate
+                lr /= 2
+                continue
+            W, f, g = W_new, f_new, g_new
+            losses.append(f)
     return RCSLSFit(W.cpu().double().numpy(), losses, lr)

@@ -247,28 +247,31 @@ def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
     """
     import torch
 
+    from xalign.core.memory import blocks_reused, scratch
+
     n = u.shape[0]
     ar = torch.arange(n, device=u.device)
-    c = u @ v.T
-    r_v = c.topk(min(k, n), dim=1).values.mean(1)
-    r_u = c.T.contiguous().topk(min(k, n), dim=1).values.mean(1)  # columns' top k: a row-wise topk is faster
-    cos_own = c[ar, ar].clone()
-    torch.add(-r_v[:, None], c, alpha=2, out=c).sub_(r_u[None, :])  # 2c - r_v - r_u, rounded as before
-    diag = c[ar, ar].clone()
-    c[ar, ar] = -float("inf")
-    weak = diag > c.max(1).values
-    del c
-    t = u @ u.T
-    r_uu = t.topk(min(k, n), dim=1).values.mean(1)          # itself included, as the authors
-    t[ar, ar] = -float("inf")
-    extra = ()
-    if xalign01:
-        r_other = t.topk(min(k, n - 1), dim=1).values.mean(1)
-        old_own = 2 * cos_own - r_v - r_u
-        rivals = torch.add(-r_other[:, None], t, alpha=2).sub_(r_other[None, :]).max(1).values
-        extra = ((old_own > rivals).cpu().numpy(),)
-    torch.add(-r_uu[None, :], t, alpha=2, out=t)
-    strong = (2 * cos_own - r_u) > t.max(1).values
+    with blocks_reused():  # the N x N matrices of every call (layer, run) share two buffers: no page faults
+        c = torch.mm(u, v.T, out=scratch("similarity block", (n, n), u.dtype, u.device))
+        r_v = c.topk(min(k, n), dim=1).values.mean(1)
+        c_t = scratch("similarity block 2", (n, n), u.dtype, u.device).copy_(c.T)
+        r_u = c_t.topk(min(k, n), dim=1).values.mean(1)  # columns' top k: a row-wise topk is faster
+        cos_own = c[ar, ar].clone()
+        torch.add(-r_v[:, None], c, alpha=2, out=c).sub_(r_u[None, :])  # 2c - r_v - r_u, rounded as before
+        diag = c[ar, ar].clone()
+        c[ar, ar] = -float("inf")
+        weak = diag > c.max(1).values
+        t = torch.mm(u, u.T, out=c)  # u u^T in the same buffer: u v^T is done with
+        r_uu = t.topk(min(k, n), dim=1).values.mean(1)          # itself included, as the authors
+        t[ar, ar] = -float("inf")
+        extra = ()
+        if xalign01:
+            r_other = t.topk(min(k, n - 1), dim=1).values.mean(1)
+            old_own = 2 * cos_own - r_v - r_u
+            rivals = torch.add(-r_other[:, None], t, alpha=2, out=c_t).sub_(r_other[None, :]).max(1).values
+            extra = ((old_own > rivals).cpu().numpy(),)
+        torch.add(-r_uu[None, :], t, alpha=2, out=t)
+        strong = (2 * cos_own - r_u) > t.max(1).values
     return (weak.cpu().numpy(), strong.cpu().numpy(), *extra)
 
 
