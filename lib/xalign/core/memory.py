@@ -1,4 +1,4 @@
-"""Giving freed memory back to the system (glibc), so that a long chapter's peak stays one step's.
+"""Freed memory: given back to the system (glibc), or kept and reused by a loop of large blocks.
 
 glibc keeps freed blocks below its mmap threshold in the heap, and raises that threshold (up
 to 32 MiB) as large blocks are freed; a process that allocates and frees many large arrays of
@@ -80,7 +80,9 @@ def blocks_reused():
     buffers are dropped. Nested, the inner block shares the outer's buffers.
 
     Measured on chapter 4's BLI grid (20 directions, every method, 20,000-word vocabularies, one
-    thread): see ``bench/page_faults.py`` and the README's timings."""
+    thread, beside the code before): 701 s -> 548 s, page faults 69.8 M -> 7.7 M, system time
+    165 s -> 26 s, peak 2.36 -> 2.47 GB, all 720 result rows identical. ``bench/page_faults.py``
+    measures one cell of it."""
     if _BUFFERS.get() is not None:
         yield
         return
