@@ -21,6 +21,15 @@ def test_longest_first_uses_the_last_wall_time_and_puts_unknown_chapters_first()
     assert order == ["04_d", "03_c", "05_e", "01_a", "02_b"]
 
 
+def test_a_cold_book_starts_the_chapters_longest_first():
+    """No recorded run (a fresh clone): the measured cold times' order, so that the two queues end close
+    together (chapter 5, 10 min, started after chapter 2, 7 min, and ran alone at the end)."""
+    chapters = ["01_weak_strong_alignment", "02_btsr_contextual_alignment", "03_calibrated_retrieval_transfer_rate",
+                "04_bli_pruning_stemming", "05_feature_based_transfer"]
+    order = PL.longest_first(chapters, lambda ch: None)
+    assert [c[:2] for c in order] == ["04", "03", "01", "05", "02"]
+
+
 def test_a_failing_chapter_does_not_stop_the_others_and_all_failures_are_named(tmp_path):
     tasks = [("no-such-chapter", {"profile": "smoke"}, tmp_path / "a.ipynb"),
              ("neither-this-one", {"profile": "smoke"}, tmp_path / "b.ipynb")]
