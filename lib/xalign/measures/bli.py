@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from xalign.core.memory import blocks_reused, scratch
 from xalign.data.static import StaticVectors
 from xalign.measures.mapping import Alignment, normalize_center, procrustes
 from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
@@ -94,8 +95,6 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     """
     import torch
 
-    from xalign.core.memory import blocks_reused, scratch
-
     positive_int("k", k)
     same_width(T, S)
     dev = _device(device)
@@ -157,8 +156,6 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
     if bad:
         raise ValueError(f"retrieval must be one of {RETRIEVALS}, got {bad[0]!r}")
     import torch
-
-    from xalign.core.memory import blocks_reused, scratch
 
     topn = min(topn, len(T))
     positive_int("topn", topn)

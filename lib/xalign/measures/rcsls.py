@@ -24,14 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xalign.core.memory import blocks_reused, scratch
 from xalign.measures.mapping import procrustes
 
 
 def _knn(Q, P, k: int, block: int):
     """The k largest dot products of each row of Q with the rows of P: (values, indices), (n_Q, k)."""
     import torch
-
-    from xalign.core.memory import scratch
 
     k = min(k, P.shape[0])
     vals, idx = [], []
@@ -48,8 +47,6 @@ def _mean_rows(Z, index):
     """``Z[index].mean(1)`` for an (n, k) index: (n, d), the gathered rows in a scratch buffer."""
     import torch
 
-    from xalign.core.memory import scratch
-
     rows = scratch("rcsls neighbours", (index.numel(), Z.shape[1]), Z.dtype, Z.device)
     return torch.index_select(Z, 0, index.reshape(-1), out=rows).view(*index.shape, Z.shape[1]).mean(1)
 
@@ -65,8 +62,6 @@ def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048, distinc
     neighbour searches then run once per distinct row.
     """
     import torch
-
-    from xalign.core.memory import scratch
 
     XW = X @ W
     (xf, xi), (yf, yi) = distinct if distinct is not None else ((None, None), (None, None))
@@ -121,8 +116,6 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
     loss of the starting map.
     """
     import torch
-
-    from xalign.core.memory import blocks_reused
 
     X, Y = np.asarray(X, np.float32), np.asarray(Y, np.float32)
     if X.shape[0] != Y.shape[0]:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xalign.core.memory import blocks_reused, scratch
 from xalign.measures.validate import positive_int, same_width
 
 DEFAULT_BLOCK_BYTES = 256 * 2**20  # one similarity block: 256 MiB of float32
@@ -246,8 +247,6 @@ def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
     With ``xalign01`` the xalign 0.1 strong hits come third (from the same products).
     """
     import torch
-
-    from xalign.core.memory import blocks_reused, scratch
 
     n = u.shape[0]
     ar = torch.arange(n, device=u.device)
