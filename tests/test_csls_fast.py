@@ -35,6 +35,39 @@ def test_matches_the_definition(block):
     np.testing.assert_allclose(val, np.sort(S, axis=1)[:, ::-1][:, :3], atol=1e-5)
 
 
+@pytest.mark.parametrize("group,k,topn", [(3, 5, 3), (1, 1, 2), (7, 2, 1), (16, 5, 40)])
+def test_matches_the_definition_whatever_the_groups(group, k, topn):
+    """Groups of 3 and 7 pad 61 candidates; k = 1 with one candidate per group sends most rows of
+    this hard task (cos(u_i, v_i) about 0.3) to the full-row score; topn 40 > k x group the same."""
+    U, V = _pairs(70, 16, 3.0, 5)
+    V = V[:61]
+    S = _brute_force(U, V, k=k)
+    idx, val = csls_topk_fast(U, V, k=k, topn=topn, block=32, group=group)
+    np.testing.assert_array_equal(idx, np.argsort(-S, axis=1, kind="stable")[:, :topn])
+    np.testing.assert_allclose(val, np.sort(S, axis=1)[:, ::-1][:, :topn], atol=1e-5)
+
+
+def test_the_score_pass_reads_whole_rows_only_where_the_groups_cannot_decide(monkeypatch):
+    """Counts the full-width top-k / maximum calls (the old code made two per query block, one for
+    r_V and one for the scores): none on well-separated pairs, some where k = 1 and groups of one
+    candidate leave CSLS winners outside the most similar group."""
+    import torch
+
+    calls = []
+    for name in ("topk", "max"):
+        real = getattr(torch.Tensor, name)
+        monkeypatch.setattr(torch.Tensor, name, lambda self, *a, _real=real, **kw:
+                            calls.append(self.shape[-1]) or _real(self, *a, **kw))
+    U, V = _pairs(2000, 64, 0.5, 6)
+    csls_topk_fast(U, V, k=10, precision="bfloat16")
+    assert calls and max(calls) < 2000, max(calls)
+    calls.clear()
+    U, V = _pairs(300, 16, 3.0, 7)
+    idx, _ = csls_topk_fast(U, V, k=1, group=1)
+    np.testing.assert_array_equal(idx[:, 0], np.argmax(_brute_force(U, V, k=1), axis=1))
+    assert sum(c == 300 for c in calls) > 0
+
+
 def test_known_answer_on_two_points():
     # U = V = two orthogonal unit vectors, k = 1: r = 1 everywhere, CSLS = 2 cos - 2
     U = np.eye(2, 3, dtype=np.float32)
@@ -77,9 +110,9 @@ def test_bad_arguments_are_named():
         csls_topk_fast(U, V[:, :3])
 
 
-def test_blocks_hold_256_queries_or_256_mib_of_scores():
+def test_blocks_hold_512_queries_or_256_mib_of_scores():
     from xalign.measures.csls_fast import block_rows
 
-    assert block_rows(20_000) == 256 and block_rows(200_000) == 256   # was 3,355 and 335 rows (256 MiB)
+    assert block_rows(20_000) == 512 and block_rows(200_000) == 335   # 256 MiB of float32 scores: 335 rows
     assert block_rows(1_000_000) == 67                                # 256 MiB of float32 scores: memory O(block x N)
     assert block_rows(20_000, 7) == 7

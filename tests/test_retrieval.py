@@ -129,6 +129,11 @@ def test_bad_inputs_are_rejected(rng):
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
         R.s_weak(bad, U)
+    bad[3, 1] = -np.inf
+    with pytest.raises(ValueError, match="infinite"):
+        R.s_weak(U, bad)
+    huge = U * 1e30   # finite (its squared norm overflows float32): accepted, as before
+    assert np.isfinite(R.csls(huge, U)).all()
     with pytest.raises(ValueError, match="2-d"):
         R.csls(U[0], U)
 

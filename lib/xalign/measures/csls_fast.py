@@ -18,27 +18,36 @@ whose two best candidates are closer than that may swap them;
 float32 (the default) gives :func:`~xalign.measures.retrieval.csls_topk`'s
 results (same candidates; scores equal up to float rounding).
 
-Each block is read as few times as possible after its product: the k largest
-entries are taken on the product as it comes out (bf16 stays bf16), and the
-scores ``2 S - r_U`` are formed in one pass (``torch.add`` with ``alpha=2``,
-float32 out) before the row maximum. Blocks hold :data:`BLOCK_ROWS` queries (fewer
-where 256 MiB of float32 scores, :mod:`xalign.measures.retrieval`'s blocks, hold
-fewer): measured on a Zen 4 (2 cores, bf16 via AVX512-BF16) over 64 to 3,355 rows,
-256 rows was the fastest at N = 20,000 in both precisions and within 5% of the
-fastest in bf16 at N = 200,000 (in float32 there 12% slower than 1,024 rows, still
-below the three-product floor), while 256 MiB blocks (3,355 rows at N = 20,000) made
-bf16 1.6x slower at N = 20,000 and 64-row blocks made float32 1.5x slower at N = 200,000.
+**No full-width top-k.** With AMX the bf16 products are so fast (0.14 s for one 20,000 x 20,000 x 384
+product on two cores) that torch's top-k over the N x N scores and the row maxima of ``2 S - r_U``
+cost twice as much as the products. Both are read from group maxima instead
+(:mod:`xalign.measures.group_topk`, exact): the densities as the top-k of the k groups with the
+largest maxima, and the best candidates from the entries of those same groups, accepted for a row
+when their best score beats ``2 max(S over a group) - min(r_U over the group)`` of every other group; a row
+where it does not (a candidate with a low density outside the row's most similar groups) gets the
+plain ``2 S - r_U`` over all candidates. For that bound to be tight the score pass lays the
+candidates out sorted by r_U, so that each group holds candidates of about the same density (the
+layout is a permutation of V's rows, undone in the returned indices).
+
+Blocks hold :data:`BLOCK_ROWS` queries (fewer where 256 MiB of float32 scores, :mod:`xalign.measures.retrieval`'s
+blocks, hold fewer: 335 at N = 200,000). With group maxima, measured on an AMX Xeon (2 cores) at
+N = 20,000: 512 rows were the fastest in bf16 (1.14x the three-product floor; 128 rows 1.63x, 256
+1.25x, 1,024 1.22x) and within 5% of the fastest in float32 (256 rows 0.81x, 512 0.69x, 1,024 0.66x).
+With full-width top-k (before) 256 rows had been the fastest on a Zen 4.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
+from xalign.measures.group_topk import GROUP, n_groups, top_groups, topk_values
 from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
 
 PRECISIONS = ("float32", "bfloat16")
-BLOCK_ROWS = 256  # queries per block (at most 256 MiB of float32 scores; see the module notes)
+BLOCK_ROWS = 512  # queries per block (at most 256 MiB of float32 scores; see the module notes)
 
 
 def block_rows(n_cols: int, block: int | None = None) -> int:
@@ -55,56 +64,141 @@ def _product_dtype(precision: str):
     return torch.float32 if precision == "float32" else torch.bfloat16
 
 
-def density_block(q, keys, k: int):
-    """Mean of the k largest cosines of each row of ``q`` against all ``keys``: (rows,) float32."""
-    sim = q @ keys.T
-    return sim.topk(min(k, keys.shape[0]), dim=1).values.float().mean(1)
-
-
-def csls_block(u, v, r_u, k: int, topn: int):
-    """One query block: (indices, CSLS scores) of its ``topn`` best candidates, and its r_V."""
+def padded_keys(keys, group: int = GROUP):
+    """``keys`` (n, d) with zero rows appended up to ``group * n_groups(n)`` rows (the padding columns
+    of a block are set to -inf after its product, :func:`product_block`)."""
     import torch
 
-    sim = u @ v.T
-    r_v = sim.topk(min(k, v.shape[0]), dim=1).values.float().mean(1)
-    sim = torch.add(-r_u[None, :], sim, alpha=2)  # 2 S - r_U in one pass, float32 (bf16 S is promoted)
-    if topn == 1:  # a row maximum is cheaper than topk
-        val, idx = sim.max(1, keepdim=True)
-        return idx, val - r_v[:, None], r_v
-    top = sim.topk(topn, dim=1)
-    return top.indices, top.values - r_v[:, None], r_v
+    n = keys.shape[0]
+    width = group * n_groups(n, group)
+    if width == n:
+        return keys
+    return torch.cat([keys, keys.new_zeros(width - n, keys.shape[1])])
 
 
-def densities(q, keys, k: int, block: int | None = None):
+def product_block(q, keys, n: int, out):
+    """``q @ keys.T`` into ``out`` (b, width); columns from ``n`` on (padding) set to -inf."""
+    import torch
+
+    block = out[: q.shape[0]]
+    torch.mm(q, keys.T, out=block)
+    if keys.shape[0] > n:
+        block[:, n:] = float("-inf")
+    return block
+
+
+def density_block(q, keys, n: int, k: int, out, group: int = GROUP):
+    """Mean of the k largest cosines of each row of ``q`` against the first ``n`` rows of ``keys``
+    (:func:`padded_keys`): (rows,) float32. ``out``: a (>= rows, width) buffer of q's dtype."""
+    S = product_block(q, keys, n, out)
+    return topk_values(S, min(k, n), group).float().mean(1)
+
+
+def densities(q, keys, k: int, block: int | None = None, group: int = GROUP):
     """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
     import torch
 
-    rows = block_rows(keys.shape[0], block)
+    n = keys.shape[0]
+    keys = padded_keys(keys, group)
+    rows = block_rows(n, block)
+    buf = torch.empty(min(rows, q.shape[0]), keys.shape[0], dtype=q.dtype, device=q.device)
     out = torch.empty(q.shape[0], device=q.device)
     for s in range(0, q.shape[0], rows):
-        out[s : s + rows] = density_block(q[s : s + rows], keys, k)
+        out[s : s + rows] = density_block(q[s : s + rows], keys, n, k, buf, group)
     return out
 
 
+class ScoreLayout(NamedTuple):
+    """The candidates of the score pass in strided groups sorted by density (width = group * Q)."""
+
+    keys: object         # (width, d) candidate vectors, zero rows for padding
+    density: object      # (width,) float32 r_U of each column, +inf for padding
+    min_density: object  # (Q,) the lowest r_U in each group
+    candidate: object    # (width,) the row of V in each column (0 for padding)
+    n: int               # real candidates
+    padding: object      # (width - n,) the padding columns
+
+
+def score_layout(v, r_u, group: int = GROUP) -> ScoreLayout:
+    """Lay out the candidates ``v`` (n, d) so that group c holds the c-th ``group`` of them by r_U.
+
+    Column ``p`` of a (b, group * Q) block belongs to group ``p mod Q`` and holds the candidate of
+    density rank ``(p mod Q) * group + p // Q``; ranks >= n are padding (all in the last group).
+    """
+    import torch
+
+    n = v.shape[0]
+    Q = n_groups(n, group)
+    order = torch.argsort(r_u, stable=True)                  # density rank -> candidate
+    col = torch.arange(group * Q, device=v.device)
+    rank = (col % Q) * group + col // Q
+    real = rank < n
+    candidate = torch.where(real, order[rank.clamp(max=n - 1)], 0)
+    keys = v[candidate]
+    keys[~real] = 0
+    density = torch.where(real, r_u[candidate], float("inf"))
+    min_density = density.view(group, Q).amin(0)
+    return ScoreLayout(keys, density, min_density, candidate, n, torch.nonzero(~real).flatten())
+
+
+def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
+    """One query block's scores ``S`` (b, width) against ``layout.keys``: the ``topn`` best candidates
+    (columns of the layout, (b, topn)), their CSLS scores (b, topn) and the block's r_V (b,)."""
+    import torch
+
+    if layout.padding.numel():
+        S[:, layout.padding] = float("-inf")
+    kk = min(k, layout.n)
+    chosen = top_groups(S, kk, group)
+    r_v = topk_values(S, kk, group, chosen).float().mean(1)
+    # every group's best possible 2 S - r_U; the chosen groups' entries are scored exactly
+    bound = torch.add(-layout.min_density, chosen.bounds.float(), alpha=2)
+    bound.scatter_(1, chosen.groups, float("-inf"))
+    bound = bound.amax(1)
+    scores = torch.add(-layout.density[chosen.positions], chosen.entries, alpha=2)
+    if topn <= scores.shape[1]:
+        best = scores.topk(topn, dim=1) if topn > 1 else scores.max(1, keepdim=True)
+        columns, values = chosen.positions.gather(1, best.indices), best.values
+        unsure = values[:, -1] <= bound
+    else:
+        columns = values = None
+        unsure = torch.ones(S.shape[0], dtype=torch.bool, device=S.device)
+    if bool(unsure.any()):  # a better candidate may lie in another group: score the whole row
+        rows = torch.nonzero(unsure).flatten()
+        full = torch.add(-layout.density, S[rows], alpha=2).topk(topn, dim=1)
+        if columns is None:
+            columns, values = full.indices, full.values
+        else:
+            columns[rows], values[rows] = full.indices, full.values
+    return columns, values - r_v[:, None], r_v
+
+
 def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, device: str | None = None,
-                   precision: str = "float32") -> tuple[np.ndarray, np.ndarray]:
+                   precision: str = "float32", group: int = GROUP) -> tuple[np.ndarray, np.ndarray]:
     """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn).
 
     Same contract as :func:`xalign.measures.retrieval.csls_topk`, two products instead of three;
-    ``precision="bfloat16"`` runs the products in bf16 (see the module notes).
+    ``precision="bfloat16"`` runs the products in bf16 (see the module notes); ``group``: columns
+    per group of :mod:`xalign.measures.group_topk` (the results do not depend on it).
     """
+    import torch
+
     positive_int("k", k)
     positive_int("topn", topn, len(V), "the number of candidates")
+    positive_int("group", group)
     same_width(U, V)
     dtype = _product_dtype(precision)
     dev = _device(device)
     u, v = _as_unit_tensor(U, dev).to(dtype), _as_unit_tensor(V, dev).to(dtype)
-    r_u = densities(v, u, k, block)  # each candidate's density among the queries
+    r_u = densities(v, u, k, block, group)  # each candidate's density among the queries
+    layout = score_layout(v, r_u, group)
     rows = block_rows(v.shape[0], block)
+    buf = torch.empty(min(rows, u.shape[0]), layout.keys.shape[0], dtype=dtype, device=dev)
     idx = np.empty((u.shape[0], topn), np.int64)
     val = np.empty((u.shape[0], topn), np.float32)
     for s in range(0, u.shape[0], rows):
-        i, x, _ = csls_block(u[s : s + rows], v, r_u, k, topn)
-        idx[s : s + rows] = i.cpu().numpy()
-        val[s : s + rows] = x.cpu().numpy()
+        S = product_block(u[s : s + rows], layout.keys, layout.keys.shape[0], buf)
+        columns, scores, _ = csls_block(S, layout, k, topn, group)
+        idx[s : s + rows] = layout.candidate[columns].cpu().numpy()
+        val[s : s + rows] = scores.cpu().numpy()
     return idx, val

@@ -60,10 +60,11 @@ def _as_unit_tensor(X, device: str):
     t = torch.as_tensor(np.asarray(X) if not isinstance(X, torch.Tensor) else X)
     if t.ndim != 2:
         raise ValueError(f"expected a 2-d array of row vectors, got shape {tuple(t.shape)}")
-    if not torch.isfinite(t).all():
+    t = torch.nn.functional.normalize(t.to(device=device, dtype=torch.float32), dim=1)
+    # a NaN or an infinity makes its row NaN; unit rows cannot overflow the sum (one pass, not isfinite's four)
+    if not torch.isfinite(t.sum()):
         raise ValueError("input contains NaN or infinite values")
-    t = t.to(device=device, dtype=torch.float32)
-    return torch.nn.functional.normalize(t, dim=1)
+    return t
 
 
 def _block_rows(n_cols: int, block: int | None) -> int:
