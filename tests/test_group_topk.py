@@ -62,9 +62,18 @@ def test_the_chosen_groups_hold_the_top_k():
     assert torch.all((S >= kth).sum(1) == (chosen.entries >= kth).sum(1))
 
 
+@pytest.mark.parametrize("width", [203, 16 * 11 + 15, 30, 9])
+def test_a_tail_of_width_mod_group_columns_is_always_read(width):
+    S = _block(23, width, torch.float32, seed=width, shift=-1.0)
+    S[:, -1] = 50.0                                    # the best entry in the tail
+    torch.testing.assert_close(topk_values(S, 7, 16), S.topk(7, dim=1).values, rtol=0, atol=0)
+    view = torch.zeros(23, width + 5)[:, 2 : width + 2].copy_(S)   # rows inside a wider buffer
+    torch.testing.assert_close(topk_values(view, 7, 16), S.topk(7, dim=1).values, rtol=0, atol=0)
+
+
 def test_bad_blocks_are_named():
-    with pytest.raises(ValueError, match="groups of 16"):
-        group_bounds(torch.zeros(2, 30), 16)
+    with pytest.raises(ValueError, match="contiguous"):
+        group_bounds(torch.zeros(32, 2).T, 16)
     with pytest.raises(TypeError, match="float32, bfloat16 or float16"):
         group_bounds(torch.zeros(2, 32, dtype=torch.int32), 16)
     with pytest.raises(TypeError, match="float32, bfloat16 or float16"):

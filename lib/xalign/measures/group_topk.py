@@ -1,11 +1,11 @@
 """Exact top-k of each row of a similarity block through group maxima, without a full-width top-k.
 
-A row of ``n`` scores is laid out as ``g x Q`` (``Q = ceil(n / g)``): group ``c`` holds the
-columns ``c, c + Q, c + 2Q, ...``. Strided groups make the group maxima one reduction over the
-middle axis of a ``(b, g, Q)`` view, which vectorises along Q. The k largest entries of a row
-lie in the k groups with the largest maxima (each of them is >= the k-th largest entry, and at
-most k groups hold one), so a row's top-k is the top-k of the ``k * g`` entries of those groups,
-found after a top-k over the Q group maxima. At n = 20,000 and g = 16: 1,250 + 160 entries per
+A row of ``n`` scores is laid out as ``g x Q`` (``Q = n // g``) and a tail of ``n mod g``
+columns: group ``c`` holds the columns ``c, c + Q, c + 2Q, ...``. Strided groups make the group
+maxima one reduction over the middle axis of a ``(b, g, Q)`` view, which vectorises along Q. The
+k largest entries of a row lie in the tail or in the k groups with the largest maxima (each of
+them is >= the k-th largest entry, and at most k groups hold one), so a row's top-k is the top-k
+of the ``k * g`` entries of those groups and the tail's, found after a top-k over the Q group maxima. At n = 20,000 and g = 16: 1,250 + 160 entries per
 row instead of 20,000 (torch's top-k costs 1-3 ns per entry on a CPU, as much as the bf16
 product that made the block).
 
@@ -36,26 +36,29 @@ class TopGroups(NamedTuple):
     bounds: object     # (b, Q) upper bound of each group's maximum (exact where the group has an entry >= 0)
     groups: object     # (b, k) the k groups with the largest bounds
     left_out: object   # (b,) the largest bound among the other groups (-inf where there are none)
-    positions: object  # (b, k * g) columns of the entries of those groups
-    entries: object    # (b, k * g) those entries
+    positions: object  # (b, k * g + tail) columns of the entries of those groups, then the tail's
+    entries: object    # (b, k * g + tail) those entries
 
 
 def n_groups(n: int, group: int = GROUP) -> int:
-    """Q = ceil(n / group): a row of n scores padded to ``group * Q`` columns."""
+    """Q = ceil(n / group): a row of n scores padded to ``group * Q`` columns has no tail."""
     return -(-n // group)
 
 
 def group_bounds(S, group: int = GROUP):
-    """(b, Q) upper bounds of the maxima of the strided groups of ``S`` (b, group * Q); same dtype.
+    """(b, Q) upper bounds of the maxima of the ``Q = width // group`` strided groups of ``S`` (b, width).
 
-    Exact for a group that holds an entry >= 0; 0 for a group of negative entries.
+    Group c holds the columns ``c, c + Q, ..., c + (group - 1) Q``; the last ``width % group``
+    columns (the tail) are in no group. Exact for a group that holds an entry >= 0; 0 for a group
+    of negative entries. Same dtype as S; S's rows must be contiguous (any row stride).
     """
-
     b, width = S.shape
-    if width % group:
-        raise ValueError(f"a block of {width} columns does not split into groups of {group}: pad it "
-                         f"to {group * n_groups(width, group)} columns (n_groups)")
-    return S.view(_bits(S)).view(b, group, width // group).amax(1).clamp_(min=0).view(S.dtype)
+    if S.stride(1) != 1 and width > 1:
+        raise ValueError(f"the rows of S must be contiguous (column stride {S.stride(1)})")
+    Q = width // group
+    bits = S.view(_bits(S))
+    strided = bits.as_strided((b, group, Q), (bits.stride(0), Q, 1), bits.storage_offset())
+    return strided.amax(1).clamp_(min=0).view(S.dtype)
 
 
 def _bits(S):
@@ -68,7 +71,8 @@ def _bits(S):
 
 
 def top_groups(S, k: int, group: int = GROUP) -> TopGroups:
-    """The k groups of each row with the largest bounds, their entries, and the best bound left out."""
+    """The k groups of each row with the largest bounds, their entries (and the tail's), and the
+    best bound left out. Where there are at most k groups, all are taken."""
     import torch
 
     b, width = S.shape
@@ -82,11 +86,14 @@ def top_groups(S, k: int, group: int = GROUP) -> TopGroups:
         left_out = torch.full((b,), float("-inf"), device=S.device)
     offsets = torch.arange(group, device=S.device) * Q
     positions = (groups[:, :, None] + offsets).reshape(b, -1)
+    if width > group * Q:  # the tail is always read
+        tail = torch.arange(group * Q, width, device=S.device).expand(b, width - group * Q)
+        positions = torch.cat([positions, tail], 1)
     return TopGroups(bounds, groups, left_out, positions, S.gather(1, positions))
 
 
 def topk_values(S, k: int, group: int = GROUP, chosen: TopGroups | None = None):
-    """The k largest entries of each row of ``S`` (b, group * Q), in descending order: (b, k), exact.
+    """The k largest entries of each row of ``S`` (b, width >= k), in descending order: (b, k), exact.
 
     ``chosen``: :func:`top_groups` of ``S`` for this k, if the caller has it already.
     """
