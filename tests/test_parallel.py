@@ -1,4 +1,6 @@
-"""Chapters side by side: how many at once, threads each, longest first, failures reported together."""
+"""Chapters side by side: how many at once, threads each, the quickest order, failures reported together."""
+
+from itertools import combinations
 
 import pytest
 
@@ -15,19 +17,36 @@ def test_jobs_and_threads_split_the_cores():
     assert PL.threads_per_job(4, cores=2) == 1
 
 
-def test_longest_first_uses_the_last_wall_time_and_puts_unknown_chapters_first():
-    walls = {"01_a": 600.0, "02_b": 100.0, "05_e": 900.0}
-    order = PL.longest_first(["01_a", "02_b", "03_c", "04_d", "05_e"], walls.get)
-    assert order == ["04_d", "03_c", "05_e", "01_a", "02_b"]
+def test_the_order_follows_the_last_wall_times_and_the_reference_for_unknown_chapters():
+    walls = {"01_a": 600.0, "02_b": 100.0, "05_e": 900.0}     # 03 and 04: reference cold times (1150, 1461 s)
+    order = PL.quickest_order(["01_a", "02_b", "03_c", "04_d", "05_e"], walls.get, jobs=2)
+    assert order[:2] == ["04_d", "03_c"]
+    seconds = {"01_a": 600.0, "02_b": 100.0, "03_c": 1150.0, "04_d": 1461.0, "05_e": 900.0}
+    best_split = min(max(sum(seconds[c] for c in part), sum(seconds.values()) - sum(seconds[c] for c in part))
+                     for n in range(6) for part in combinations(seconds, n))
+    assert PL.makespan(order, seconds, 2) == best_split == 2150.0   # {04, 01} / {03, 05, 02}
 
 
-def test_a_cold_book_starts_the_chapters_longest_first():
-    """No recorded run (a fresh clone): the measured cold times' order, so that the two queues end close
-    together (chapter 5, 10 min, started after chapter 2, 7 min, and ran alone at the end)."""
+def test_the_quickest_order_beats_longest_first_where_that_splits_badly():
+    """Durations 3, 3, 2, 2, 2 on two workers: longest first ends at 7, the order 3, 2, 2, 3, 2 at 6."""
+    seconds = {"a": 3.0, "b": 3.0, "c": 2.0, "d": 2.0, "e": 2.0}
+    assert PL.makespan(["a", "b", "c", "d", "e"], seconds, 2) == 7.0
+    order = PL.quickest_order(list(seconds), seconds.get, jobs=2)
+    assert PL.makespan(order, seconds, 2) == 6.0
+    assert PL.quickest_order(list(seconds), seconds.get, jobs=1) == ["a", "b", "c", "d", "e"]
+
+
+def test_a_cold_book_splits_the_chapters_into_the_quickest_two_queues():
+    """No recorded run (a fresh clone): the reference cold times (31faab9's quiet run). Longest first
+    (04, 03, 01, 05, 02) put chapters 3, 1 and 2 on one core, 38:46; chapters 3, 5 and 2 there end at
+    37:20 and chapters 4 and 1 on the other at 36:53."""
     chapters = ["01_weak_strong_alignment", "02_btsr_contextual_alignment", "03_calibrated_retrieval_transfer_rate",
                 "04_bli_pruning_stemming", "05_feature_based_transfer"]
-    order = PL.longest_first(chapters, lambda ch: None)
-    assert [c[:2] for c in order] == ["04", "03", "01", "05", "02"]
+    order = PL.quickest_order(chapters, lambda ch: None, jobs=2)
+    assert [c[:2] for c in order] == ["04", "03", "05", "01", "02"]
+    cold = {ch: PL.REFERENCE_COLD_S[ch[:2]] for ch in chapters}
+    assert PL.makespan(order, cold, 2) == 37 * 60 + 20
+    assert PL.makespan(sorted(chapters, key=lambda c: -cold[c]), cold, 2) == 38 * 60 + 47
 
 
 def test_a_failing_chapter_does_not_stop_the_others_and_all_failures_are_named(tmp_path):

@@ -3,8 +3,9 @@
 Much of a chapter is single-threaded Python (tokenising, pandas, scikit-learn
 fits), so on a 2-core machine two chapters side by side, one thread each,
 finish sooner than the same chapters one after another with two threads each.
-The longest chapters start first (their last recorded wall time, else the
-reference order), so the two queues end close together.
+The chapters start in the order whose queues end soonest (every order of up to
+8 chapters is tried on their last recorded wall times, else the reference cold
+times), so the two queues end close together.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from pathlib import Path
 
 #: the environment variables that size a kernel's thread pools (torch, BLAS, OpenMP)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-#: cold-run order when no earlier run says otherwise: longest first, by the cold times measured on the
-#: 2-core AMX machine (README, Timings: 24, 18, 13, 10 and 7 minutes). Chapter 5 before chapter 2: the
-#: other way round the 10-minute chapter 5 started last and ran alone on one of the two cores (40:37)
-DEFAULT_ORDER = ("04", "03", "01", "05", "02")
+#: cold wall times (s) of the default profile on the 2-core AMX machine (README, Timings: the quiet run of
+#: 31faab9), for chapters with no recorded run (a fresh clone)
+REFERENCE_COLD_S = {"01": 752.0, "02": 425.0, "03": 1150.0, "04": 1461.0, "05": 665.0}
+#: orders tried in full up to this many chapters (8! = 40,320 simulations); beyond, longest first
+MAX_SEARCHED = 8
 
 
 def default_jobs(n_chapters: int, cores: int | None = None) -> int:
@@ -35,14 +37,34 @@ def threads_per_job(jobs: int, cores: int | None = None) -> int:
     return max(1, cores // max(1, jobs))
 
 
-def longest_first(chapters: list[str], last_wall: Callable[[str], float | None]) -> list[str]:
-    """Chapters ordered by their last recorded wall time (s), longest first; unknown ones by
-    :data:`DEFAULT_ORDER`, before the known ones (a cold start has no record)."""
-    def rank(ch: str):
-        wall = last_wall(ch)
-        pos = DEFAULT_ORDER.index(ch[:2]) if ch[:2] in DEFAULT_ORDER else len(DEFAULT_ORDER)
-        return (0, pos, 0.0) if wall is None else (1, 0, -wall)
-    return sorted(chapters, key=rank)
+def makespan(order: list[str], seconds: dict[str, float], jobs: int) -> float:
+    """When the last of ``order``'s chapters ends if each starts, in that order, as soon as one of
+    ``jobs`` workers is free (what :func:`run_chapters_parallel` does); seconds per chapter."""
+    free = [0.0] * max(1, jobs)
+    for chapter in order:
+        i = min(range(len(free)), key=free.__getitem__)
+        free[i] += seconds[chapter]
+    return max(free)
+
+
+def quickest_order(chapters: list[str], last_wall: Callable[[str], float | None], jobs: int = 2) -> list[str]:
+    """The order of ``chapters`` whose queues on ``jobs`` workers end soonest (:func:`makespan`).
+
+    Durations: each chapter's last recorded wall time (s), else :data:`REFERENCE_COLD_S`, else (not
+    in the reference) twice the longest known one. Every order is tried up to :data:`MAX_SEARCHED`
+    chapters, longest first beyond; among equally quick orders the one closest to longest-first wins.
+    Longest first is not always quickest: with the reference cold times it puts chapters 3, 1 and 2
+    on one core (38:46) where chapters 3, 5 and 2 end at 37:20, chapters 4 and 1 at 36:53.
+    """
+    from itertools import permutations
+
+    known = {ch: last_wall(ch) or REFERENCE_COLD_S.get(ch[:2]) for ch in chapters}
+    fallback = 2 * max([s for s in known.values() if s] or [1.0])
+    seconds = {ch: s or fallback for ch, s in known.items()}
+    longest = sorted(chapters, key=lambda ch: -seconds[ch])
+    if len(chapters) > MAX_SEARCHED or jobs < 2:
+        return longest
+    return list(min(permutations(longest), key=lambda order: makespan(list(order), seconds, jobs)))
 
 
 def _run_one(chapter: str, params: dict, target: str, root: str, threads: int) -> str:

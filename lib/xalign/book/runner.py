@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from xalign.book.card_page import compare_markdown
-from xalign.book.parallel import default_jobs, longest_first, run_chapters_parallel
+from xalign.book.parallel import default_jobs, quickest_order, run_chapters_parallel
 from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
 from xalign.core.atomic import write_text
@@ -152,7 +152,8 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
     so a test build never touches the project's own ``book/chapters``. ``model``
     puts one encoder in every chapter (:func:`model_parameters`). ``jobs``:
     chapters run at once (default: one per core, at most two; 1 runs them one
-    after another in this process), longest first.
+    after another in this process), in the order whose two queues end soonest
+    (:func:`~xalign.book.parallel.quickest_order`).
     Returns the HTML directory.
     """
     if not IN_CHECKOUT:
@@ -188,7 +189,7 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
             print(f"[xalign] running {chapter} (profile {params['profile']})", flush=True)
             run_chapter(chapter, params, target, root)
     else:
-        order = longest_first([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile))
+        order = quickest_order([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile), jobs)
         run_chapters_parallel(sorted(tasks, key=lambda t: order.index(t[0])), root, jobs)
     write_text(root / "book" / "_generated" / "status.md", status_markdown(profile))
     write_text(root / "book" / "_generated" / "datasets.md", datasets_markdown())
