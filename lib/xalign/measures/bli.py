@@ -31,6 +31,7 @@ import pandas as pd
 
 from xalign.core.memory import blocks_reused, scratch
 from xalign.data.static import StaticVectors
+from xalign.measures.group_topk import topk_values
 from xalign.measures.mapping import Alignment, normalize_center, procrustes
 from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
@@ -108,6 +109,7 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     last = max(i for i, c in enumerate(cols) if c is not None) if any(c is not None for c in cols) else None
     order = sorted(range(len(cols)), key=lambda i: i == last)  # the masked-in-place entry goes last
     dropped = _complement(cols[last], s.shape[0]) if last is not None else None
+    dropped = torch.nonzero(dropped).flatten() if dropped is not None else None  # index_fill_: no boolean mask pass
     with blocks_reused():  # one similarity block for all row blocks
         for b in range(0, t.shape[0], rows):
             q = t[b:b + rows]
@@ -117,12 +119,13 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
                 if not n:
                     continue
                 if i == last:  # no copy of the block: the other columns can no longer be among the k largest
-                    sim[:, dropped] = -float("inf")
+                    sim.index_fill_(1, dropped, -float("inf"))
                     part = sim
                 else:
                     part = sim if c is None else torch.index_select(
                         sim, 1, c, out=scratch("similarity columns", (q.shape[0], n), t.dtype, dev))
-                out[i][b:b + rows] = part.topk(min(k, n), dim=1).values.mean(1).cpu().numpy()
+                # the k largest via group maxima: the values torch's topk gives, in the same order
+                out[i][b:b + rows] = topk_values(part, min(k, n)).mean(1).cpu().numpy()
     return out
 
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from xalign.core.memory import blocks_reused, scratch
+from xalign.measures.group_topk import topk_values
 from xalign.measures.validate import positive_int, same_width
 
 DEFAULT_BLOCK_BYTES = 256 * 2**20  # one similarity block: 256 MiB of float32
@@ -101,7 +102,7 @@ def _mean_topk(q, kk, k, exclude_self, block):
         if exclude_self:
             idx = torch.arange(s, min(s + rows, q.shape[0]), device=q.device)
             sim[idx - s, idx] = -float("inf")
-        out[s : s + rows] = sim.topk(k_eff, dim=1).values.mean(1)
+        out[s : s + rows] = topk_values(sim, k_eff).mean(1)
     return out
 
 
@@ -253,20 +254,21 @@ def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
     ar = torch.arange(n, device=u.device)
     with blocks_reused():  # the N x N matrices of every call (layer, run) share two buffers: no page faults
         c = torch.mm(u, v.T, out=scratch("similarity block", (n, n), u.dtype, u.device))
-        r_v = c.topk(min(k, n), dim=1).values.mean(1)
+        # the k largest of each row through group maxima (xalign.measures.group_topk): torch's topk values
+        r_v = topk_values(c, min(k, n)).mean(1)
         c_t = scratch("similarity block 2", (n, n), u.dtype, u.device).copy_(c.T)
-        r_u = c_t.topk(min(k, n), dim=1).values.mean(1)  # columns' top k: a row-wise topk is faster
+        r_u = topk_values(c_t, min(k, n)).mean(1)  # columns' top k: rows of the transposed copy
         cos_own = c[ar, ar].clone()
         torch.add(-r_v[:, None], c, alpha=2, out=c).sub_(r_u[None, :])  # 2c - r_v - r_u, rounded as before
         diag = c[ar, ar].clone()
         c[ar, ar] = -float("inf")
         weak = diag > c.max(1).values
         t = torch.mm(u, u.T, out=c)  # u u^T in the same buffer: u v^T is done with
-        r_uu = t.topk(min(k, n), dim=1).values.mean(1)          # itself included, as the authors
+        r_uu = topk_values(t, min(k, n)).mean(1)                 # itself included, as the authors
         t[ar, ar] = -float("inf")
         extra = ()
         if xalign01:
-            r_other = t.topk(min(k, n - 1), dim=1).values.mean(1)
+            r_other = topk_values(t, min(k, n - 1)).mean(1)
             old_own = 2 * cos_own - r_v - r_u
             rivals = torch.add(-r_other[:, None], t, alpha=2, out=c_t).sub_(r_other[None, :]).max(1).values
             extra = ((old_own > rivals).cpu().numpy(),)
