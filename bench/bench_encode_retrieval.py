@@ -238,14 +238,7 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     ``floors_only``: the floors alone; ``pairs``: (U, V) already drawn."""
     import torch
 
-    from xalign.measures.csls_fast import (
-        block_rows,
-        csls_block,
-        density_block,
-        padded_keys,
-        product_block,
-        score_layout,
-    )
+    from xalign.measures.csls_fast import block_rows, csls_block, density_block, product_block, score_layout
     from xalign.measures.retrieval import _block_rows
 
     U, V = pairs if pairs is not None else random_pairs(n)
@@ -261,8 +254,8 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     kinds = (("fp32", torch.float32), ("bf16", torch.bfloat16)) if native_bf16("cpu") else (("fp32", torch.float32),)
     for label, dtype in kinds:
         u, v = torch.from_numpy(U).to(dtype), torch.from_numpy(V).to(dtype)
-        keys_u, layout = padded_keys(u), score_layout(v, torch.zeros(n))  # as csls_topk_fast lays them out
-        buf = torch.empty(fast_rows, layout.keys.shape[0], dtype=dtype)
+        layout = score_layout(v, torch.zeros(n))  # as csls_topk_fast lays the candidates out
+        buf = torch.empty(fast_rows, n, dtype=dtype)
 
         def floor(sub, u=u, v=v):
             out = torch.empty(sub, n, dtype=u.dtype)  # one block, reused (no page faults per block)
@@ -275,10 +268,10 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
                             torch.mm(q, b.T, out=out[: len(q)])
             return run
 
-        def fast(u=u, v=v, keys_u=keys_u, layout=layout, buf=buf):
+        def fast(u=u, v=v, layout=layout, buf=buf):
             for s in fast_starts:
-                density_block(v[s : s + fast_rows], keys_u, n, k, buf)
-                csls_block(product_block(u[s : s + fast_rows], layout.keys, len(layout.keys), buf), layout, k, 1)
+                density_block(v[s : s + fast_rows], u, k, buf)
+                csls_block(product_block(u[s : s + fast_rows], layout.keys, buf), layout, k, 1)
 
         fns = {f"floor: 3 products, {label}, 256 MiB blocks": floor(rows),
                f"floor: 3 products, {label}, cache blocks": floor(sub_cache)}

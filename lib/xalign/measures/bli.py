@@ -109,7 +109,6 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     last = max(i for i, c in enumerate(cols) if c is not None) if any(c is not None for c in cols) else None
     order = sorted(range(len(cols)), key=lambda i: i == last)  # the masked-in-place entry goes last
     dropped = _complement(cols[last], s.shape[0]) if last is not None else None
-    dropped = torch.nonzero(dropped).flatten() if dropped is not None else None  # index_fill_: no boolean mask pass
     with blocks_reused():  # one similarity block for all row blocks
         for b in range(0, t.shape[0], rows):
             q = t[b:b + rows]
@@ -130,11 +129,12 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
 
 
 def _complement(index, n: int):
+    """The indices in range(n) that ``index`` leaves out (for ``index_fill_``: no boolean-mask pass)."""
     import torch
 
     keep = torch.zeros(n, dtype=torch.bool, device=index.device)
     keep[index] = True
-    return ~keep
+    return torch.nonzero(~keep).flatten()
 
 
 def _mask_index(mask, n: int, dev):

@@ -27,7 +27,8 @@ when their best score beats ``2 max(S over a group) - min(r_U over the group)`` 
 where it does not (a candidate with a low density outside the row's most similar groups) gets the
 plain ``2 S - r_U`` over all candidates. For that bound to be tight the score pass lays the
 candidates out sorted by r_U, so that each group holds candidates of about the same density (the
-layout is a permutation of V's rows, undone in the returned indices).
+layout is a permutation of V's rows, undone in the returned indices). Any N: the columns beyond the
+last whole group (N mod 16) are a tail that is always read.
 
 Blocks hold :data:`BLOCK_ROWS` queries (fewer where 256 MiB of float32 scores, :mod:`xalign.measures.retrieval`'s
 blocks, hold fewer: 335 at N = 200,000). With group maxima, measured on an AMX Xeon (2 cores) at
@@ -42,7 +43,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from xalign.measures.group_topk import GROUP, n_groups, top_groups, topk_values
+from xalign.measures.group_topk import GROUP, top_groups, topk_values
 from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
 
@@ -64,97 +65,72 @@ def _product_dtype(precision: str):
     return torch.float32 if precision == "float32" else torch.bfloat16
 
 
-def padded_keys(keys, group: int = GROUP):
-    """``keys`` (n, d) with zero rows appended up to ``group * n_groups(n)`` rows (the padding columns
-    of a block are set to -inf after its product, :func:`product_block`)."""
+def product_block(q, keys, out):
+    """``q @ keys.T`` into the first rows of ``out`` (>= rows, n_keys): the (rows, n_keys) block."""
     import torch
 
-    n = keys.shape[0]
-    width = group * n_groups(n, group)
-    if width == n:
-        return keys
-    return torch.cat([keys, keys.new_zeros(width - n, keys.shape[1])])
+    return torch.mm(q, keys.T, out=out[: q.shape[0]])
 
 
-def product_block(q, keys, n: int, out):
-    """``q @ keys.T`` into ``out`` (b, width); columns from ``n`` on (padding) set to -inf."""
-    import torch
-
-    block = out[: q.shape[0]]
-    torch.mm(q, keys.T, out=block)
-    if keys.shape[0] > n:
-        block[:, n:] = float("-inf")
-    return block
-
-
-def density_block(q, keys, n: int, k: int, out, group: int = GROUP):
-    """Mean of the k largest cosines of each row of ``q`` against the first ``n`` rows of ``keys``
-    (:func:`padded_keys`): (rows,) float32. ``out``: a (>= rows, width) buffer of q's dtype."""
-    S = product_block(q, keys, n, out)
-    return topk_values(S, min(k, n), group).float().mean(1)
+def density_block(q, keys, k: int, out, group: int = GROUP):
+    """Mean of the k largest cosines of each row of ``q`` against ``keys``: (rows,) float32.
+    ``out``: a (>= rows, n_keys) buffer of q's dtype."""
+    return topk_values(product_block(q, keys, out), min(k, keys.shape[0]), group).float().mean(1)
 
 
 def densities(q, keys, k: int, block: int | None = None, group: int = GROUP):
     """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
     import torch
 
-    n = keys.shape[0]
-    keys = padded_keys(keys, group)
-    rows = block_rows(n, block)
+    rows = block_rows(keys.shape[0], block)
     buf = torch.empty(min(rows, q.shape[0]), keys.shape[0], dtype=q.dtype, device=q.device)
     out = torch.empty(q.shape[0], device=q.device)
     for s in range(0, q.shape[0], rows):
-        out[s : s + rows] = density_block(q[s : s + rows], keys, n, k, buf, group)
+        out[s : s + rows] = density_block(q[s : s + rows], keys, k, buf, group)
     return out
 
 
 class ScoreLayout(NamedTuple):
-    """The candidates of the score pass in strided groups sorted by density (width = group * Q)."""
+    """The candidates of the score pass, each group of :mod:`~xalign.measures.group_topk` holding
+    candidates of about the same density."""
 
-    keys: object         # (width, d) candidate vectors, zero rows for padding
-    density: object      # (width,) float32 r_U of each column, +inf for padding
-    min_density: object  # (Q,) the lowest r_U in each group
-    candidate: object    # (width,) the row of V in each column (0 for padding)
-    n: int               # real candidates
-    padding: object      # (width - n,) the padding columns
+    keys: object         # (n, d) candidate vectors in column order
+    density: object      # (n,) float32 r_U of each column
+    min_density: object  # (Q,) the lowest r_U in each group (the tail is in no group)
+    candidate: object    # (n,) the row of V in each column
 
 
 def score_layout(v, r_u, group: int = GROUP) -> ScoreLayout:
     """Lay out the candidates ``v`` (n, d) so that group c holds the c-th ``group`` of them by r_U.
 
-    Column ``p`` of a (b, group * Q) block belongs to group ``p mod Q`` and holds the candidate of
-    density rank ``(p mod Q) * group + p // Q``; ranks >= n are padding (all in the last group).
+    With ``Q = n // group``, column ``p < group * Q`` belongs to group ``p mod Q`` and holds the
+    candidate of density rank ``(p mod Q) * group + p // Q``; the tail's columns hold the highest ranks.
     """
     import torch
 
     n = v.shape[0]
-    Q = n_groups(n, group)
-    order = torch.argsort(r_u, stable=True)                  # density rank -> candidate
-    col = torch.arange(group * Q, device=v.device)
-    rank = (col % Q) * group + col // Q
-    real = rank < n
-    candidate = torch.where(real, order[rank.clamp(max=n - 1)], 0)
-    keys = v[candidate]
-    keys[~real] = 0
-    density = torch.where(real, r_u[candidate], float("inf"))
-    min_density = density.view(group, Q).amin(0)
-    return ScoreLayout(keys, density, min_density, candidate, n, torch.nonzero(~real).flatten())
+    Q = n // group
+    col = torch.arange(n, device=v.device)
+    rank = torch.where(col < group * Q, (col % max(Q, 1)) * group + col // max(Q, 1), col)
+    candidate = torch.argsort(r_u, stable=True)[rank]        # density rank -> candidate, per column
+    density = r_u[candidate]
+    min_density = density[: group * Q].view(group, Q).amin(0)
+    return ScoreLayout(v[candidate], density, min_density, candidate)
 
 
 def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
-    """One query block's scores ``S`` (b, width) against ``layout.keys``: the ``topn`` best candidates
+    """One query block's scores ``S`` (b, n) against ``layout.keys``: the ``topn`` best candidates
     (columns of the layout, (b, topn)), their CSLS scores (b, topn) and the block's r_V (b,)."""
     import torch
 
-    if layout.padding.numel():
-        S[:, layout.padding] = float("-inf")
-    kk = min(k, layout.n)
-    chosen = top_groups(S, kk, group)
-    r_v = topk_values(S, kk, group, chosen).float().mean(1)
-    # every group's best possible 2 S - r_U; the chosen groups' entries are scored exactly
-    bound = torch.add(-layout.min_density, chosen.bounds.float(), alpha=2)
-    bound.scatter_(1, chosen.groups, float("-inf"))
-    bound = bound.amax(1)
+    chosen = top_groups(S, min(k, S.shape[1]), group)
+    r_v = topk_values(S, min(k, S.shape[1]), group, chosen).float().mean(1)
+    # every group's best possible 2 S - r_U; the chosen groups' entries (and the tail's) are scored exactly
+    if chosen.groups.shape[1] < chosen.bounds.shape[1]:
+        bound = torch.add(-layout.min_density, chosen.bounds.float(), alpha=2)
+        bound = bound.scatter_(1, chosen.groups, float("-inf")).amax(1)
+    else:  # every group was taken
+        bound = torch.full((S.shape[0],), float("-inf"), device=S.device)
     scores = torch.add(-layout.density[chosen.positions], chosen.entries, alpha=2)
     if topn <= scores.shape[1]:
         best = scores.topk(topn, dim=1) if topn > 1 else scores.max(1, keepdim=True)
@@ -193,12 +169,11 @@ def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, d
     r_u = densities(v, u, k, block, group)  # each candidate's density among the queries
     layout = score_layout(v, r_u, group)
     rows = block_rows(v.shape[0], block)
-    buf = torch.empty(min(rows, u.shape[0]), layout.keys.shape[0], dtype=dtype, device=dev)
+    buf = torch.empty(min(rows, u.shape[0]), v.shape[0], dtype=dtype, device=dev)
     idx = np.empty((u.shape[0], topn), np.int64)
     val = np.empty((u.shape[0], topn), np.float32)
     for s in range(0, u.shape[0], rows):
-        S = product_block(u[s : s + rows], layout.keys, layout.keys.shape[0], buf)
-        columns, scores, _ = csls_block(S, layout, k, topn, group)
+        columns, scores, _ = csls_block(product_block(u[s : s + rows], layout.keys, buf), layout, k, topn, group)
         idx[s : s + rows] = layout.candidate[columns].cpu().numpy()
         val[s : s + rows] = scores.cpu().numpy()
     return idx, val

@@ -5,13 +5,13 @@ columns: group ``c`` holds the columns ``c, c + Q, c + 2Q, ...``. Strided groups
 maxima one reduction over the middle axis of a ``(b, g, Q)`` view, which vectorises along Q. The
 k largest entries of a row lie in the tail or in the k groups with the largest maxima (each of
 them is >= the k-th largest entry, and at most k groups hold one), so a row's top-k is the top-k
-of the ``k * g`` entries of those groups and the tail's, found after a top-k over the Q group maxima. At n = 20,000 and g = 16: 1,250 + 160 entries per
-row instead of 20,000 (torch's top-k costs 1-3 ns per entry on a CPU, as much as the bf16
+of the ``k * g`` entries of those groups and the tail's, found after a top-k over the Q group
+maxima. At n = 20,000 and g = 16: 1,250 + 160 entries per row instead of 20,000 (torch's top-k costs 1-3 ns per entry on a CPU, as much as the bf16
 product that made the block).
 
 **Group maxima from the bits.** The entries are read as signed integers of their width (bf16 and
-float16 as int16, float32 as int32, float64 as int64). A non-negative float (sign bit clear) orders like its bits;
-a negative one is a negative integer (in reversed order, which does not matter below). So the
+float16 as int16, float32 as int32, float64 as int64). A non-negative float (sign bit clear)
+orders like its bits; a negative one is a negative integer (in reversed order, which does not matter below). So the
 integer maximum of a group, clamped at 0, is the group's float maximum when the group holds an
 entry >= 0 and 0, an upper bound, when it does not. The integer reduction runs 3-4x faster than
 torch's bf16 maximum on an AMX CPU. Which groups are taken follows these bounds, and a row is
@@ -20,7 +20,7 @@ other rows (those with fewer than k entries >= 0) get a plain top-k. The values 
 every case; among equal entries, which positions are returned is unspecified (as for
 ``torch.topk``).
 
-Inputs must be finite (``-inf`` is allowed: it marks padding columns). The bounds, positions and
+Inputs must be finite (``-inf`` is allowed, e.g. for masked columns). The bounds, positions and
 entries live in :func:`~xalign.core.memory.scratch` buffers (reused inside ``blocks_reused``), valid
 until the next call.
 """
@@ -35,18 +35,13 @@ GROUP = 16  # columns per group: at n = 20,000 the fastest of 16 / 32 / 64 in bf
 
 
 class TopGroups(NamedTuple):
-    """The groups a row's top-k is read from (shapes for a (b, g * Q) block)."""
+    """The groups a row's top-k is read from (shapes for a (b, width) block, Q = width // g)."""
 
     bounds: object     # (b, Q) upper bound of each group's maximum (exact where the group has an entry >= 0)
     groups: object     # (b, k) the k groups with the largest bounds
     left_out: object   # (b,) the largest bound among the other groups (-inf where there are none)
     positions: object  # (b, k * g + tail) columns of the entries of those groups, then the tail's
     entries: object    # (b, k * g + tail) those entries
-
-
-def n_groups(n: int, group: int = GROUP) -> int:
-    """Q = ceil(n / group): a row of n scores padded to ``group * Q`` columns has no tail."""
-    return -(-n // group)
 
 
 def group_bounds(S, group: int = GROUP):
@@ -56,11 +51,11 @@ def group_bounds(S, group: int = GROUP):
     columns (the tail) are in no group. Exact for a group that holds an entry >= 0; 0 for a group
     of negative entries. Same dtype as S; S's rows must be contiguous (any row stride).
     """
+    import torch
+
     b, width = S.shape
     if S.stride(1) != 1 and width > 1:
         raise ValueError(f"the rows of S must be contiguous (column stride {S.stride(1)})")
-    import torch
-
     Q = width // group
     bits = S.view(_bits(S))
     strided = bits.as_strided((b, group, Q), (bits.stride(0), Q, 1), bits.storage_offset())
@@ -115,4 +110,3 @@ def topk_values(S, k: int, group: int = GROUP, chosen: TopGroups | None = None):
         rows = torch.nonzero(unsure).flatten()
         values[rows] = S[rows].topk(k, dim=1).values
     return values
-
