@@ -116,3 +116,22 @@ def test_blocks_hold_512_queries_or_256_mib_of_scores():
     assert block_rows(20_000) == 512 and block_rows(200_000) == 335   # 256 MiB of float32 scores: 335 rows
     assert block_rows(1_000_000) == 67                                # 256 MiB of float32 scores: memory O(block x N)
     assert block_rows(20_000, 7) == 7
+
+
+def test_blocks_are_sized_for_the_device(monkeypatch):
+    """A CPU keeps its cache-sized blocks; a GPU gets 2 GiB of float32 scores, at most 1/16 of its memory."""
+    import types
+
+    import torch
+
+    from xalign.measures import retrieval
+    from xalign.measures.csls_fast import BLOCK_ROWS, block_rows
+
+    assert retrieval._block_rows(200_000, None) == retrieval._block_rows(200_000, None, "cpu") == 335
+    assert block_rows(20_000) == block_rows(20_000, device=torch.device("cpu")) == BLOCK_ROWS
+    assert block_rows(20_000, 700, "cuda") == 700  # an explicit block wins everywhere
+    for memory, rows_200k in ((80 * 2**30, 2 * 2**30 // 800_000), (16 * 2**30, 2**30 // 800_000)):
+        monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d, m=memory: types.SimpleNamespace(total_memory=m))
+        assert retrieval.block_bytes("cuda") == min(2 * 2**30, memory // 16)
+        assert block_rows(200_000, device="cuda") == retrieval._block_rows(200_000, None, "cuda:0") == rows_200k
+        assert block_rows(20_000, device=torch.device("cuda")) == 8192  # at most 8,192 rows

@@ -153,3 +153,19 @@ def test_gpu_csls_memory_stays_blocked_at_200k():
           f"(inputs {inputs / 2**20:.0f} MiB)")
     assert extra <= inputs + 4 * 2**30  # the inputs on the device plus a few 256 MiB blocks
     assert (idx[:, 0] == np.arange(len(U))).mean() > 0.9  # V is a noisy copy of U
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_gpu_group_topk_values_equal_torch_topk(dtype):
+    """The group maxima read the float bits as integers: on CUDA, as on the CPU, the k largest values are
+    torch.topk's exactly, for rows of mixed sign, rows all below zero and tied rows, at a width with a tail."""
+    from xalign.measures.group_topk import topk_values
+
+    g = torch.Generator().manual_seed(0)
+    S = torch.randn(600, 20_011, generator=g)
+    S[100:200] -= 10.0                      # every entry below zero: bounds are 0, the fallback decides
+    S[200:300] = torch.round(S[200:300])    # many ties at the k-th value
+    S = S.to(getattr(torch, dtype)).cuda()
+    for k in (1, 10):
+        got = topk_values(S, k)
+        assert torch.equal(got, S.topk(k, dim=1).values), k

@@ -102,7 +102,7 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
     t, s = _as_unit_tensor(T, dev), _as_unit_tensor(S, dev)
     cols = [None if m is None else _mask_index(m, s.shape[0], dev) for m in source_masks]
     sizes = [s.shape[0] if c is None else len(c) for c in cols]
-    rows = _block_rows(s.shape[0], block)
+    rows = _block_rows(s.shape[0], block, s.device)
     out = [np.full(t.shape[0], np.nan, np.float32) for _ in cols]
     if not any(sizes):
         return out
@@ -173,7 +173,7 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
         if len(tgt_density) != t.shape[0]:
             raise ValueError(f"tgt_density has {len(tgt_density)} entries for {t.shape[0]} targets")
         r_t = torch.as_tensor(np.asarray(tgt_density, np.float32), device=dev)
-    rows = _block_rows(t.shape[0], block)
+    rows = _block_rows(t.shape[0], block, t.device)
     out = {r: np.empty((q.shape[0], topn), np.int64) for r in retrievals}
     with blocks_reused():  # one similarity block for all query blocks
         for s in range(0, q.shape[0], rows):

@@ -34,7 +34,9 @@ Blocks hold :data:`BLOCK_ROWS` queries (fewer where 256 MiB of float32 scores, :
 blocks, hold fewer: 335 at N = 200,000). With group maxima, measured on an AMX Xeon (2 cores) at
 N = 20,000: 512 rows were the fastest in bf16 (1.14x the three-product floor; 128 rows 1.63x, 256
 1.25x, 1,024 1.22x) and within 5% of the fastest in float32 (256 rows 0.81x, 512 0.69x, 1,024 0.66x).
-With full-width top-k (before) 256 rows had been the fastest on a Zen 4.
+With full-width top-k (before) 256 rows had been the fastest on a Zen 4. A GPU takes the blocks of
+:func:`xalign.measures.retrieval.block_bytes` instead (2 GiB of float32 scores: 2,684 rows at
+N = 200,000), since there launches and small products, not caches, bound the time.
 """
 
 from __future__ import annotations
@@ -51,10 +53,17 @@ PRECISIONS = ("float32", "bfloat16")
 BLOCK_ROWS = 512  # queries per block (at most 256 MiB of float32 scores; see the module notes)
 
 
-def block_rows(n_cols: int, block: int | None = None) -> int:
-    """Rows per block against ``n_cols`` candidates: ``block`` if given, else :data:`BLOCK_ROWS`
-    or fewer where 256 MiB of float32 scores hold fewer (memory O(block x N))."""
-    return _block_rows(n_cols, block) if block is not None else min(BLOCK_ROWS, _block_rows(n_cols, None))
+def block_rows(n_cols: int, block: int | None = None, device=None) -> int:
+    """Rows per block against ``n_cols`` candidates: ``block`` if given; on a CPU :data:`BLOCK_ROWS`
+    or fewer where 256 MiB of float32 scores hold fewer; on a GPU as many as its block budget
+    (:func:`xalign.measures.retrieval.block_bytes`) holds. Memory O(block x N) either way."""
+    import torch
+
+    if block is not None:
+        return _block_rows(n_cols, block)
+    rows = _block_rows(n_cols, None, device)
+    on_gpu = device is not None and torch.device(device).type == "cuda"
+    return rows if on_gpu else min(BLOCK_ROWS, rows)
 
 
 def _product_dtype(precision: str):
@@ -82,7 +91,7 @@ def densities(q, keys, k: int, block: int | None = None, group: int = GROUP):
     """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
     import torch
 
-    rows = block_rows(keys.shape[0], block)
+    rows = block_rows(keys.shape[0], block, keys.device)
     buf = torch.empty(min(rows, q.shape[0]), keys.shape[0], dtype=q.dtype, device=q.device)
     out = torch.empty(q.shape[0], device=q.device)
     for s in range(0, q.shape[0], rows):
@@ -168,7 +177,7 @@ def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, d
     u, v = _as_unit_tensor(U, dev).to(dtype), _as_unit_tensor(V, dev).to(dtype)
     r_u = densities(v, u, k, block, group)  # each candidate's density among the queries
     layout = score_layout(v, r_u, group)
-    rows = block_rows(v.shape[0], block)
+    rows = block_rows(v.shape[0], block, v.device)
     buf = torch.empty(min(rows, u.shape[0]), v.shape[0], dtype=dtype, device=dev)
     idx = np.empty((u.shape[0], topn), np.int64)
     val = np.empty((u.shape[0], topn), np.float32)
