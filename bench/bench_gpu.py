@@ -7,9 +7,9 @@ Encoding (the embedded model, WMT19 sentences, every contender warmed up once, t
   - `sentence-transformers` `encode` (last layer, mean pooling) in float32 with its default batch
     of 32 (the reference), and with float16 weights at batch 32 and at batch 512 (its fastest
     here: like with like for xalign's GPU default);
-  - xalign `Encoder.encode`, empty cache, all 13 layers, `load_encoder`'s GPU batches
-    (`default_batch_tokens`): float16 weights (its GPU default), float32 weights, float32
-    weights under bf16 autocast.
+  - xalign `Encoder.encode`, empty cache, all 13 layers, `load_encoder`'s GPU batches and chunks
+    (`default_batch_tokens`, `default_chunk_size`): float16 weights (its GPU default), float32 weights,
+    float32 weights under bf16 autocast, and float16 in the CPU's chunks of 256 texts.
 CSLS (random unit vectors, d = 384, top-1, k = 10), each N run whole on the GPU:
   - the floor: three N x N x d products in the library's GPU blocks (float32 and bf16);
   - `retrieval.csls_topk` (float32) and `csls_fast.csls_topk_fast` (float32 and bf16), with the
@@ -55,13 +55,15 @@ def best_times(contenders: dict, repeats: int) -> dict[str, float]:
 
 
 def bench_encode(n: int, repeats: int) -> None:
+    from xalign.core.devices import CPU_CHUNK_TEXTS
     from xalign.core.encoders import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]
     st32, st16 = sentence_transformer("cuda"), sentence_transformer("cuda").half()
     encoders = {"float16 weights": load_encoder(progress=False, device="cuda"),
-                "float32 weights": load_encoder(progress=False, device="cuda", half=False)}
+                "float32 weights": load_encoder(progress=False, device="cuda", half=False),
+                "float16, CPU chunks": load_encoder(progress=False, device="cuda", chunk_size=CPU_CHUNK_TEXTS)}
     n_tokens = sum(len(x) for x in encoders["float16 weights"]._tokenize(texts)[0])
 
     ref, ref16 = "sentence-transformers encode, fp32 (reference)", "sentence-transformers encode, fp16, batch 512"
@@ -69,6 +71,7 @@ def bench_encode(n: int, repeats: int) -> None:
                   "sentence-transformers encode, fp16": synced(lambda: st16.encode(prefixed, batch_size=32)),
                   ref16: synced(lambda: st16.encode(prefixed, batch_size=512)),
                   "xalign encode, fp16 (GPU default), 13 layers": synced(uncached_encode(encoders["float16 weights"], texts, None)),
+                  f"xalign encode, fp16, chunks of {CPU_CHUNK_TEXTS} texts": synced(uncached_encode(encoders["float16, CPU chunks"], texts, None)),
                   "xalign encode, fp32, 13 layers": synced(uncached_encode(encoders["float32 weights"], texts, None)),
                   "xalign encode, bf16 autocast, 13 layers": synced(uncached_encode(encoders["float32 weights"], texts, "bfloat16"))}
     best = best_times(contenders, repeats)

@@ -113,10 +113,24 @@ def test_bf16_forward_runs_where_autocast_can_reuse_its_weight_casts(enc):
 def test_batch_tokens_default_follows_the_device(enc):
     """1,024 padded tokens per batch on the CPU (its caches), 16,384 on a GPU (kernel launches dominate
     small batches there; tests/test_gpu.py loads one); a caller's value wins."""
-    from xalign.core.encoders import default_batch_tokens, load_encoder
+    from xalign.core.devices import default_batch_tokens
+    from xalign.core.encoders import load_encoder
 
     assert default_batch_tokens("cpu") == 1024
     assert default_batch_tokens("cuda") == default_batch_tokens("cuda:1") == 16384
     if enc.device == "cpu":
         assert enc.batch_tokens == 1024
     assert load_encoder(progress=False, device="cpu", batch_tokens=300).batch_tokens == 300
+
+
+def test_chunk_size_default_follows_the_device(enc):
+    """Cache chunks of 256 texts on the CPU, 4,096 on a GPU (a batch never spans two chunks, and a GPU's
+    16,384-token batches need more than 256 sentences to fill); a caller's value wins."""
+    from xalign.core.devices import default_chunk_size
+    from xalign.core.encoders import load_encoder
+
+    assert default_chunk_size("cpu") == 256
+    assert default_chunk_size("cuda") == default_chunk_size("cuda:1") == 4096
+    if enc.device == "cpu":
+        assert enc.chunk_size == 256
+    assert load_encoder(progress=False, device="cpu", chunk_size=64).chunk_size == 64

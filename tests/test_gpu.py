@@ -96,9 +96,11 @@ def test_gpu_vectors_agree_with_cpu_float32(encoded, setup, floor):
 
 def test_gpu_encoder_batches_by_the_gpu_default_unless_told(tmp_path):
     from xalign.core.cache import EmbeddingCache
-    from xalign.core.encoders import GPU_BATCH_TOKENS, load_encoder
+    from xalign.core.devices import GPU_BATCH_TOKENS, GPU_CHUNK_TEXTS
+    from xalign.core.encoders import load_encoder
 
-    assert load_encoder(progress=False, device="cuda", cache=EmbeddingCache(tmp_path)).batch_tokens == GPU_BATCH_TOKENS
+    enc = load_encoder(progress=False, device="cuda", cache=EmbeddingCache(tmp_path))
+    assert (enc.batch_tokens, enc.chunk_size) == (GPU_BATCH_TOKENS, GPU_CHUNK_TEXTS)
     assert load_encoder(progress=False, device="cuda", batch_tokens=512, cache=EmbeddingCache(tmp_path)).batch_tokens == 512
 
 

@@ -31,6 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache, text_hash
+from xalign.core.devices import (
+    CPU_BATCH_TOKENS,
+    CPU_CHUNK_TEXTS,
+    default_batch_tokens,
+    default_chunk_size,
+    default_device,
+)
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
 from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core.encoders.materialize_offline_model
@@ -64,8 +71,8 @@ class Encoder:
     prefix: str = ""
     device: str = "cpu"
     cache: EmbeddingCache = field(default_factory=EmbeddingCache)
-    chunk_size: int = 256
-    batch_tokens: int = 1024  # padded tokens per batch; ~1k is fastest on CPU caches (see default_batch_tokens)
+    chunk_size: int = CPU_CHUNK_TEXTS  # texts per cache chunk (see default_chunk_size)
+    batch_tokens: int = CPU_BATCH_TOKENS  # padded tokens per batch; ~1k is fastest on CPU caches (see default_batch_tokens)
     # None: exact float32; "bfloat16": CPU/GPU autocast (about 2.6x faster with AVX512-BF16/AMX, several
     # times slower without); "auto": bfloat16 where native, else float32 (xalign.core.precision)
     autocast: str | None = None
@@ -335,27 +342,6 @@ def _apply_masks(ids, span_tokens, mask_id):
     return new_ids, new_spans
 
 
-def default_device() -> str:
-    try:
-        import torch
-
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    except ImportError:  # pragma: no cover
-        return "cpu"
-
-
-CPU_BATCH_TOKENS = 1024
-#: a GPU runs a 1,024-token batch in about the time its kernels take to launch: measured on an H100
-#: (e5-small, 4,000 WMT19 sentences), 1,024 / 4,096 / 16,384 tokens per batch gave 69k / 151k / 168k
-#: tokens/s in float16; a batch never spans two cache chunks (``chunk_size`` texts), so larger is moot
-GPU_BATCH_TOKENS = 16384
-
-
-def default_batch_tokens(device: str) -> int:
-    """Padded tokens per batch where the caller names none: :data:`GPU_BATCH_TOKENS` on ``cuda``, else 1,024."""
-    return GPU_BATCH_TOKENS if device.startswith("cuda") else CPU_BATCH_TOKENS
-
-
 def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, device: str | None = None,
                  half: bool | None = None, cache: EmbeddingCache | None = None,
                  progress: bool = True, **kwargs) -> Encoder:
@@ -363,7 +349,8 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
 
     ``prefix`` defaults to ``"passage: "`` for e5 models (their symmetric-task
     convention) and ``""`` otherwise. On a GPU the model runs in fp16 unless
-    ``half=False``, in batches of :func:`default_batch_tokens` tokens unless ``batch_tokens`` is given.
+    ``half=False``, in batches of :func:`default_batch_tokens` tokens unless ``batch_tokens`` is given,
+    cached in chunks of :func:`default_chunk_size` texts unless ``chunk_size`` is given.
     """
     from transformers import AutoModel, AutoTokenizer
 
@@ -375,6 +362,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
         transformers.utils.logging.disable_progress_bar()
     device = device or default_device()
     kwargs.setdefault("batch_tokens", default_batch_tokens(device))
+    kwargs.setdefault("chunk_size", default_chunk_size(device))
     if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
         from xalign.core.st_encoder import load_st_encoder, st_model_dir
 

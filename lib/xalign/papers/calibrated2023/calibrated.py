@@ -203,7 +203,8 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
     rerun neither loads nor encodes with it.
     """
     from xalign.core import memo
-    from xalign.core.encoders import default_device, load_encoder
+    from xalign.core.devices import default_device
+    from xalign.core.encoders import load_encoder
     from xalign.data.sentdata import sts2017_pairs, tatoeba_pairs
     from xalign.measures import retrieval, sentence_retrieval, sts
 

@@ -197,7 +197,7 @@ def build_sentence_transformer(source: str, max_length: int = 128, device: str |
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
-    from xalign.core.encoders import default_device
+    from xalign.core.devices import default_device
 
     transformer = Transformer(source, max_seq_length=max_length)
     dim = (transformer.get_embedding_dimension() if hasattr(transformer, "get_embedding_dimension")

@@ -317,7 +317,7 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
         get_linear_schedule_with_warmup,
     )
 
-    from xalign.core.encoders import default_device
+    from xalign.core.devices import default_device
     from xalign.core.progress import bar as progress_bar
     from xalign.papers.calibrated2023.finetune import resolve_base
 
