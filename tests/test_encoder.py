@@ -134,3 +134,13 @@ def test_chunk_size_default_follows_the_device(enc):
     if enc.device == "cpu":
         assert enc.chunk_size == 256
     assert load_encoder(progress=False, device="cpu", chunk_size=64).chunk_size == 64
+
+
+def test_one_answer_to_is_this_a_gpu():
+    """Names, indexed names and torch devices; None is the CPU."""
+    import torch
+
+    from xalign.core.devices import is_gpu
+
+    assert is_gpu("cuda") and is_gpu("cuda:1") and is_gpu(torch.device("cuda", 0))
+    assert not (is_gpu("cpu") or is_gpu(None) or is_gpu(torch.device("cpu")) or is_gpu("mps"))

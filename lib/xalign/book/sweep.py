@@ -45,6 +45,8 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from xalign.core.devices import is_gpu
+
 #: environment variables a task sees as the submitting process had them (when set there)
 PASSED_ENV = ("XALIGN_CACHE", "XALIGN_DATA_MIRROR", "XALIGN_RESULTS")
 #: the stand-in measure function (used by the tests; the card passes its own)
@@ -74,8 +76,7 @@ class Task:
 
 def wants_gpu(task: Task) -> bool:
     """Does the task ask for a GPU? ``options["device"]`` starting with ``cuda``, or ``options["gpu"]`` true."""
-    device = str(task.options.get("device") or "")
-    return device.startswith("cuda") or bool(task.options.get("gpu", False))
+    return is_gpu(task.options.get("device") or None) or bool(task.options.get("gpu", False))
 
 
 def resolve(fn: str) -> Callable:

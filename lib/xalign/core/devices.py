@@ -8,6 +8,7 @@ from __future__ import annotations
 
 
 def default_device() -> str:
+    """``"cuda"`` where torch sees a GPU, else ``"cpu"``."""
     try:
         import torch
 
@@ -26,9 +27,14 @@ CPU_CHUNK_TEXTS = 256
 GPU_CHUNK_TEXTS = 4096
 
 
+def is_gpu(device) -> bool:
+    """Is ``device`` (a name such as ``"cuda:1"``, a ``torch.device``, or None for the CPU) a CUDA GPU?"""
+    return device is not None and str(device).startswith("cuda")
+
+
 def default_batch_tokens(device: str) -> int:
     """Padded tokens per batch where the caller names none: :data:`GPU_BATCH_TOKENS` on ``cuda``, else 1,024."""
-    return GPU_BATCH_TOKENS if device.startswith("cuda") else CPU_BATCH_TOKENS
+    return GPU_BATCH_TOKENS if is_gpu(device) else CPU_BATCH_TOKENS
 
 
 def default_chunk_size(device: str) -> int:
@@ -37,4 +43,4 @@ def default_chunk_size(device: str) -> int:
     The chunk's texts are part of its cache key, so a GPU's caches are keyed apart from a CPU's (as its
     float16 ones are anyway).
     """
-    return GPU_CHUNK_TEXTS if device.startswith("cuda") else CPU_CHUNK_TEXTS
+    return GPU_CHUNK_TEXTS if is_gpu(device) else CPU_CHUNK_TEXTS

@@ -37,6 +37,7 @@ from xalign.core.devices import (
     default_batch_tokens,
     default_chunk_size,
     default_device,
+    is_gpu,
 )
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
@@ -403,7 +404,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     if hasattr(model, "get_encoder") and getattr(model.config, "is_encoder_decoder", False):
         model = model.get_encoder()
     if half is None:
-        half = device.startswith("cuda")
+        half = is_gpu(device)
     model = model.to(device)
     if half:
         model = model.half()

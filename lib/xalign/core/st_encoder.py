@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache, text_hash
+from xalign.core.devices import is_gpu
 from xalign.core.encoders import Encoder
 
 #: the layer label of a model's own sentence embedding (ST output, or a one-vector encoder)
@@ -132,7 +133,7 @@ def load_st_encoder(name: str, path: Path, *, prefix: str | None, device: str, h
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"{name}: word pooling needs a fast tokenizer (character offsets)")
     if half is None:
-        half = device.startswith("cuda")
+        half = is_gpu(device)
     if half:
         st.half()
     st.eval()

@@ -57,13 +57,7 @@ def block_rows(n_cols: int, block: int | None = None, device=None) -> int:
     """Rows per block against ``n_cols`` candidates: ``block`` if given; on a CPU :data:`BLOCK_ROWS`
     or fewer where 256 MiB of float32 scores hold fewer; on a GPU as many as its block budget
     (:func:`xalign.measures.retrieval.block_bytes`) holds. Memory O(block x N) either way."""
-    import torch
-
-    if block is not None:
-        return _block_rows(n_cols, block)
-    rows = _block_rows(n_cols, None, device)
-    on_gpu = device is not None and torch.device(device).type == "cuda"
-    return rows if on_gpu else min(BLOCK_ROWS, rows)
+    return _block_rows(n_cols, block, device, cpu_rows=BLOCK_ROWS)
 
 
 def _product_dtype(precision: str):

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xalign.core.devices import default_device
 from xalign.core.memory import blocks_reused, scratch
 from xalign.measures.mapping import procrustes
 
@@ -124,7 +125,7 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
         raise ValueError("need at least two anchor pairs")
     if n_iter < 0 or lr <= 0 or k < 1:
         raise ValueError(f"need n_iter >= 0, lr > 0, k >= 1 (got {n_iter}, {lr}, {k})")
-    dev = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    dev = device or default_device()
     t = lambda a: torch.as_tensor(np.asarray(a, np.float32), device=dev)
     Xt, Yt = t(X), t(Y)
     Zst = Xt if Zs is None else t(Zs)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xalign.core.devices import default_device, is_gpu
 from xalign.core.memory import blocks_reused, scratch
 from xalign.measures.group_topk import topk_values
 from xalign.measures.validate import positive_int, same_width
@@ -53,20 +54,15 @@ def block_bytes(device=None) -> int:
     On an H200, CSLS at N = 200,000 took 1.96 s (float32) / 0.43 s (bf16) in blocks of 512 queries,
     1.44 s / 0.24 s in 4,096 (2026-11-26): a GPU wants blocks far above a CPU's cache-sized ones.
     """
+    if not is_gpu(device):
+        return DEFAULT_BLOCK_BYTES
     import torch
 
-    dev = torch.device(device if device is not None else "cpu")
-    if dev.type != "cuda":
-        return DEFAULT_BLOCK_BYTES
-    return min(GPU_BLOCK_BYTES, torch.cuda.get_device_properties(dev).total_memory // 16)
+    return min(GPU_BLOCK_BYTES, torch.cuda.get_device_properties(torch.device(device)).total_memory // 16)
 
 
 def _device(device: str | None) -> str:
-    import torch
-
-    if device:
-        return device
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return device or default_device()
 
 
 def _as_unit_tensor(X, device: str):
@@ -83,12 +79,12 @@ def _as_unit_tensor(X, device: str):
     return t
 
 
-def _block_rows(n_cols: int, block: int | None, device=None) -> int:
+def _block_rows(n_cols: int, block: int | None, device=None, cpu_rows: int = 8192) -> int:
     """Query rows per block against ``n_cols`` candidates: ``block`` if given, else as many as
-    :func:`block_bytes` of float32 scores hold on ``device`` (1 to 8,192)."""
+    :func:`block_bytes` of float32 scores hold on ``device``, from 1 to 8,192 (to ``cpu_rows`` on a CPU)."""
     if block is not None:
         return positive_int("block", block)
-    return max(1, min(8192, block_bytes(device) // (4 * max(n_cols, 1))))
+    return max(1, min(8192 if is_gpu(device) else cpu_rows, block_bytes(device) // (4 * max(n_cols, 1))))
 
 
 def mean_topk_similarity(Q, K, k: int = 10, exclude_self: bool = False, block: int | None = None,
