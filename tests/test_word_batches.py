@@ -43,6 +43,8 @@ def test_no_word_is_padded(recorded):
     assert v.words == WORDS and rec.rows == len(WORDS)
     assert all(bool(m.all()) for m in rec.masks), "a batch padded a word"
     assert sorted(m.shape[1] for m in rec.masks) == sorted(set(counts.tolist()))  # one batch per token count
+    none = encoder_word_vectors(enc, ["\u200c"])  # no word with a token of its own: an empty result
+    assert none.words == [] and none.vectors.shape == (0, enc.dim)
 
 
 @pytest.mark.slow
