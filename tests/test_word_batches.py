@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from xalign.core.cache import EmbeddingCache
-from xalign.data.wordvectors import WordEncoder, encoder_word_vectors, token_counts
+from xalign.data.wordvectors import WordEncoder, encoder_word_vectors
 
 # token counts after e5's "passage: " prefix differ: one batch of these in list order would pad the short ones
 WORDS = ["cat", "internationalisation", "gato", "猫", "unbelievably", "perro", "ශ්‍රී", "Donaudampfschiff", "a", "dog"]
@@ -37,7 +37,7 @@ def recorded(encoder, tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_no_word_is_padded(recorded):
     enc, rec = recorded
-    counts = token_counts(enc, WORDS)
+    counts = np.array([len(ids) for ids in enc._tokenize(WORDS)[0]])  # as the model is fed each word
     assert len(set(counts.tolist())) == 3  # the list mixes lengths (5, 6 and 8 tokens)
     v = encoder_word_vectors(enc, WORDS)
     assert v.words == WORDS and rec.rows == len(WORDS)
@@ -76,3 +76,17 @@ def test_word_lists_share_one_pass_and_get_their_own_vectors(recorded):
         np.testing.assert_allclose(got[name].vectors, alone.vectors, rtol=0, atol=2e-6)
     with pytest.raises(ValueError, match="word list 'c'"):
         we.encode_lists({"c": ["dog", "dog"]})
+
+
+@pytest.mark.slow
+def test_a_word_list_is_tokenised_once(recorded, monkeypatch):
+    from xalign.data import wordvectors
+
+    enc, _ = recorded
+    calls = []
+    tokenize = wordvectors._tokenize_words
+    monkeypatch.setattr(wordvectors, "_tokenize_words", lambda e, ws: calls.append(len(ws)) or tokenize(e, ws))
+    v = encoder_word_vectors(enc, WORDS + ["\u200c"])  # one word is left out: the counts follow the kept words
+    assert v.words == WORDS and calls == [len(WORDS) + 1]
+    encoder_word_vectors(enc, WORDS + ["\u200c"])  # warm: the tokenisation is read back
+    assert calls == [len(WORDS) + 1]

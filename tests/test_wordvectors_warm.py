@@ -22,6 +22,10 @@ class _FakeEncoder:
         self.name, self.revision, self.prefix, self.max_length = "fake", revision, "p: ", 16
         self.tokenizer, self.cache = _CountingTokenizer(), cache
 
+    def _tokenize(self, texts):  # as xalign.core.encoders.Encoder._tokenize: (ids, offsets)
+        offsets = self.tokenizer([self.prefix + t for t in texts])["offset_mapping"]
+        return [list(range(len(o))) for o in offsets], offsets
+
 
 def test_encodable_mask_is_cached_per_word_list_and_model(fresh_cache):
     enc = _FakeEncoder(fresh_cache)

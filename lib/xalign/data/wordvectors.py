@@ -98,13 +98,16 @@ def encoder_word_vectors(encoder, words: Sequence[str], layer: int = -1, pooling
         raise ValueError("no words to encode")
     if len(set(words)) != len(words):
         raise ValueError("words must be unique (use clean_words)")
+    ok, counts = _word_tokens(encoder, words)  # one (cached) tokenisation for both
     if pooling == "word":
-        words = [w for w, ok in zip(words, encodable(encoder, words)) if ok]
-    return StaticVectors(words, _unpadded_vectors(encoder, words, layer, pooling, desc))
+        words, counts = [w for w, keep in zip(words, ok) if keep], counts[ok]
+    return StaticVectors(words, _unpadded_vectors(encoder, words, counts, layer, pooling, desc))
 
 
-def _unpadded_vectors(encoder, words: list[str], layer: int, pooling: str, desc: str | None) -> np.ndarray:
-    """(n_words, dim) float32: the words encoded in runs of equal token count, longest first.
+def _unpadded_vectors(encoder, words: list[str], counts: np.ndarray, layer: int, pooling: str,
+                      desc: str | None) -> np.ndarray:
+    """(n_words, dim) float32: the words (with their ``counts`` of tokens) encoded in runs of equal
+    token count, longest first.
 
     No batch pads a word, so no time goes to padding (in chunks of 256 words in list order, 16% of
     chapter 4's batch tokens were padding). Runs are cut into pieces of :data:`PIECE_WORDS` so that
@@ -112,9 +115,6 @@ def _unpadded_vectors(encoder, words: list[str], layer: int, pooling: str, desc:
     """
     from xalign.core.progress import bar
 
-    if not words:  # every word was left out (no token of its own): nothing to tokenise
-        return np.zeros((0, encoder.dim), np.float32)
-    counts = token_counts(encoder, words)
     order = np.argsort(-counts, kind="stable")
     runs = np.split(order, np.flatnonzero(np.diff(counts[order])) + 1)
     pieces = [run[s : s + PIECE_WORDS] for run in runs for s in range(0, len(run), PIECE_WORDS)]
@@ -143,19 +143,14 @@ def encodable(encoder, words: Sequence[str]) -> np.ndarray:
 
     A word made only of characters the tokenizer normalises away has no
     sub-word of its own, so it cannot get a word vector. The answer for a
-    whole list is kept in the encoder's cache with :func:`token_counts`
+    whole list is kept in the encoder's cache, with each word's token count
     (tokenising 200,000 words takes most of a warm run otherwise).
     """
     return _word_tokens(encoder, words)[0]
 
 
-def token_counts(encoder, words: Sequence[str]) -> np.ndarray:
-    """(n_words,) int64: tokens of each word fed alone (prefix and special tokens included, as
-    the encoder truncates); from the same cached tokenisation as :func:`encodable`."""
-    return _word_tokens(encoder, words)[1]
-
-
 def _word_tokens(encoder, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(encodable (n,) bool, tokens (n,) int64 as the encoder feeds each word alone), cached per list."""
     from xalign.core.cache import text_hash
     from xalign.core.memo import cached
 
@@ -168,11 +163,10 @@ def _word_tokens(encoder, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]
 
 def _tokenize_words(encoder, words: list[str]) -> tuple[np.ndarray, np.ndarray]:
     shift = len(encoder.prefix)
-    enc = encoder.tokenizer([encoder.prefix + w for w in words], add_special_tokens=True, truncation=True,
-                            max_length=encoder.max_length, return_offsets_mapping=True)
+    _, offsets = encoder._tokenize(words)  # the encoder's own tokenisation (prefix, truncation)
     ok = np.array([any(b > a and a < len(w) + shift and b > shift for a, b in offs)
-                   for w, offs in zip(words, enc["offset_mapping"])], bool)
-    return ok, np.array([len(offs) for offs in enc["offset_mapping"]], np.int64)
+                   for w, offs in zip(words, offsets)], bool)
+    return ok, np.array([len(offs) for offs in offsets], np.int64)
 
 
 def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], batch_size: int = 512,
