@@ -7,8 +7,10 @@ notebook carries publishing plumbing:
 - an install cell at the top (removed from the HTML page, kept in the
   ``.ipynb`` that Colab and Binder open) that installs xalign where it is not
   importable;
-- the setup cells (the papermill parameters, the injected parameters and the
-  import/setup cells up to the next text cell) collapsed with ``hide-input``;
+- every code cell folded with ``hide-input`` (the reader sees results, not plumbing),
+  except the parameters cell and cells tagged ``show-input`` (the one "how to call
+  the library" cell of a chapter); cells tagged ``remove-input`` or ``remove-cell``
+  keep their tags (generated prose shows without the code that made it);
 - warnings that libraries print on stderr (``TqdmWarning`` from
   ``tqdm.autonotebook`` and the like) taken out of the outputs and reported
   on the build's own stderr instead;
@@ -50,17 +52,24 @@ def _tag(cell, tag: str) -> None:
         tags.append(tag)
 
 
-def collapse_setup(nb) -> int:
-    """Tag the parameter cells and the setup code cells after them ``hide-input``; returns how many."""
-    n, in_setup = 0, False
+#: tags that already decide how a code cell's input shows
+_SHOWN, _DECIDED = {"parameters", "show-input"}, {"remove-input", "remove-cell", "hide-cell", "hide-input"}
+
+
+def collapse_code(nb) -> int:
+    """Fold every code cell's input with ``hide-input``, except the parameters cell, cells tagged
+    ``show-input`` and cells whose tags already decide (``remove-input``, ``remove-cell``, ...).
+
+    Returns:
+        How many cells were folded.
+    """
+    n = 0
     for cell in nb.cells:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if cell.cell_type == "code" and ({"parameters", "injected-parameters"} & set(tags) or in_setup):
-            _tag(cell, HIDDEN)
-            n += 1
-            in_setup = True
-        elif cell.cell_type == "markdown":
-            in_setup = False
+        tags = set(cell.get("metadata", {}).get("tags", []))
+        if cell.cell_type != "code" or tags & (_SHOWN | _DECIDED):
+            continue
+        _tag(cell, HIDDEN)
+        n += 1
     return n
 
 
@@ -172,7 +181,7 @@ def publish_notebook(nb, chapter: str, source: str = "", log=sys.stderr, run: di
     """Shape an executed chapter for the book (see the module docstring); returns ``nb``."""
     import nbformat
 
-    collapse_setup(nb)
+    collapse_code(nb)
     strip_warnings(nb, chapter, log)
     add_install_cell(nb)
     nb.cells = [c for c in nb.cells if "xalign-run-it" not in c.get("metadata", {}).get("tags", [])]

@@ -1,0 +1,173 @@
+"""How the book shows tables, figures and generated prose: one formatter for every chapter.
+
+Chapters call these instead of printing pandas frames or matplotlib figures:
+
+- :func:`table` renders a frame as a clean HTML table: no index column, "–" for a
+  missing value, integers as integers, a fixed number of decimals, optionally a
+  short set of columns with the full table in a dropdown, always inside its own
+  horizontal scroll box (``div.xa-table``) so a wide table never widens the page.
+- :func:`figure` stores a matplotlib figure under a name with ``myst_nb.glue`` (not
+  shown where it is made); a Markdown cell places it with a number, a caption and a
+  label::
+
+      ```{glue:figure} ch01-fig5
+      :name: fig-ch01-fig5
+
+      **Paper's Fig. 5.** Cosine similarity of ...
+      ```
+
+  and ``{numref}`fig-ch01-fig5``` refers to it.
+- :func:`prose` shows Markdown built from results (in a cell tagged
+  ``remove-input``, so the reader sees the sentence, not the code that made it);
+  :func:`glue_text` stores a short value for ``{glue:text}`name``` in Markdown cells.
+
+The chapters' code cells are folded by :func:`xalign.book.publish.collapse_code`;
+a cell tagged ``show-input`` stays open.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+#: what a missing cell shows
+MISSING = "–"
+#: resolution of the book's figures (dots per inch)
+FIGURE_DPI = 160
+
+
+def book_style() -> None:
+    """Matplotlib settings for the book: >= 150 dpi, readable fonts, no top/right spines."""
+    import matplotlib as mpl
+
+    mpl.rcParams.update({
+        "figure.dpi": FIGURE_DPI, "savefig.dpi": FIGURE_DPI, "savefig.bbox": "tight",
+        "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
+        "xtick.labelsize": 8, "ytick.labelsize": 8,
+        "axes.spines.top": False, "axes.spines.right": False,
+    })
+
+
+def _is_integral(col: pd.Series) -> bool:
+    values = pd.to_numeric(col, errors="coerce").dropna()
+    return bool(len(values)) and pd.api.types.is_numeric_dtype(col) and bool(
+        np.all(np.isfinite(values)) and np.all(np.mod(values, 1) == 0))
+
+
+def _cell(value, digits: int, integral: bool) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
+        return MISSING
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}" if abs(int(value)) >= 10_000 else str(int(value))
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(float(value)):
+            return MISSING if math.isnan(float(value)) else ("∞" if value > 0 else "−∞")
+        if integral:
+            v = round(float(value))
+            return f"{v:,}" if abs(v) >= 10_000 else str(v)
+        return f"{float(value):.{digits}f}"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: str | None = None) -> str:
+    """A frame as an HTML table string: no index, "–" for missing values, integers as integers.
+
+    Args:
+        frame: the table; its column names are the headers (put units in them, "P@1 (%)").
+        digits: decimals for float columns: one number for all, or ``{column: decimals}``
+            (columns not named get 1).
+        caption: an optional caption above the table (plain text; escaped).
+
+    Returns:
+        ``<div class="xa-table"><table>...</table></div>``.
+    """
+    frame = frame.reset_index(drop=True) if not isinstance(frame.index, pd.RangeIndex) else frame
+    per_col = digits if isinstance(digits, dict) else {}
+    default = 1 if isinstance(digits, dict) else digits
+    cols = list(frame.columns)
+    integral = {c: _is_integral(frame[c]) for c in cols}
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+    body = []
+    for row in frame.itertuples(index=False, name=None):
+        cells = []
+        for c, v in zip(cols, row):
+            text = _cell(v, per_col.get(c, default), integral[c])
+            numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            cells.append(f'<td class="{"num" if numeric else "txt"}">{html.escape(text)}</td>')
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    return (f'<div class="xa-table"><table class="xa">{cap}<thead><tr>{head}</tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def table(frame: pd.DataFrame, columns: Sequence[str] | None = None, digits: int | dict[str, int] = 1,
+          caption: str | None = None, full_label: str = "Full table"):
+    """Show a table the book's way (see :func:`table_html`); returns the IPython HTML object.
+
+    Args:
+        frame: the table to show.
+        columns: a short default set of columns shown first; the full table then follows in a
+            dropdown (``<details>``). ``None`` shows every column.
+        digits: decimals for float columns (one number, or per column).
+        caption: caption above the table.
+        full_label: the dropdown's summary line.
+    """
+    from IPython.display import HTML, display
+
+    if columns is not None:
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            raise KeyError(f"table: columns {missing} not in the frame (it has {list(frame.columns)})")
+    short = frame if columns is None else frame[list(columns)]
+    out = table_html(short, digits, caption)
+    if columns is not None and list(columns) != list(frame.columns):
+        out += (f'<details class="xa-full"><summary>{html.escape(full_label)}</summary>'
+                f"{table_html(frame, digits)}</details>")
+    obj = HTML(out)
+    display(obj)
+    return obj
+
+
+def figure(name: str, fig) -> None:
+    """Store ``fig`` for a ``{glue:figure}`` directive named ``name`` and close it (not shown here)."""
+    import matplotlib.pyplot as plt
+    from myst_nb import glue
+
+    glue(name, fig, display=False)
+    plt.close(fig)
+
+
+def glue_text(name: str, value) -> None:
+    """Store a short value (a number already formatted as text) for ``{glue:text}`` roles."""
+    from myst_nb import glue
+
+    glue(name, value, display=False)
+
+
+def prose(markdown: str):
+    """Show Markdown built from results (use in a cell tagged ``remove-input``)."""
+    from IPython.display import Markdown, display
+
+    obj = Markdown(markdown)
+    display(obj)
+    return obj
+
+
+def fmt(value: float | None, digits: int = 1, sign: bool = False) -> str:
+    """A number for prose: ``–`` when missing, a fixed number of decimals, a sign if asked."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
+
+
+def interval(mean: float, low: float, high: float, digits: int = 1, unit: str = "") -> str:
+    """``"45.3 (95% CI 44.1–46.5)"`` for prose and tables."""
+    return f"{fmt(mean, digits)}{unit} (95% CI {fmt(low, digits)}–{fmt(high, digits)}{unit})"

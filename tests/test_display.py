@@ -1,0 +1,46 @@
+"""The book's one table formatter and the folding of code cells."""
+
+import nbformat
+import numpy as np
+import pandas as pd
+
+from xalign.book.display import MISSING, fmt, interval, table_html
+from xalign.book.publish import collapse_code
+
+
+def test_table_has_no_index_no_nan_and_integers_as_integers():
+    frame = pd.DataFrame({"pair": ["de-en", "zh-en"], "pairs": [6465.0, 120.0],
+                          "P@1 (%)": [45.25, np.nan]}, index=[7, 9])
+    out = table_html(frame)
+    assert "nan" not in out.lower() and MISSING in out
+    assert ">6465<" in out and "6465.0" not in out  # a count stays a count
+    assert ">45.2<" in out or ">45.3<" in out
+    assert ">7<" not in out and ">9<" not in out  # the index is not shown
+    assert out.startswith('<div class="xa-table">')  # its own scroll box
+
+
+def test_table_digits_per_column_and_large_integers():
+    frame = pd.DataFrame({"n": [288662], "x": [0.12345], "y": [1.5]})
+    out = table_html(frame, digits={"x": 3})
+    assert ">288,662<" in out and ">0.123<" in out and ">1.5<" in out
+
+
+def test_prose_numbers():
+    assert fmt(None) == MISSING and fmt(float("nan")) == MISSING
+    assert fmt(2.345, 1, sign=True) == "+2.3"
+    assert interval(45.25, 44.1, 46.5) == "45.2 (95% CI 44.1–46.5)"
+
+
+def test_every_code_cell_folded_but_parameters_and_show_input():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("a = 1", metadata={"tags": ["parameters"]}),
+                nbformat.v4.new_code_cell("a = 2", metadata={"tags": ["injected-parameters"]}),
+                nbformat.v4.new_code_cell("import x"),
+                nbformat.v4.new_markdown_cell("text"),
+                nbformat.v4.new_code_cell("x.run()", metadata={"tags": ["show-input"]}),
+                nbformat.v4.new_code_cell("loop()"),
+                nbformat.v4.new_code_cell("prose()", metadata={"tags": ["remove-input"]})]
+    assert collapse_code(nb) == 3
+    tags = [c.metadata.get("tags", []) for c in nb.cells]
+    assert "hide-input" not in tags[0] and "hide-input" not in tags[4] and "hide-input" not in tags[6]
+    assert "hide-input" in tags[1] and "hide-input" in tags[2] and "hide-input" in tags[5]
