@@ -69,6 +69,14 @@ class ChapterRun:
     #: True only when the run uses the paper's own model(s) and data; otherwise a
     #: table with every paper cell matched is still only "partly" reproduced.
     paper_setup: bool = False
+    #: the chapter's result in one sentence, generated from its numbers (the book's front page shows it)
+    headline: str = ""
+    #: the glue name of the chapter's key figure (the front page shows it as a thumbnail)
+    key_figure: str = ""
+
+    def set_headline(self, sentence: str, key_figure: str = "") -> None:
+        """Record the chapter's result in one sentence (with its interval) and the glue name of its key figure."""
+        self.headline, self.key_figure = sentence, key_figure or self.key_figure
 
     def model_name(self) -> str:
         """The model the numbers come from: the encoder recorded by :meth:`use_encoder`,
@@ -175,7 +183,7 @@ class ChapterRun:
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             **kernel_usage(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "notes": self.notes,
+            "notes": self.notes, "headline": self.headline, "key_figure": self.key_figure,
             "tables": {k: vars(v) for k, v in self.tables.items()},
         }
         path = self.path()
