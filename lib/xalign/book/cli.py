@@ -244,19 +244,23 @@ def _check(args) -> int:
 
     results = args.results
     if args.rerun:
-        import json
         import tempfile
         from pathlib import Path
 
         from xalign.book.check import REFERENCE_DIR
+        from xalign.book.results import read_result
         from xalign.book.runner import run_chapter
+        from xalign.core.jsonfile import JSONFileError
 
         ref_dir = Path(args.reference) if args.reference else REFERENCE_DIR
         results = results or tempfile.mkdtemp(prefix="xalign-check-")
         os.environ["XALIGN_RESULTS"] = str(Path(results).resolve())
         done = set()
         for path in sorted(ref_dir.glob("*.json")):  # <chapter>.json, <chapter>.<precision>.json: run each once
-            ref = json.loads(path.read_text())
+            try:
+                ref = read_result(path, "reference")
+            except JSONFileError:
+                continue  # check() below names it and fails
             if (args.chapter and args.chapter not in path.stem) or ref["chapter"] in done:
                 continue
             done.add(ref["chapter"])
