@@ -106,3 +106,35 @@ def test_cache_path_reports_a_missing_folder_instead_of_creating_it(tmp_path, mo
     out = capsys.readouterr()
     assert str(home) in out.out and "does not exist" in out.err
     assert not (tmp_path / "nonexistent").exists()
+
+
+def _no_chapter_runs(monkeypatch):
+    """Record papermill calls (a fake run copies the notebook), so a test sees whether the chapter started."""
+    import shutil
+
+    import papermill
+
+    calls = []
+
+    def fake(source, out, **kwargs):
+        calls.append(out)
+        shutil.copyfile(source, out)
+
+    monkeypatch.setattr(papermill, "execute_notebook", fake)
+    return calls
+
+
+def test_run_with_an_output_that_is_a_directory_fails_before_the_chapter(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
+    calls = _no_chapter_runs(monkeypatch)
+    assert main(["run", "01", "--profile", "smoke", "-o", str(tmp_path)]) == 2
+    assert calls == [] and "is a directory" in capsys.readouterr().err
+
+
+def test_run_with_a_results_folder_that_cannot_be_written_fails_before_the_chapter(tmp_path, monkeypatch, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")  # results below a file: cannot be made, even by root
+    monkeypatch.setenv("XALIGN_RESULTS", str(blocker / "results"))
+    calls = _no_chapter_runs(monkeypatch)
+    assert main(["run", "01", "--profile", "smoke", "-o", str(tmp_path / "nb" / "01.ipynb")]) == 2
+    assert calls == [] and "results folder" in capsys.readouterr().err

@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
-        from xalign.book.runner import find_chapter, model_parameters, run_chapter
+        from xalign.book.runner import OutputPathError, find_chapter, model_parameters, run_chapter
         from xalign.core.profiles import ParameterError
 
         try:
@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             params.update(_parse_params(args.parameter))  # explicit -p wins over --model
             print(run_chapter(args.chapter, params, args.output))
         except (ParameterError, ValueError) as exc:
-            if not isinstance(exc, ParameterError) and "matches" not in str(exc):
+            if not isinstance(exc, (ParameterError, OutputPathError)) and "matches" not in str(exc):
                 raise
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
