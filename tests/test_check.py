@@ -201,3 +201,11 @@ def test_compare_names_a_damaged_card_and_shows_the_others(tmp_path, capsys, dam
     with pytest.warns(RuntimeWarning, match="bad.json"):
         assert main(["compare", "--out", str(tmp_path)]) == 0
     assert "No model cards yet" in capsys.readouterr().out
+
+
+def test_reference_command_names_a_damaged_reference_and_replaces_nothing(reference, capsys):
+    results, ref = reference
+    path = ref / f"{CHAPTER}.json"
+    path.write_text("[]")
+    assert main(["reference", "--results", str(results), "--reference", str(ref)]) == 1
+    assert str(path) in capsys.readouterr().err and path.read_text() == "[]"

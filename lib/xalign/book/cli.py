@@ -179,9 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "reference":
         from xalign.book.check import make_reference
         from xalign.book.runner import find_chapter
+        from xalign.core.jsonfile import JSONFileError
 
         chapters = [find_chapter(c) for c in args.chapters] or None
-        written = make_reference(args.profile, args.results, args.reference, chapters)
+        try:
+            written = make_reference(args.profile, args.results, args.reference, chapters)
+        except JSONFileError as exc:  # the reference there cannot be read: say which, replace nothing
+            print(f"xalign: {exc}; remove it to write a new one", file=sys.stderr)
+            return 1
         print("\n".join(str(p) for p in written) or f"no {args.profile} results to copy")
         return 0 if written else 1
     elif args.command == "check":
