@@ -2,6 +2,7 @@
 
 import os
 import stat
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,3 +46,29 @@ def test_written_files_respect_the_umask(tmp_path):
     assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o644
     entry = next((tmp_path / "c").glob("*/*.npz"))
     assert stat.S_IMODE(entry.stat().st_mode) == 0o644
+
+
+def test_the_converted_model_follows_the_umask(tmp_path, monkeypatch):
+    """convert_image made the model folder 0700 (mkdtemp) and its weights 0600: other users of a shared cache
+    got 'Permission denied'. The conversion's heavy parts are replaced; the files are written as they are."""
+    import types
+
+    import torch
+
+    from xalign.core import e5convert as E
+
+    image = tmp_path / "image.bin"
+    image.write_bytes(b"image")
+    monkeypatch.setattr(E, "read_image", lambda path: types.SimpleNamespace(version=1))
+    monkeypatch.setattr(E, "bert_state_dict", lambda img: {"w": torch.zeros(2, 2).numpy()})
+    monkeypatch.setattr(E, "bert_config", lambda img: {"model_type": "bert"})
+    tokenizer = types.SimpleNamespace(save_pretrained=lambda d: (Path(d) / "tokenizer.json").write_text("{}"))
+    monkeypatch.setattr(E, "build_tokenizer", lambda img: tokenizer)
+    old = os.umask(0o022)
+    try:
+        out = E.convert_image(image, tmp_path / "cache" / "models" / "m")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()}
+    assert "model.safetensors" in modes and set(modes.values()) == {0o644}, modes

@@ -158,3 +158,54 @@ def test_precision_of_results_saved_before_the_field():
     assert K.result_precision({"params": {"autocast": None}}) == "torch.float32"
     assert K.result_precision({"params": {"autocast": "auto"}}) is None
     assert K.result_precision({"precision": "torch.float32", "params": {"autocast": "auto"}}) == "torch.float32"
+
+
+def test_a_truncated_reference_is_named_and_fails(reference, capsys):
+    results, ref = reference
+    path = ref / f"{CHAPTER}.json"
+    path.write_text(path.read_text()[:200])
+    assert main(["check", "--results", str(results), "--reference", str(ref)]) == 1
+    out = capsys.readouterr().out
+    assert str(path) in out and "line" in out
+
+
+def test_a_reference_without_tables_is_a_failure(reference, capsys):
+    results, ref = reference
+    path = ref / f"{CHAPTER}.json"
+    data = json.loads(path.read_text())
+    data["tables"] = {}
+    path.write_text(json.dumps(data))
+    assert main(["check", "--results", str(results), "--reference", str(ref)]) == 1
+    assert "no tables" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("damage", ["cut", "list"])
+def test_a_damaged_results_file_of_another_model_is_named_and_skipped(reference, capsys, damage):
+    """Status, check and the end of a chapter run (which reads the chapter's results) go on without it."""
+    results, ref = reference
+    other = results / CHAPTER / "default" / "other-model.json"
+    good = (results / CHAPTER / "default" / "multilingual-e5-small.json").read_text()
+    other.write_text(good[:300] if damage == "cut" else "[1, 2]")
+    with pytest.warns(RuntimeWarning, match="other-model.json"):
+        found = load_results(CHAPTER, "default", results)
+    assert [r["model"] for r in found] == ["multilingual-e5-small"]
+    with pytest.warns(RuntimeWarning, match="other-model.json"):
+        assert main(["check", "--results", str(results), "--reference", str(ref)]) == 0
+    with pytest.warns(RuntimeWarning, match="other-model.json"):
+        assert main(["status", "--results", str(results)]) == 0
+
+
+@pytest.mark.parametrize("damage", ['{"model": "x", "measures"', "[]"])
+def test_compare_names_a_damaged_card_and_shows_the_others(tmp_path, capsys, damage):
+    (tmp_path / "bad.json").write_text(damage)
+    with pytest.warns(RuntimeWarning, match="bad.json"):
+        assert main(["compare", "--out", str(tmp_path)]) == 0
+    assert "No model cards yet" in capsys.readouterr().out
+
+
+def test_reference_command_names_a_damaged_reference_and_replaces_nothing(reference, capsys):
+    results, ref = reference
+    path = ref / f"{CHAPTER}.json"
+    path.write_text("[]")
+    assert main(["reference", "--results", str(results), "--reference", str(ref)]) == 1
+    assert str(path) in capsys.readouterr().err and path.read_text() == "[]"

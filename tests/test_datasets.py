@@ -102,3 +102,40 @@ def test_a_corrupted_cached_copy_is_named_and_fetched_again(toy_registry):
         again = D.fetch("toy", "de-en.txt")
     assert again.read_text() == "haus\thouse\n"
     assert [p["sha256"] == p["declared_sha256"] for p in D.provenance() if p["file"] == "de-en.txt"] == [True]
+
+
+def test_a_file_name_outside_the_declared_ones_is_refused_and_nothing_is_copied(toy_registry):
+    """``fetch('toy', '../../victim/pwn.txt')`` once copied a file from outside the mirror to outside the cache."""
+    victim = toy_registry / "victim"
+    victim.mkdir()
+    (victim / "pwn.txt").write_text("secret")
+    (toy_registry / "mirror" / "web").mkdir()  # mirror/web/../../victim/pwn.txt is the victim's file
+    for name in ("../victim/pwn.txt", "../../victim/pwn.txt", str(victim / "pwn.txt")):
+        with pytest.raises(D.DataNotFoundError, match="declares no file"):
+            D.fetch("toy", name)
+        with pytest.raises(D.DataNotFoundError, match="declares no file"):
+            D.fetch("web", name)  # a downloadable set too: no undeclared name without a checksum
+    assert sorted(p.name for p in toy_registry.rglob("pwn.txt")) == ["pwn.txt"]
+
+
+def test_a_declared_name_that_leaves_the_mirror_or_the_cache_is_refused(toy_registry):
+    reg = toy_registry / "registry.txt"
+    reg.write_text(reg.read_text() + f"toy/../escape.txt {hashlib.sha256(b'x').hexdigest()}\n")
+    (toy_registry / "mirror" / "escape.txt").write_bytes(b"x")
+    D._registry.cache_clear()
+    D.datasets.cache_clear()
+    with pytest.raises(D.DataNotFoundError, match="outside"):
+        D.fetch("toy", "../escape.txt")
+    assert not (toy_registry / "cache" / "escape.txt").exists()
+
+
+def test_a_cached_copy_is_checked_against_the_registry_not_a_record_in_the_cache(toy_registry):
+    path = D.fetch("toy", "de-en.txt")
+    path.write_text("haus\thaus\n")  # altered in the cache, with any record the cache holds beside it
+    for sidecar in path.parent.glob(f".{path.name}*"):
+        sidecar.write_text(hashlib.sha256(b"haus\thaus\n").hexdigest())
+    (path.parent / f".{path.name}.sha256").write_text(hashlib.sha256(b"haus\thaus\n").hexdigest())
+    D._FETCHED.clear()
+    with pytest.warns(RuntimeWarning, match="registry declares"):
+        again = D.fetch("toy", "de-en.txt")
+    assert again.read_text() == "haus\thouse\n"

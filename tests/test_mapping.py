@@ -109,3 +109,26 @@ def test_identity_factor_is_skipped_and_row_norms_are_numpys():
     Z, mean = normalize_center(X)
     assert np.array_equal(X, X0)  # the input is not changed in place
     assert np.allclose(np.linalg.norm(Z, axis=1), 1) and mean.shape == (8,)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, np.nan])
+def test_maps_name_nan_and_infinite_anchors_instead_of_failing_in_the_svd(bad):
+    """procrustes(X, X) with one inf never returned (or said 'SVD did not converge'), as did the other maps."""
+    from xalign.measures.rcsls import fit_rcsls
+    from xalign.measures.vecmap import fit_vecmap
+
+    rng = np.random.default_rng(0)
+    good = rng.standard_normal((40, 6))
+    X = good.copy()
+    X[3, 2] = bad
+    what = r"X holds \d+ NaN and \d+ infinite values \(the first at index \(3, 2\)\)"
+    for fit in (procrustes, least_squares_map, fit_alignment, lambda a, b: fit_vecmap(a, b),
+                lambda a, b: fit_rcsls(a, b, n_iter=1)):
+        with pytest.raises(ValueError, match=what):
+            fit(X, good)
+    with pytest.raises(ValueError, match=r"Y holds"):
+        procrustes(good, X)
+    with pytest.raises(ValueError, match=what):
+        fit_alignment(good, good).transform_src(X)
+    with pytest.raises(ValueError, match=r"Zs holds"):
+        fit_rcsls(good, good, Zs=X, n_iter=1)

@@ -8,13 +8,13 @@ reads every ``*.json`` there.
 from __future__ import annotations
 
 import html
-import json
 from pathlib import Path
 
 import pandas as pd
 
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
 from xalign.core.atomic import write_json, write_text
+from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.paths import results_dir
 
 #: the papers' published numbers used as reference rows: measure -> (paper, table, how the row is read)
@@ -183,7 +183,18 @@ def markdown_to_html(md: str, title: str) -> str:
 
 # ------------------------------------------------------------------ models side by side
 def load_cards(root: str | Path | None = None) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(cards_dir(root).glob("*.json"))]
+    """Every card result file in the cards folder; one that cannot be used (cut short, a JSON list,
+    no ``model`` or ``measures``) is skipped with a warning naming it."""
+    import warnings
+
+    out = []
+    for path in sorted(cards_dir(root).glob("*.json")):
+        try:
+            out.append(read_json_object(path, "card result file", ("model", "measures")))
+        except JSONFileError as exc:
+            warnings.warn(f"xalign: skipped {exc}; run `xalign card` for that model again (or remove the file)",
+                          RuntimeWarning, stacklevel=2)
+    return out
 
 
 def compare_table(root: str | Path | None = None) -> pd.DataFrame:

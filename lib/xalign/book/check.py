@@ -16,12 +16,12 @@ precision, and a reference in another precision is reported as such, not as a di
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xalign.book.results import load_results, safe_name
+from xalign.book.results import load_results, read_result, safe_name
+from xalign.core.jsonfile import JSONFileError
 from xalign.core.paths import PROJECT_ROOT, results_dir
 from xalign.core.precision import EXACT
 
@@ -60,7 +60,7 @@ def make_reference(profile: str = "default", results: Path | None = None, refere
             continue
         target = reference / f"{chapter}.json"
         if target.exists():  # a reference in another precision stays; this one goes beside it
-            existing = result_precision(json.loads(target.read_text(encoding="utf-8")))
+            existing = result_precision(read_result(target, "reference"))
             if existing != result_precision(result):
                 target = reference / f"{chapter}.{precision_label(result_precision(result))}.json"
         shutil.copyfile(result["_path"], target)
@@ -150,7 +150,13 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
         echo(f"no reference results{f' for {chapter!r}' if chapter else ''} in {reference}")
         return False
     all_ok = True
-    loaded = [(path, json.loads(path.read_text(encoding="utf-8"))) for path in refs]
+    loaded = []
+    for path in refs:
+        try:
+            loaded.append((path, read_result(path, "reference")))
+        except JSONFileError as exc:
+            echo(f"FAIL {exc}")
+            all_ok = False
     for path, ref in loaded:
         new = fresh_result(ref, results)
         where = results or results_dir()
@@ -169,6 +175,11 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
             all_ok &= twin
             continue
         checks = check_result(ref, new, abs_tol)
+        if not checks:  # a reference without tables checks nothing: that is no agreement
+            echo(f"{ref['chapter']} ({ref['profile']}, {ref.get('model')}): FAIL {path} holds no tables "
+                 "(nothing to check); make it again with `xalign reference`")
+            all_ok = False
+            continue
         bad = [c for c in checks if not c.ok]
         echo(f"{ref['chapter']} ({ref['profile']}, {ref.get('model')}): "
              f"{len(checks) - len(bad)}/{len(checks)} tables agree")

@@ -22,13 +22,22 @@ def _parse_params(pairs: list[list[str]] | None) -> dict:
 
 
 def clear_cache(root, yes: bool = False) -> int:
-    """Remove what xalign wrote under ``root`` (the sub-folders its marker lists), nothing else."""
-    from xalign.core.paths import CACHE_MARKER, cache_kinds
+    """Remove the sub-folders the cache itself created under ``root`` (each holds its own marker), nothing else.
+
+    A name in the root's marker that is not one plain folder name (``/abs/path``, ``../x``), a link,
+    or a folder that existed before the cache claimed it (no marker of its own) is left alone and named.
+    """
+    from xalign.core.paths import CACHE_MARKER, cache_kinds, owned_cache_dir
 
     if not (root / CACHE_MARKER).exists():
         print(f"xalign: {root} is not an xalign cache (no {CACHE_MARKER} file); nothing removed", file=sys.stderr)
         return 2
-    kinds = [k for k in cache_kinds(root) if (root / k).exists()]
+    listed = cache_kinds(root)
+    kinds = [k for k in listed if owned_cache_dir(root, k) is not None]
+    foreign = [k for k in listed if k not in kinds and (os.path.lexists(root / k) or os.path.isabs(k))]
+    if foreign:
+        print(f"xalign: left alone under {root}: {', '.join(foreign)} (not created by the cache: no marker of its "
+              "own, a link, or a name outside the cache; remove by hand if it is yours to remove)", file=sys.stderr)
     if not yes:
         if not sys.stdin.isatty():
             print(f"xalign: would remove {', '.join(kinds) or 'nothing'} under {root}; "
@@ -39,7 +48,7 @@ def clear_cache(root, yes: bool = False) -> int:
             return 1
     for k in kinds:
         shutil.rmtree(root / k)
-    (root / CACHE_MARKER).write_text("")
+    (root / CACHE_MARKER).write_text("".join(f"{k}\n" for k in listed if k not in kinds))
     print(f"removed {', '.join(kinds) or 'nothing'} under {root}")
     return 0
 
@@ -126,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
-        from xalign.book.runner import find_chapter, model_parameters, run_chapter
+        from xalign.book.runner import OutputPathError, find_chapter, model_parameters, run_chapter
         from xalign.core.profiles import ParameterError
 
         try:
@@ -136,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
             params.update(_parse_params(args.parameter))  # explicit -p wins over --model
             print(run_chapter(args.chapter, params, args.output))
         except (ParameterError, ValueError) as exc:
-            if not isinstance(exc, ParameterError) and "matches" not in str(exc):
+            if not isinstance(exc, (ParameterError, OutputPathError)) and "matches" not in str(exc):
                 raise
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
@@ -170,9 +179,14 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "reference":
         from xalign.book.check import make_reference
         from xalign.book.runner import find_chapter
+        from xalign.core.jsonfile import JSONFileError
 
         chapters = [find_chapter(c) for c in args.chapters] or None
-        written = make_reference(args.profile, args.results, args.reference, chapters)
+        try:
+            written = make_reference(args.profile, args.results, args.reference, chapters)
+        except JSONFileError as exc:  # the reference there cannot be read: say which, replace nothing
+            print(f"xalign: {exc}; remove it to write a new one", file=sys.stderr)
+            return 1
         print("\n".join(str(p) for p in written) or f"no {args.profile} results to copy")
         return 0 if written else 1
     elif args.command == "check":
@@ -206,17 +220,23 @@ def main(argv: list[str] | None = None) -> int:
             paths = D.fetch_many(name, args.pattern)
             print(f"{name}: {len(paths)} files in {paths[0].parent}")
     elif args.command == "cache":
-        from xalign.core.paths import cache_root
+        from xalign.core.paths import CACHE_MARKER, cache_root
 
-        root = cache_root(create=args.action != "clear")
+        root = cache_root(create=False)  # no command here creates or claims a folder
         if args.action == "path":
             print(root)
+            if not root.exists():
+                print(f"xalign: {root} does not exist yet (it is made on first use)", file=sys.stderr)
         elif args.action == "clear":
             return clear_cache(root, args.yes)
         else:
             from xalign.core.cache import EmbeddingCache
 
-            print(f"removed {EmbeddingCache().clear()} cached representations")
+            if not (root / CACHE_MARKER).exists():
+                print(f"xalign: {root} is not an xalign cache (no {CACHE_MARKER} file); nothing removed",
+                      file=sys.stderr)
+                return 2
+            print(f"removed {EmbeddingCache(root / 'embeddings').clear()} cached representations")
     elif args.command == "model":
         from xalign.core.offline_model import materialize_offline_model
 
@@ -229,19 +249,23 @@ def _check(args) -> int:
 
     results = args.results
     if args.rerun:
-        import json
         import tempfile
         from pathlib import Path
 
         from xalign.book.check import REFERENCE_DIR
+        from xalign.book.results import read_result
         from xalign.book.runner import run_chapter
+        from xalign.core.jsonfile import JSONFileError
 
         ref_dir = Path(args.reference) if args.reference else REFERENCE_DIR
         results = results or tempfile.mkdtemp(prefix="xalign-check-")
         os.environ["XALIGN_RESULTS"] = str(Path(results).resolve())
         done = set()
         for path in sorted(ref_dir.glob("*.json")):  # <chapter>.json, <chapter>.<precision>.json: run each once
-            ref = json.loads(path.read_text())
+            try:
+                ref = read_result(path, "reference")
+            except JSONFileError:
+                continue  # check() below names it and fails
             if (args.chapter and args.chapter not in path.stem) or ref["chapter"] in done:
                 continue
             done.add(ref["chapter"])

@@ -29,6 +29,7 @@ import pandas as pd
 
 from xalign import __version__
 from xalign.core.atomic import write_json
+from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
 
@@ -260,21 +261,45 @@ def result_files(chapter: str, profile: str, root: Path | None = None) -> list[P
     return sorted(files, key=lambda p: (_finished(p), p.name), reverse=True)
 
 
+#: the fields every saved result has (a file without them is not a chapter result)
+RESULT_FIELDS = ("chapter", "profile", "tables")
+
+
+def read_result(path: str | Path, what: str = "results file") -> dict:
+    """One saved result (``_path`` added); raises :class:`~xalign.core.jsonfile.JSONFileError` naming
+    the file when it is cut short, not a JSON object or lacks :data:`RESULT_FIELDS`."""
+    res = read_json_object(path, what, RESULT_FIELDS)
+    if not isinstance(res["tables"], dict):
+        raise JSONFileError(f"{what} {path}: 'tables' is a JSON {type(res['tables']).__name__}, expected an object")
+    res["_path"] = str(path)
+    return res
+
+
 def load_results(chapter: str, profile: str, root: Path | None = None) -> list[dict]:
-    """The saved results of one chapter and profile, newest first (``_path`` names each file)."""
+    """The saved results of one chapter and profile, newest first (``_path`` names each file).
+
+    A file that cannot be used (cut short, a JSON list, ...) is skipped with a warning naming it:
+    one damaged result of one model does not stop the status page, ``xalign check`` or the end of
+    a chapter run that only needs the others.
+    """
+    import warnings
+
     out = []
     for path in result_files(chapter, profile, root):
-        res = json.loads(path.read_text(encoding="utf-8"))
-        res["_path"] = str(path)
-        out.append(res)
+        try:
+            out.append(read_result(path))
+        except JSONFileError as exc:
+            warnings.warn(f"xalign: skipped {exc}; rerun its chapter (or remove the file)", RuntimeWarning,
+                          stacklevel=2)
     return out
 
 
 def _finished(path: Path) -> str:
     try:
-        return json.loads(path.read_text(encoding="utf-8")).get("finished") or ""
+        value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return ""
+    return (value.get("finished") or "") if isinstance(value, dict) else ""
 
 
 def _figure_frame(item: str, data) -> pd.DataFrame:

@@ -62,7 +62,7 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
     root = Path(build_root) if build_root else work_root()
     output = Path(output) if output else root / "book" / "chapters" / f"{chapter}.ipynb"
-    output.parent.mkdir(parents=True, exist_ok=True)
+    check_outputs(output, chapter, (parameters or {}).get("profile") or "default")  # before any work too
     nb = jupytext.read(NOTEBOOKS / f"{chapter}.py")
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata.pop("jupytext", None)
@@ -85,6 +85,45 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
             if partial.exists():  # keep the failed notebook for inspection
                 os.replace(partial, output.with_name(f"{chapter}.failed.ipynb"))
     return output
+
+
+class OutputPathError(ValueError):
+    """Where a chapter run would write (its notebook, its results) cannot be written."""
+
+
+def check_outputs(output: Path, chapter: str, profile: str) -> None:
+    """Fail before a chapter runs when its outputs cannot be written, not after it ran.
+
+    Args:
+        output: the executed notebook's path (``-o``); must not be a directory, its folder writable.
+        chapter: the chapter id (its results go to ``<results>/<chapter>/<profile>/``).
+        profile: the run's profile.
+
+    Raises:
+        OutputPathError: naming the path and why (a directory, not writable, cannot be created).
+    """
+    from xalign.core.paths import results_dir
+
+    if output.is_dir():
+        raise OutputPathError(f"output {output} is a directory; give the executed notebook's file path "
+                              f"(e.g. -o {output / f'{chapter}.ipynb'}); nothing was run")
+    _check_writable(output.parent, "the executed notebook's folder")
+    try:
+        results = results_dir() / chapter / profile
+    except OSError as exc:
+        raise OutputPathError(f"the results folder (XALIGN_RESULTS={os.environ.get('XALIGN_RESULTS', '')!r}) "
+                              f"cannot be made: {exc}; nothing was run") from exc
+    _check_writable(results, "the results folder")
+
+
+def _check_writable(folder: Path, what: str) -> None:
+    """Make ``folder`` and write (then remove) a file in it; OutputPathError naming it if that fails."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise OutputPathError(f"{what} {folder} is not writable ({exc.strerror or exc}); nothing was run") from exc
 
 
 #: the parameters that name a chapter's encoder(s), in the order they are looked for in its profile

@@ -38,6 +38,22 @@ def _umask() -> int:
     return mask
 
 
+def follow_umask(path: str | Path) -> None:
+    """Give ``path`` (a file, or a folder and everything in it) the modes a plain ``open``/``mkdir``
+    would have: 0666/0777 less the umask. For what ``mkdtemp``/``mkstemp`` (0700/0600) or a library
+    made private, before it is published in a cache other users share."""
+    path = Path(path)
+    mask = _umask()
+    if not path.is_dir():
+        os.chmod(path, 0o666 & ~mask)
+        return
+    for folder, dirs, files in os.walk(path):
+        os.chmod(folder, 0o777 & ~mask)
+        for name in files:
+            if not os.path.islink(os.path.join(folder, name)):
+                os.chmod(os.path.join(folder, name), 0o666 & ~mask)
+
+
 def write_json(path: str | Path, obj) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, ensure_ascii=False, default=_json_default))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import warnings
 import zipfile
 from pathlib import Path
@@ -101,9 +102,29 @@ class EmbeddingCache:
             write_json(self.json_path(key), value)
 
     def clear(self) -> int:
-        """Delete every entry; returns how many were removed."""
+        """Delete every entry this store wrote; returns how many were removed.
+
+        Only files named like an entry are removed (``<2 hex>/<64 hex>.npz|.json``, and
+        ``memo/<64 hex>.<ext>``, the memo entries): anything else in the folder is left alone.
+        """
+        if not self.root.is_dir():
+            return 0
         n = 0
-        for f in [*self.root.glob("*/*.npz"), *self.root.glob("*/*.json"), *self.root.glob("memo/*.pkl")]:
-            f.unlink()
-            n += 1
+        for f in self.root.glob("*/*"):
+            if f.is_file() and not f.is_symlink() and is_entry_name(f.parent.name, f.name):
+                f.unlink()
+                n += 1
         return n
+
+
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+
+
+def is_entry_name(folder: str, name: str) -> bool:
+    """Whether ``folder/name`` is a name this store gives its entries (see :meth:`EmbeddingCache.clear`)."""
+    stem, dot, ext = name.partition(".")
+    if not dot or not _DIGEST.fullmatch(stem) or "." in ext or not ext.isalnum():
+        return False
+    if folder == "memo":
+        return True
+    return folder == stem[:2] and ext in ("npz", "json")

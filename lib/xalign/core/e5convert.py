@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xalign.core.atomic import follow_umask
 from xalign.core.hashing import file_sha256
 
 MAGIC = b"E5S1"
@@ -283,6 +284,7 @@ def convert_image(image_path: str | Path, out_dir: str | Path) -> Path:
             "image": str(image_path), "image_sha256": file_sha256(image_path),
             "image_version": img.version, "model": "intfloat/multilingual-e5-small",
         }, indent=2))
+        follow_umask(tmp)  # mkdtemp made the folder 0700 and safetensors the weights 0600: a shared cache needs more
         if out_dir.exists():
             shutil.rmtree(out_dir)
         tmp.rename(out_dir)

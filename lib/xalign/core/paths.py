@@ -23,8 +23,10 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 PROJECT_ROOT = PACKAGE_ROOT.parents[1]
 
 
-#: a file in the cache root saying "xalign wrote this folder", with the sub-folders it made (one per line)
+#: a file in the cache root saying "xalign uses this folder as its cache", listing the sub-folders it claimed
 CACHE_MARKER = ".xalign-cache"
+#: a file inside each sub-folder the cache created itself: only such a folder is ever removed whole
+ENTRY_MARKER = ".xalign-cache-entry"
 
 
 def cache_root(create: bool = True) -> Path:
@@ -40,19 +42,52 @@ def cache_root(create: bool = True) -> Path:
 
 
 def cache_kinds(root: Path) -> list[str]:
-    """The sub-folders xalign made in a cache root (from its marker file)."""
+    """The sub-folder names listed in a cache root's marker file (as written: check them with
+    :func:`owned_cache_dir` before acting on one)."""
     marker = root / CACHE_MARKER
     return [k for k in marker.read_text().split("\n") if k] if marker.exists() else []
 
 
-def cache_dir(kind: str) -> Path:
-    """A sub-directory of the cache: ``data``, ``models``, ``embeddings``, ``alignments``, ..."""
-    root = cache_root()
+def check_kind(kind: str) -> str:
+    """``kind`` if it names one direct sub-folder of the cache root ("data", "embeddings"); else ValueError."""
+    if not kind or kind in (".", "..") or "/" in kind or "\\" in kind or kind != kind.strip() or kind.startswith("."):
+        raise ValueError(f"cache sub-folder {kind!r}: must be one plain folder name (no '/', '..', leading '.')")
+    return kind
+
+
+def owned_cache_dir(root: Path, kind: str) -> Path | None:
+    """``root/kind`` when the cache itself created it (a plain folder holding its own
+    :data:`ENTRY_MARKER`, inside ``root`` once resolved); None for any other name or folder
+    (an absolute path, ``..``, a link, a folder that existed before the cache claimed it)."""
+    try:
+        check_kind(kind)
+    except ValueError:
+        return None
     path = root / kind
+    if path.is_symlink() or not path.is_dir() or not (path / ENTRY_MARKER).is_file():
+        return None
+    if path.resolve().parent != root.resolve():
+        return None
+    return path
+
+
+def cache_dir(kind: str) -> Path:
+    """A sub-directory of the cache: ``data``, ``models``, ``embeddings``, ``alignments``, ...
+
+    A folder the cache creates gets its own :data:`ENTRY_MARKER` (so ``xalign cache clear`` may
+    remove it); a folder of that name that was already there is used but never marked, so it is
+    never removed.
+    """
+    root = cache_root()
+    path = root / check_kind(kind)
     if kind not in cache_kinds(root):
         with open(root / CACHE_MARKER, "a") as fh:
             fh.write(kind + "\n")
-    path.mkdir(parents=True, exist_ok=True)
+    try:
+        path.mkdir(parents=False)
+    except FileExistsError:
+        return path
+    (path / ENTRY_MARKER).write_text(f"created by xalign as {root / kind}\n")
     return path
 
 

@@ -109,29 +109,34 @@ def get(name: str) -> Dataset:
 
 
 def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
-    """Local path of file ``relpath`` of data set ``name`` (cache, then mirror, then network)."""
+    """Local path of file ``relpath`` of data set ``name`` (cache, then mirror, then network).
+
+    ``relpath`` must be one of the data set's declared files (``registry.txt``): any other name
+    is refused (no file without a declared sha256 is handed out, and no name reaches outside the
+    mirror or the cache). A cached copy is used only while its sha256 is the registry's.
+    """
     ds = get(name)
     expected = ds.checksums.get(relpath)
-    if expected is None and ds.base_url is None and ds.fetch != "sacrebleu":
+    if expected is None:
         raise DataNotFoundError(
             f"data set {name!r} declares no file {relpath!r} (declared: {', '.join(ds.files()[:8])}"
-            f"{', ...' if len(ds.checksums) > 8 else ''})")
-    target = cache_dir("data") / ds.mirror / relpath
+            f"{', ...' if len(ds.checksums) > 8 else ''}); only the files in {REGISTRY.name} are fetched")
+    data_root = cache_dir("data")
+    target = _file_in(data_root, ds, relpath, "cache")
     if target.exists():
-        if _cached_copy_intact(target, expected):
+        if _cached_copy_intact(ds, target, expected):
             return _record(ds, relpath, target, "cache")
         target.unlink()  # damaged or altered since it was fetched: fetch it again below
     mirror_root = Path(mirror) if mirror else data_mirror()
     if mirror_root is not None:
-        candidate = mirror_root / ds.mirror / relpath
+        candidate = _file_in(mirror_root, ds, relpath, "mirror")
         if candidate.exists():
             actual = file_sha256(candidate)
-            if expected and actual != expected:
+            if actual != expected:
                 raise ChecksumError(f"{candidate}: sha256 {actual} differs from the declared {expected} "
                                     f"(data set {name!r}); the mirror copy is not the declared file")
             with atomic_path(target) as tmp:
                 shutil.copyfile(candidate, tmp)
-            _remember_sha(target, actual)
             return _record(ds, relpath, target, "mirror")
     try:
         _download(ds, relpath, target, expected)
@@ -142,32 +147,49 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
             f"data set {name!r} ({ds.title}): file {relpath!r} is not cached, not in the mirror "
             f"({where}), and could not be downloaded ({how}): {exc}. Set {MIRROR_VARIABLE} "
             f"(or `xalign --data-mirror DIR`) to a folder laid out like the mirror.") from exc
-    _remember_sha(target, file_sha256(target))
     return _record(ds, relpath, target, "download")
 
 
-def _sha_file(target: Path) -> Path:
-    return target.with_name(f".{target.name}.sha256")
+def _file_in(root: Path, ds: Dataset, relpath: str, where: str) -> Path:
+    """``root/<ds.mirror>/<relpath>``, refused unless it stays inside the data set's folder under ``root``.
+
+    Args:
+        root: the mirror root or the cache's ``data/`` folder.
+        ds: the data set (its ``mirror`` names its folder).
+        relpath: a declared file name of the data set.
+        where: "mirror" or "cache", for the error message.
+
+    Returns:
+        The joined (unresolved) path.
+
+    Raises:
+        DataNotFoundError: a part is absolute, or the resolved path leaves ``root/<ds.mirror>``
+            (``..`` in a name, a link pointing elsewhere).
+    """
+    root = Path(root)
+    folder, path = root / ds.mirror, root / ds.mirror / relpath
+    if (Path(ds.mirror).is_absolute() or Path(relpath).is_absolute()
+            or not folder.resolve().is_relative_to(root.resolve())
+            or not path.resolve().is_relative_to(folder.resolve()) or path.resolve() == folder.resolve()):
+        raise DataNotFoundError(f"data set {ds.name!r} file {relpath!r}: {path} is outside the data set's folder "
+                                f"{folder} in the {where}; refused")
+    return path
 
 
-def _remember_sha(target: Path, sha: str) -> None:
-    """Record the sha256 of the copy that was accepted into the cache (checked on every later use)."""
-    with atomic_path(_sha_file(target)) as tmp:
-        tmp.write_text(sha)
+def _cached_copy_intact(ds: Dataset, target: Path, expected: str) -> bool:
+    """True when a cached file has the registry's sha256 (nothing the cache holds is trusted for it).
 
-
-def _cached_copy_intact(target: Path, expected: str | None) -> bool:
-    """True when a cached file still has the sha256 it was accepted with (or the declared one)."""
+    A copy downloaded from a source that serves other bytes than the registry's (a data set with
+    ``verified: false``) is fetched again without a warning; any other difference is reported.
+    """
     import warnings
 
-    accepted = _sha_file(target).read_text().strip() if _sha_file(target).exists() else expected
-    if not accepted:
-        return True
     actual = file_sha256(target)
-    if actual == accepted:
+    if actual == expected:
         return True
-    warnings.warn(f"xalign data: cached copy {target} has sha256 {actual}, expected {accepted}; "
-                  "removed and fetched again", RuntimeWarning, stacklevel=3)
+    if ds.verified or data_mirror() is not None:
+        warnings.warn(f"xalign data: cached copy {target} has sha256 {actual}, the registry declares {expected}; "
+                      "removed and fetched again", RuntimeWarning, stacklevel=3)
     return False
 
 

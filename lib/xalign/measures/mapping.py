@@ -19,13 +19,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xalign.measures.validate import finite
+
 
 def normalize_center(X: np.ndarray, mean: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """L2-normalise rows, subtract the mean (the given one, or X's), normalise again.
 
     Returns the processed rows and the mean used (to apply to other vectors).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = finite("X", X, np.float64)
     X = X / np.maximum(row_norms(X), 1e-12)  # a new array: the steps below work in place
     if mean is None:
         mean = X.mean(0)
@@ -41,8 +43,11 @@ def row_norms(X: np.ndarray) -> np.ndarray:
 
 
 def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Orthogonal W (d x d) minimising ||X W - Y||_F for paired rows X (n, d), Y (n, d)."""
-    X, Y = np.asarray(X, np.float64), np.asarray(Y, np.float64)
+    """Orthogonal W (d x d) minimising ||X W - Y||_F for paired rows X (n, d), Y (n, d).
+
+    Raises ValueError for anchors of different shapes or holding NaN or infinite values.
+    """
+    X, Y = finite("X", X, np.float64), finite("Y", Y, np.float64)
     if X.shape != Y.shape:
         raise ValueError(f"Procrustes needs paired anchors of the same shape, got {X.shape} and {Y.shape}")
     U, _, Vt = np.linalg.svd(X.T @ Y)
@@ -50,8 +55,8 @@ def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 
 def least_squares_map(X: np.ndarray, Y: np.ndarray, ridge: float = 0.0) -> np.ndarray:
-    """Linear M (d x d) minimising ||X M - Y||_F (+ ridge ||M||^2)."""
-    X, Y = np.asarray(X, np.float64), np.asarray(Y, np.float64)
+    """Linear M (d x d) minimising ||X M - Y||_F (+ ridge ||M||^2); X and Y must be finite."""
+    X, Y = finite("X", X, np.float64), finite("Y", Y, np.float64)
     A = X.T @ X + ridge * np.eye(X.shape[1])
     return np.linalg.solve(A, X.T @ Y)
 
@@ -74,12 +79,12 @@ class Alignment:
     def transform_src(self, X: np.ndarray) -> np.ndarray:
         if self.mean_src is not None:
             X, _ = normalize_center(X, self.mean_src)
-        return _times(_times(np.asarray(X, np.float64), self.W), self.M_src).astype(np.float32)
+        return _times(_times(finite("X", X, np.float64), self.W), self.M_src).astype(np.float32)
 
     def transform_tgt(self, Y: np.ndarray) -> np.ndarray:
         if self.mean_tgt is not None:
             Y, _ = normalize_center(Y, self.mean_tgt)
-        return _times(np.asarray(Y, np.float64), self.M_tgt).astype(np.float32)
+        return _times(finite("Y", Y, np.float64), self.M_tgt).astype(np.float32)
 
 
 def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
@@ -98,7 +103,9 @@ def fit_alignment(X: np.ndarray, Y: np.ndarray, mim: bool = False, center: bool 
 def fit_alignments(X: np.ndarray, Y: np.ndarray, mims=(False, True), center: bool = True,
                    ridge: float = 1e-3) -> list[Alignment]:
     """:func:`fit_alignment` for each flag of ``mims``, on the same anchors: the normalising,
-    centring and Procrustes steps they share run once (the values are those of separate fits)."""
+    centring and Procrustes steps they share run once (the values are those of separate fits).
+    Anchors holding NaN or infinite values are a ValueError naming X or Y."""
+    X, Y = finite("X", X), finite("Y", Y)
     if len(X) != len(Y):
         raise ValueError(f"{len(X)} source anchors but {len(Y)} target anchors")
     if len(X) < 2:

@@ -27,6 +27,7 @@ import numpy as np
 from xalign.core.devices import default_device
 from xalign.core.memory import blocks_reused, scratch
 from xalign.measures.mapping import procrustes
+from xalign.measures.validate import finite
 
 
 def _knn(Q, P, k: int, block: int):
@@ -118,7 +119,11 @@ def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np
     """
     import torch
 
-    X, Y = np.asarray(X, np.float32), np.asarray(Y, np.float32)
+    X, Y = finite("X", X, np.float32), finite("Y", Y, np.float32)
+    Zs = None if Zs is None else finite("Zs", Zs, np.float32)
+    Zt = None if Zt is None else finite("Zt", Zt, np.float32)
+    if init is not None:
+        init = finite("init", init)
     if X.shape[0] != Y.shape[0]:
         raise ValueError(f"{X.shape[0]} source anchors but {Y.shape[0]} target anchors")
     if X.shape[0] < 2:

@@ -31,3 +31,34 @@ def same_width(U, V, names: tuple[str, str] = ("U", "V")) -> None:
     if du != dv:
         raise ValueError(f"{names[0]} has vectors of dimension {du} but {names[1]} of dimension {dv}; "
                          "map one space onto the other first")
+
+
+def finite(name: str, X, dtype=None):
+    """``X`` as an array (of ``dtype``, if given), checked to hold only finite numbers.
+
+    A NaN or an infinity in a map's anchors makes the SVD fail (``SVD did not converge``) or never
+    return; this check names the argument instead. The common case costs two reductions (max and
+    min propagate NaN and reach an infinity) and no copy.
+
+    Args:
+        name: the argument's name, for the message.
+        X: array-like of any shape.
+        dtype: the dtype to convert to (None: keep X's).
+
+    Returns:
+        ``np.asarray(X, dtype)``.
+
+    Raises:
+        ValueError: naming ``name``, how many NaN and infinite values it holds and the first one's index.
+    """
+    import numpy as np
+
+    X = np.asarray(X, dtype)
+    if X.size == 0 or not np.issubdtype(X.dtype, np.inexact):
+        return X
+    if np.isfinite(X.max()) and np.isfinite(X.min()):
+        return X
+    bad = ~np.isfinite(X)
+    first = tuple(int(i) for i in np.argwhere(bad)[0])
+    raise ValueError(f"{name} holds {int(np.isnan(X).sum())} NaN and {int(np.isinf(X).sum())} infinite values "
+                     f"(the first at index {first}); vectors must be finite")

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from xalign.measures.validate import finite
+
 
 def _whitening_pair(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(M^T M)^(-1/2)`` and its inverse ``(M^T M)^(1/2)``, from the eigenvectors of M^T M.
@@ -59,7 +61,7 @@ def fit_vecmap(X: np.ndarray, Z: np.ndarray, whiten: bool = True, src_reweight: 
                trg_reweight: float = 0.5, src_dewhiten: str | None = "src", trg_dewhiten: str | None = "trg",
                dim: int | None = None) -> VecMapFit:
     """The multi-step supervised map from anchors X -> Z; see the module docstring."""
-    X, Z = np.asarray(X, np.float64), np.asarray(Z, np.float64)
+    X, Z = finite("X", X, np.float64), finite("Z", Z, np.float64)
     if X.shape != Z.shape:
         raise ValueError(f"anchors must be paired and of one dimension, got {X.shape} and {Z.shape}")
     for name, v in (("src_dewhiten", src_dewhiten), ("trg_dewhiten", trg_dewhiten)):
