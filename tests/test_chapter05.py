@@ -150,6 +150,7 @@ def test_collapsed_classifiers_are_named_and_left_out_of_the_agreement():
     assert "all 3 thesis-configuration MLP runs predict one class for every test pair" in text
     # the median |diff| over the two LR runs that learn (4.0 and 2.0), not over all five
     assert "the 2 runs that learn" in text and "a median 3.0 points (largest 4.0)" in text
+    assert "(multilingual-e5-small features in the thesis configuration vs the thesis' M-BERT)" in text
     only = findings.collapse_summary(_t4([("en", "MLP", 50.0, 100 / 3, 100.0)]))
     assert "agreement at chance says nothing" in only and "median" not in only
 

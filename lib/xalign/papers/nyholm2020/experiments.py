@@ -315,7 +315,7 @@ def evidence(result: Chapter5) -> str:
     (:func:`xalign.papers.nyholm2020.findings.evidence`)."""
     return findings.evidence(result.table4.table, result.xed.table5, result.diagnosis, result.unk_correlation,
                            result.layers.sweep, result.layers.best_layer, result.layers.cbow, result.table4.unk_latin1,
-                           paper_table(PAPER, "table4"), paper_table(PAPER, "table5"))
+                           paper_table(PAPER, "table4"), paper_table(PAPER, "table5"), result.model)
 
 
 def headline(result: Chapter5) -> str:

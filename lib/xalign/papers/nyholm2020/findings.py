@@ -80,7 +80,7 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
             + ".")
 
 
-def collapse_summary(t4: pd.DataFrame, t5: pd.DataFrame | None = None) -> str:
+def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> str:
     """Finding: the thesis-configuration runs that predict one class, and the agreement with the thesis
     over the runs that do not (collapsed classifiers are left out of the agreement)."""
     ours = t4.dropna(subset=["ours"])
@@ -106,17 +106,17 @@ def collapse_summary(t4: pd.DataFrame, t5: pd.DataFrame | None = None) -> str:
               f"a median {gaps.median():.1f} points (largest {gaps.max():.1f})" if len(live) else "")
     if len(coll) and len(live):
         who = "the one run that learns" if len(live) == 1 else f"the {len(live)} runs that learn"
-        text += (f" Leaving those out, {who} ({model_phrase()}) {verb(len(live), 'differs', 'differ')} from the "
+        text += (f" Leaving those out, {who} ({model_phrase(model)}) {verb(len(live), 'differs', 'differ')} from the "
                  f"thesis by {spread}.")
     elif len(coll):
         text += " No run is left to compare with the thesis' numbers: agreement at chance says nothing."
     elif len(live):
         who = "The one run" if len(live) == 1 else f"The {len(live)} runs"
-        text += f" {who} ({model_phrase()}) {verb(len(live), 'differs', 'differ')} from the thesis by {spread}."
+        text += f" {who} ({model_phrase(model)}) {verb(len(live), 'differs', 'differ')} from the thesis by {spread}."
     return text
 
 
-def model_phrase(model: str = "e5-small") -> str:
+def model_phrase(model: str = "multilingual-e5-small") -> str:
     """What an "ours vs thesis" difference compares, in words."""
     return f"{model} features in the thesis configuration vs the thesis' M-BERT"
 
@@ -199,12 +199,13 @@ def thesis_range_note(paper_t5: pd.DataFrame, stated: tuple[float, float] = (25.
 
 def evidence(t4: pd.DataFrame, t5: pd.DataFrame, ladder: pd.DataFrame, corr: pd.DataFrame,
              sweep: pd.DataFrame, best_layer: pd.DataFrame, cbow: Mapping[str, float],
-             unk: Mapping[str, float], paper_t4: pd.DataFrame, paper_t5: pd.DataFrame) -> str:
+             unk: Mapping[str, float], paper_t4: pd.DataFrame, paper_t5: pd.DataFrame,
+             model: str = "multilingual-e5-small") -> str:
     """The chapter's closing section as Markdown: one numbered finding per line, every number from the
     results, each claim stated only where the bootstrap intervals support it (else called unstable)."""
     items = [correlation_finding(corr), utf8_step_summary(ladder), diagnosis_summary(ladder, unk, paper_t4,
                                                                                       with_steps=False),
-             collapse_summary(t4), probe_step_summary(ladder), repaired_summary(t4),
+             collapse_summary(t4, model), probe_step_summary(ladder), repaired_summary(t4),
              "**Pooling and layer.** " + sweep_summary(sweep, best_layer, cbow),
              "**XED.** " + xed_summary(t5), thesis_range_note(paper_t5)]
     return "\n".join(f"{i}. {text}" for i, text in enumerate([t for t in items if t], start=1))
