@@ -212,3 +212,15 @@ def test_log_axes_carry_ticks_only_at_the_plotted_values():
     # the legend sits outside every panel, so it hides no data
     legend = fig.legends[0].get_window_extent()
     assert legend.y1 <= ax.get_window_extent().y0
+
+
+def test_languages_that_overlap_in_the_scatter_share_one_label():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xalign.papers.nyholm2020 import plots
+
+    pts = pd.DataFrame({"lang": ["en", "ar", "bg", "ru"], "classifier": "LR", "UNK %": [28.0, 97.0, 98.0, 99.0],
+                        "thesis acc (%)": [54.4, 33.8, 33.6, 33.0]})
+    texts = [t.get_text() for t in plots.plot_unk_correlation(pts).axes[0].texts]
+    assert sorted(texts) == ["ar, bg, ru", "en"]

@@ -83,6 +83,10 @@ def plot_table4(t4: pd.DataFrame, model: str, classifier: str = "LR"):
     return fig
 
 
+#: unknown-token share (%) above which the scatter's languages share one label (they overlap)
+CROWDED_UNK = 95.0
+
+
 def plot_unk_correlation(points: pd.DataFrame):
     """The thesis' XNLI accuracy against the share of words its input path turns into ``<unk>``."""
     import matplotlib.pyplot as plt
@@ -91,9 +95,15 @@ def plot_unk_correlation(points: pd.DataFrame):
     for clf, marker in (("LR", "o"), ("MLP", "x")):
         pts = points[points["classifier"] == clf].dropna(subset=["UNK %"])
         ax.scatter(pts["UNK %"], pts["thesis acc (%)"], marker=marker, label=f"thesis (M-BERT), {clf}")
-        if clf == "LR":
-            for lang, x, y in zip(pts["lang"], pts["UNK %"], pts["thesis acc (%)"]):
+        if clf == "LR":  # the languages that lose nearly every word sit on top of each other: one label for them
+            crowd = pts["UNK %"] >= CROWDED_UNK
+            for lang, x, y in zip(pts.loc[~crowd, "lang"], pts.loc[~crowd, "UNK %"], pts.loc[~crowd, "thesis acc (%)"]):
                 ax.annotate(lang, (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
+            if crowd.any():
+                c = pts[crowd]
+                ax.annotate(", ".join(sorted(c["lang"])), (c["UNK %"].min(), c["thesis acc (%)"].max()), fontsize=7,
+                            xytext=(-50, 40), textcoords="offset points", ha="right",
+                            arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey"})
     ax.axhline(chance("XNLI"), color="k", ls=":", lw=1, label="chance (33.3 %)")
     ax.set_xlabel("words turned into <unk> on the thesis' input path (%, e5 tokenizer)")
     ax.set_ylabel("thesis XNLI test accuracy (%)")
