@@ -224,3 +224,10 @@ def test_languages_that_overlap_in_the_scatter_share_one_label():
                         "thesis acc (%)": [54.4, 33.8, 33.6, 33.0]})
     texts = [t.get_text() for t in plots.plot_unk_correlation(pts).axes[0].texts]
     assert sorted(texts) == ["ar, bg, ru", "en"]
+
+
+def test_generated_prose_uses_no_myst_roles():
+    """Markdown outputs are rendered as CommonMark by the book, where a {numref} role prints literally."""
+    corr = pd.DataFrame([{"classifier": "LR", "languages": "all thesis languages", "n": 14, "spearman_rho": -0.7,
+                          "p_value": 0.005}])
+    assert "{" not in findings.correlation_finding(corr)

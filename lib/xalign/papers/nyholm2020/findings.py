@@ -185,7 +185,7 @@ def correlation_finding(corr: pd.DataFrame) -> str:
         head = "shows no correlation with the share of lost words that passes p < 0.05"
     return (f"**The input path (our inference from SentEval's code; the thesis does not say so).** The thesis' "
             f"XNLI accuracy {head}: {nums}, with e5's tokenizer standing in for M-BERT's; much of it is the split "
-            f"between the Latin-script languages and the others (see {{numref}}`fig-ch05-unk-correlation`).")
+            f"between the Latin-script languages and the others (the scatter under Table 4).")
 
 
 def thesis_range_note(paper_t5: pd.DataFrame, stated: tuple[float, float] = (25.2, 34.4)) -> str:
