@@ -1,10 +1,15 @@
-"""Chapter 2's smoke run (from the shared book build): tables filled, and values checked."""
+"""Chapter 2: the smoke run's values (from the shared book build), and the page: the notebook only calls
+the library, the generated prose and headline are worded from the numbers, the figures read cleanly."""
 
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import smoke_results
-
-pytestmark = pytest.mark.slow
 
 
 def check_chapter02(res: dict) -> None:
@@ -20,6 +25,10 @@ def check_chapter02(res: dict) -> None:
     assert checks and all(r["ok"] for r in checks)
     for r in checks:
         assert r["got"] == pytest.approx(r["expected"], abs=1e-3), r["check"]
+    # the front page's sentence: one number with its interval, from the run
+    assert res["key_figure"] == "ch02-fig3-points"
+    assert re.search(r"\d+\.\d % of [\d,]+ English test words \(BTSR P@1, 95% CI \d+\.\d–\d+\.\d\)",
+                     res["headline"]), res["headline"]
     # the unmapped space is shown raw and centred; every P@k is a fraction
     original = t["original_space"]["rows"]
     assert sorted(r["centred"] for r in original) == [False, True]
@@ -36,5 +45,151 @@ def check_chapter02(res: dict) -> None:
     assert 0 < ba[("6", "BTSR queries with a type vector")]["after"] <= 100
 
 
+@pytest.mark.slow
 def test_chapter02_smoke_results(built_book):
     check_chapter02(smoke_results(built_book, "02_btsr_contextual_alignment"))
+
+
+# --------------------------------------------------------------------------- the page (fast: no run needed)
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_btsr_contextual_alignment.py"
+
+
+def _code_cells(text: str) -> list[str]:
+    cells = re.split(r"^# %%.*$", text, flags=re.MULTILINE)
+    heads = re.findall(r"^# %%.*$", text, flags=re.MULTILINE)
+    return [body for head, body in zip(heads, cells[1:]) if "[markdown]" not in head]
+
+
+def test_notebook_is_short_and_only_calls_the_library():
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 350
+    for cell in _code_cells(text):
+        loops = [n for n in ast.walk(ast.parse(cell)) if isinstance(n, (ast.For, ast.While, ast.comprehension))]
+        assert not loops, f"a loop in a chapter cell:\n{cell}"
+        assert "print(" not in cell and "plt.show" not in cell and not cell.strip().endswith("P")
+    assert text.count('tags=["show-input"]') == 1
+    assert "run.set_headline(" in text and text.index("run.set_headline(") < text.index("run.save()")
+    assert "## What the evidence supports" in text
+    # process text lives in the errata, not on the page
+    for phrase in ("What changed in this version", "50 times less", "15-35", "not installable here"):
+        assert phrase not in text, phrase
+
+
+def test_notebook_labels_the_paper_items_and_captions_every_figure():
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    for label in ("ch02-table3", "ch02-table4", "ch02-fig3-points", "ch02-fig-1", "ch02-fig-2"):
+        assert f"# ({label})=\n# #" in text, label
+    names = re.findall(r'display\.figure\("([^"]+)"', text)
+    assert names
+    for name in names:
+        assert f"# ```{{glue:figure}} {name}\n# :name: fig-{name}\n#\n# **Paper's Fig." in text, name
+
+
+def _grid(variant="multi_en->multi_zh", n=4428, avg_mim=0.746, avg_orig=0.715, dict_orig=0.715, sr=0.953):
+    rows = []
+    for level in ("token", "avg_type", "iso_type"):
+        for signal in ("wa", "sa"):
+            for tech in ("orig", "mim"):
+                p5 = 0.70
+                if (level, signal) == ("avg_type", "wa"):
+                    p5 = avg_mim if tech == "mim" else avg_orig
+                rows.append({"variant": variant, "level": level, "signal": signal, "technique": tech, "n": n,
+                             "btsr_p1": p5 / 2, "btsr_p5": p5, "sr_token": sr})
+    for level in ("avg_type", "iso_type"):
+        for tech in ("orig", "mim"):
+            rows.append({"variant": variant, "level": level, "signal": "dict", "technique": tech, "n": 0,
+                         "btsr_p1": 0.35, "btsr_p5": dict_orig if level == "avg_type" and tech == "orig" else 0.7,
+                         "sr_token": 0.9})
+    g = pd.DataFrame(rows)
+    g["method"] = g["level"] + " " + g["signal"] + " " + g["technique"]
+    return g
+
+
+def _fixtures(**kw):
+    g = _grid(**kw)
+    largest = pd.Series({"multi_en->multi_zh": 4428})
+    original = pd.DataFrame([{"variant": "multi_en->multi_zh", "centred": c, "btsr_p1": 0.35, "btsr_p5": 0.70,
+                              "sr_token": 0.95, "sr_type": 0.7, "bcws": 0.62, "scws": 0.67} for c in (False, True)])
+    base = pd.DataFrame([{"variant": "multi_en->multi_zh", "baseline": "BL(word) avg_type [type]", "btsr_p5": 0.5}])
+    stats = pd.DataFrame([{"pair": "en-zh", "candidates": 8000, "test_pairs": 347}])
+    paper_t3 = pd.DataFrame({"value": [14.8, 35.4, 20.0]})
+    return g, original, base, largest, stats, paper_t3
+
+
+def test_times_less_is_computed_not_typed():
+    from xalign.papers.liu2020.report import times_less
+
+    assert times_less([4428, 4413]) == "45 times less"
+    assert times_less([4428, 2000]) == "45-100 times less"
+    assert times_less([]) == "no training text to compare"
+
+
+def test_evidence_states_only_differences_beyond_the_run_to_run_spread():
+    from xalign.papers.liu2020.report import evidence
+
+    g, original, base, largest, stats, paper_t3 = _fixtures()
+    text = evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
+    assert "14.8-35.4 %" in text and "45 times less" in text and "en-zh: 8,000" in text
+    assert "a different model (multilingual-e5-small, not the paper's mBERT)" in text
+    # MIM on avg_type wa: +3.1 points, inside the 5-point spread: unstable, not "helps"
+    assert "MIM on `avg_type wa`: unstable: with and without MIM differ by +3.1 points" in text
+    # context: 74.6 vs BL(word) 50.0 = +24.6 points, beyond the spread: a finding
+    assert "context helps (+24.6 points)" in text
+    assert not re.search(r"\bnan\b", text, re.IGNORECASE)
+    # equal levels are said to be equal, never "differ by +0.0"
+    tie = evidence(*_fixtures(avg_mim=0.70, avg_orig=0.70, dict_orig=0.70)[:4], ["multi_en->multi_zh"], stats,
+                   paper_t3)
+    assert "+0.0" not in tie and "-0.0" not in tie and "no difference: with and without MIM score the same" in tie
+    # a larger MIM gain becomes a finding, a smaller spread turns +3.1 into one too
+    big = evidence(*_fixtures(avg_mim=0.80)[:4], ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
+    assert "MIM on `avg_type wa`: it helps (+8.5 points)" in big
+    assert "it helps (+3.1 points)" in evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3,
+                                                 spread=1.0)
+
+
+def test_headline_gives_p1_with_a_wilson_interval_over_the_test_pairs():
+    from scipy.stats import binomtest
+
+    from xalign.papers.liu2020.report import headline
+
+    g, _, _, largest, stats, _ = _fixtures()
+    line = headline(g, largest, stats, "multi_en->multi_zh", "multilingual-e5-small")
+    ci = binomtest(round(0.373 * 347), 347).proportion_ci(method="wilson")
+    assert f"37.3 % of 347 English test words (BTSR P@1, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f})" in line
+    assert "8,000 en-zh candidates" in line
+    assert headline(g, largest, stats.assign(pair="en-es"), "multi_en->multi_zh", "m") == ""
+
+
+def test_wordsim_note_and_tables_show_units_and_no_nan():
+    from xalign.book.display import table_html
+    from xalign.papers.liu2020.report import original_shown, shown, wordsim_note
+
+    assert wordsim_note(1000, 2091, 1000, 2003) == ("This run scores 1,000 of 2,091 BCWS items and 1,000 of 2,003 "
+                                                     "SCWS pairs (a random sample with the run's seed where it uses "
+                                                     "fewer).")
+    assert wordsim_note(2091, 2091, 50, 2003).startswith("This run scores all 2,091 BCWS items and 50 of 2,003")
+    _, original, *_ = _fixtures()
+    shown_o = original_shown(original.assign(bcws=np.nan))
+    assert "BTSR P@5 (%)" in shown_o.columns and shown_o["BTSR P@5 (%)"].iloc[0] == 70.0
+    html = table_html(shown_o)
+    assert "nan" not in html.lower()
+    t3 = shown(pd.DataFrame({"variant": ["a"], "paper": [30.0], "ours": [np.nan], "diff": [np.nan]}))
+    assert list(t3.columns) == ["variant", "paper (P@5 %)", "ours (P@5 %)", "diff (ours − paper, points)"]
+
+
+def test_curve_plot_puts_ticks_at_the_sizes_and_the_legend_outside():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xalign.papers.liu2020.report import curve_plot
+
+    g = pd.concat([_grid(n=n) for n in (100, 500, 1000, 2000, 4428)], ignore_index=True)
+    points = pd.DataFrame([{"variant": "multi_en->multi_zh", "method": "avg_type wa orig", "n": 100, "value": 34.07}])
+    fig = curve_plot(g, "btsr_p5", "BTSR P@5 (%)", ["multi_en->multi_zh"], paper_points=points)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["100", "500", "1,000", "2,000", "4,428"]
+    assert not [t for t in ax.get_xticklabels(minor=True) if t.get_text()]
+    assert ax.get_legend() is None and fig.legends
+    assert fig.legends[0].get_window_extent().y1 <= ax.get_window_extent().y0
+    assert any("paper (text)" in t.get_text() for t in fig.legends[0].get_texts())

@@ -1,10 +1,18 @@
-"""Chapter 5's smoke run (from the shared book build): tables filled, and known answers hold."""
+"""Chapter 5 (Nyholm 2020): the page's generated prose, tables and figures, the notebook's shape,
+and the smoke run's known answers (from the shared book build)."""
 
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
 import pytest
 
 from conftest import smoke_results
+from xalign.papers.nyholm2020 import findings, report, wording
 
-pytestmark = pytest.mark.slow
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "05_feature_based_transfer.py"
 
 
 def check_chapter05(res: dict) -> None:
@@ -27,7 +35,199 @@ def check_chapter05(res: dict) -> None:
     assert {r["n"] for r in corr if r["languages"] == "all thesis languages"} == {14}
     # Table 6 is labelled as selection on test
     assert all("selection on test" in r["selection"] for r in res["tables"]["table6"]["rows"] if r["ours"] is not None)
+    # the front page's sentence: one number with its interval, from the run
+    assert res["key_figure"] == "ch05-table4"
+    assert re.search(r"\d+\.\d % \(95% CI \d+\.\d–\d+\.\d\)", res["headline"]), res["headline"]
+    assert {r["lang"] for r in res["tables"]["unk_share"]["rows"]} >= {"en", "zh"}
 
 
+@pytest.mark.slow
 def test_chapter05_smoke_results(built_book):
     check_chapter05(smoke_results(built_book, "05_feature_based_transfer"))
+
+
+# --------------------------------------------------------------------------- the notebook only calls
+def _code_cells(text: str) -> list[str]:
+    cells = re.split(r"^# %%.*$", text, flags=re.MULTILINE)
+    heads = re.findall(r"^# %%.*$", text, flags=re.MULTILINE)
+    return [body for head, body in zip(heads, cells[1:]) if "[markdown]" not in head]
+
+
+def test_notebook_is_short_and_only_calls_the_library():
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 350
+    for cell in _code_cells(text):
+        tree = ast.parse(cell)
+        loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.comprehension))]
+        assert not loops, f"a loop in a chapter cell:\n{cell}"
+        assert "print(" not in cell and "plt.show" not in cell
+    assert text.count('tags=["show-input"]') == 1
+    assert "run.set_headline(" in text and text.index("run.set_headline(") < text.index("run.save()")
+    assert "## What the evidence supports" in text
+
+
+def test_notebook_labels_every_paper_item_and_captions_every_figure():
+    import yaml
+
+    from xalign.core.paths import PACKAGE_ROOT
+
+    text = NOTEBOOK.read_text(encoding="utf-8")
+    items = yaml.safe_load((PACKAGE_ROOT / "papers" / "nyholm2020" / "paper.yaml").read_text())["items"]
+    for item in items:
+        label = f"# (ch05-{item['key'].lower().replace('_', '-')})="
+        assert label in text, label
+        heading = text.split(label, 1)[1].lstrip("\n").split("\n", 1)[0]
+        assert heading.startswith("# #"), f"{label} is not followed by a heading: {heading!r}"
+    for name in re.findall(r'display\.figure\("([^"]+)"', text):
+        assert f"# ```{{glue:figure}} {name}\n# :name: fig-{name}\n" in text, name
+
+
+# --------------------------------------------------------------------------- generated prose
+
+
+def _ladder(rows):
+    cols = ["task", "step", "probe", "acc", "acc_lo", "acc_hi", "pred_majority_share"]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def _step(task, letter, probe, acc, half=4.0, share=50.0):
+    return [task, f"{letter} step", probe, acc, acc - half, acc + half, share]
+
+
+def test_change_phrase_is_worded_from_the_numbers():
+    assert wording.change_phrase([0.0, 0.01]) == "leaves accuracy unchanged in all 2 runs"
+    assert wording.change_phrase([2.0, 2.0]) == "raises accuracy by 2.0 points"
+    assert wording.change_phrase([1.0]) == "raises accuracy by 1.0 point"
+    assert wording.change_phrase([-3.0, -1.0]) == "lowers accuracy by 1.0 to 3.0 points"
+    assert wording.change_phrase([-2.0, 3.1, 0.0]) == "changes accuracy by -2.0 to +3.1 points (up in 1, down in 1 of 3)"
+    assert wording.change_phrase([np.nan]) == "has no accuracy to compare"
+    for deltas in ([0.0], [0.0, 0.0], [1.5, 1.5], [-0.5]):
+        assert not re.search(r"\b0\.0 to|by [-+]?0\.0\b", wording.change_phrase(deltas)), deltas
+
+
+def test_runs_with_and_some_of_never_read_zero_of():
+    assert wording.runs_with(0, 2) == "neither run has its"
+    assert wording.runs_with(2, 2) == "both runs have their"
+    assert wording.runs_with(1, 5) == "1 of 5 runs has its"
+    assert wording.runs_with(0, 6) == "none of the 6 runs has its"
+    assert wording.some_of(9, 9) == "all 9" and wording.some_of(1, 1) == "the one"
+
+
+def test_utf8_step_without_a_consistent_effect_says_so_with_its_numbers():
+    # the audit's numbers (float32 default run): LR en 44.7 -> 44.7, fr 33.3 -> 39.8, vi 38.2 -> 33.3; MLP collapsed
+    rows = []
+    for lang, a, b in (("en", 44.7, 44.7), ("fr", 33.3, 39.8), ("vi", 38.2, 33.3)):
+        rows += [_step(f"XNLI {lang}", "A", "LR", a), _step(f"XNLI {lang}", "B", "LR", b),
+                 _step(f"XNLI {lang}", "A", "MLP", 100 / 3, share=100.0),
+                 _step(f"XNLI {lang}", "B", "MLP", 100 / 3, share=100.0)]
+    text = findings.utf8_step_summary(_ladder(rows))
+    assert "no consistent effect" in text
+    assert "LR en 44.7 -> 44.7, fr 33.3 -> 39.8, vi 38.2 -> 33.3" in text
+    assert "MLP predicts one class at both steps in every language run (33.3 %)" in text
+    assert "partly supported" not in text
+
+
+def test_utf8_step_that_helps_everywhere_is_stated_as_such():
+    rows = []
+    for lang in ("en", "fr"):
+        rows += [_step(f"XNLI {lang}", "A", "LR", 35.0, half=2), _step(f"XNLI {lang}", "B", "LR", 45.0, half=2)]
+    assert "raises accuracy, with separate intervals, in every run that learns" in findings.utf8_step_summary(_ladder(rows))
+    # overlapping intervals: no claim
+    rows = [_step("XNLI en", "A", "LR", 40.0), _step("XNLI en", "B", "LR", 42.0)]
+    assert "shows no effect beyond the bootstrap intervals" in findings.utf8_step_summary(_ladder(rows))
+
+
+def _t4(rows):
+    frame = pd.DataFrame(rows, columns=["lang", "classifier", "paper", "ours", "majority share"])
+    frame["diff"] = frame["ours"] - frame["paper"]
+    return frame
+
+
+def test_collapsed_classifiers_are_named_and_left_out_of_the_agreement():
+    t4 = _t4([("en", "MLP", 50.0, 100 / 3, 100.0), ("fr", "MLP", 45.0, 100 / 3, 100.0),
+              ("de", "MLP", 40.0, 100 / 3, 100.0), ("en", "LR", 54.0, 50.0, 60.0), ("fr", "LR", 40.0, 42.0, 70.0)])
+    text = findings.collapse_summary(t4)
+    assert "all 3 thesis-configuration MLP runs predict one class for every test pair" in text
+    # the median |diff| over the two LR runs that learn (4.0 and 2.0), not over all five
+    assert "the 2 runs that learn" in text and "a median 3.0 points (largest 4.0)" in text
+    assert "(multilingual-e5-small features in the thesis configuration vs the thesis' M-BERT)" in text
+    only = findings.collapse_summary(_t4([("en", "MLP", 50.0, 100 / 3, 100.0)]))
+    assert "agreement at chance says nothing" in only and "median" not in only
+
+
+def test_probe_step_claims_only_what_the_intervals_support():
+    ladder = _ladder([_step("XNLI en", "D", "LR", 40.0, half=3), _step("XNLI en", "E", "LR", 60.0, half=3),
+                      _step("XED en", "D", "LR", 30.0), _step("XED en", "E", "LR", 31.0)])
+    text = findings.probe_step_summary(ladder)
+    assert "in 1 of 2 tasks (XNLI en)" in text and "unstable" in text
+    assert "XNLI en 40.0 -> 60.0 %" in text
+
+
+def test_headline_has_one_number_and_its_interval():
+    t4 = pd.DataFrame([{"lang": "en", "classifier": "LR", "paper": 54.4, "repaired": 58.9,
+                        "repaired CI lo": 54.4, "repaired CI hi": 63.3},
+                       {"lang": "en", "classifier": "MLP", "paper": 50.0, "repaired": 61.0,
+                        "repaired CI lo": 56.0, "repaired CI hi": 65.0}])
+    line = findings.headline(t4, "multilingual-e5-small")
+    assert "58.9 % (95% CI 54.4–63.3) on XNLI en" in line and "61.0" not in line
+    assert findings.headline(t4.assign(repaired=np.nan), "m") == ""
+
+
+def test_shown_folds_intervals_and_marks_missing_cells():
+    t = pd.DataFrame({"lang": ["en", "fr"], "classifier": ["LR", "LR"], "paper": [54.4, 50.0],
+                      "ours": [40.0, np.nan], "ours CI lo": [35.0, np.nan], "ours CI hi": [45.0, np.nan],
+                      "diff": [-14.4, np.nan]})
+    full, short = report.shown(t, ["lang", "classifier"])
+    assert short == ["lang", "classifier", "thesis (%)", "ours, thesis configuration (%) [95% CI]",
+                     "diff (ours − thesis, points)"]
+    assert full.loc[0, "ours, thesis configuration (%) [95% CI]"] == "40.0 [35.0, 45.0]"
+    assert pd.isna(full.loc[1, "ours, thesis configuration (%) [95% CI]"])  # not the text "nan" or ""
+    from xalign.book.display import MISSING, table_html
+
+    html = table_html(full[short])
+    assert "nan" not in html.lower() and html.count(f">{MISSING}<") == 2
+
+
+# --------------------------------------------------------------------------- figures
+def test_log_axes_carry_ticks_only_at_the_plotted_values():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xalign.papers.nyholm2020 import plots
+
+    size = pd.DataFrame({"task": ["XNLI en"] * 5, "hidden units": [0, 5, 20, 50, 200],
+                         "acc": [50.0, 52.0, 53.0, 54.0, 55.0]})
+    fig = plots.plot_classifier_size(size)
+    ax = fig.axes[0]
+    fig.canvas.draw()
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["LR", "5", "20", "50", "200"]
+    assert not [t for t in ax.get_xticklabels(minor=True) if t.get_text()]
+    curves = pd.DataFrame({"task": ["XED en"] * 4, "features": ["repaired", "repaired", "thesis", "thesis"],
+                           "n_train": [250, 5773, 250, 5773], "acc": [30.0, 40.0, 20.0, 21.0]})
+    fig = plots.plot_learning_curve(curves)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["250", "5,773"]
+    assert not [t for t in ax.get_xticklabels(minor=True) if t.get_text()]
+    # the legend sits outside every panel, so it hides no data
+    legend = fig.legends[0].get_window_extent()
+    assert legend.y1 <= ax.get_window_extent().y0
+
+
+def test_languages_that_overlap_in_the_scatter_share_one_label():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xalign.papers.nyholm2020 import plots
+
+    pts = pd.DataFrame({"lang": ["en", "ar", "bg", "ru"], "classifier": "LR", "UNK %": [28.0, 97.0, 98.0, 99.0],
+                        "thesis acc (%)": [54.4, 33.8, 33.6, 33.0]})
+    texts = [t.get_text() for t in plots.plot_unk_correlation(pts).axes[0].texts]
+    assert sorted(texts) == ["ar, bg, ru", "en"]
+
+
+def test_generated_prose_uses_no_myst_roles():
+    """Markdown outputs are rendered as CommonMark by the book, where a {numref} role prints literally."""
+    corr = pd.DataFrame([{"classifier": "LR", "languages": "all thesis languages", "n": 14, "spearman_rho": -0.7,
+                          "p_value": 0.005}])
+    assert "{" not in findings.correlation_finding(corr)

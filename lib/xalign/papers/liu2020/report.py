@@ -6,6 +6,8 @@ Markdown text; numbers in prose come from these frames, never by hand.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
 from xalign.papers.liu2020.constants import LEVELS
@@ -71,15 +73,21 @@ def baselines_table(spaces: dict, largest: pd.Series, original: pd.DataFrame) ->
     return pd.concat(frames, ignore_index=True)
 
 
-def curve_plot(grid: pd.DataFrame, metric: str, ylabel: str, variants, extra: dict | None = None):
+def curve_plot(grid: pd.DataFrame, metric: str, ylabel: str, variants, extra: dict | None = None,
+               paper_points: pd.DataFrame | None = None):
     """One panel per variant: metric (x100) against the training size; dict maps and the unaligned
-    space (``extra``: variant -> value) as flat lines."""
+    space (``extra``: variant -> value) as flat lines; the paper's quoted points (``paper_points``:
+    variant, method, n, value in %) as stars where a panel's variant has them."""
     import matplotlib.pyplot as plt
     import seaborn as sns
 
     fig, axes = plt.subplots(1, len(variants), figsize=(6.5 * len(variants), 4.2), squeeze=False, sharey=True)
     for ax, v in zip(axes[0], variants):
         d = grid[(grid.variant == v) & (grid.signal != "dict") & (grid.technique == "orig")].dropna(subset=[metric])
+        if not len(d):  # e.g. BCWS for a variant without Chinese
+            ax.text(0.5, 0.5, f"no {ylabel} for {v}", ha="center", va="center", transform=ax.transAxes)
+            ax.set_title(v)
+            continue
         sns.lineplot(data=d.assign(y=100 * d[metric]), x="n", y="y", hue="level", style="signal", markers=True,
                      ax=ax, hue_order=list(LEVELS))
         flat = grid[(grid.variant == v) & (grid.signal == "dict") & (grid.technique == "orig")]
@@ -87,8 +95,12 @@ def curve_plot(grid: pd.DataFrame, metric: str, ylabel: str, variants, extra: di
             ax.axhline(100 * r[metric], ls=":", color=c, label=f"{r.level} dict orig")
         if extra is not None and v in extra:
             ax.axhline(100 * extra[v], ls="--", color="grey", label="no mapping (centred)")
-        _axes(ax, ylabel, v)
-    fig.tight_layout()
+        if paper_points is not None:
+            for r in paper_points[paper_points["variant"] == v].itertuples():
+                ax.scatter([r.n], [r.value], marker="*", s=90, color="black", zorder=5,
+                           label=f"paper (text): {r.method}, n = {r.n}")
+        _axes(ax, ylabel, v, sorted(d["n"].unique()))
+    _legend_outside(fig, axes[0])
     return fig
 
 
@@ -112,17 +124,37 @@ def retrieval_plot(grid: pd.DataFrame, original: pd.DataFrame, variants):
         d = sr[(sr.variant == v) & (sr.signal != "dict") & (sr.technique == "orig")]
         sns.lineplot(data=d.assign(y=100 * d.sr), x="n", y="y", hue="level", style="signal", markers=True, ax=ax)
         ax.axhline(100 * base.loc[v, "sr_token"], ls="--", color="grey", label="no mapping (centred)")
-        _axes(ax, "sentence retrieval P@5 (%)", v)
-    fig.tight_layout()
+        _axes(ax, "sentence retrieval P@5 (%)", v, sorted(d["n"].unique()))
+    _legend_outside(fig, axes[0])
     return fig
 
 
-def _axes(ax, ylabel: str, title: str) -> None:
+def _axes(ax, ylabel: str, title: str, sizes=()) -> None:
+    """Log x axis with ticks only at the plotted training sizes (no overlapping minor labels)."""
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
     ax.set_xscale("log")
+    if len(sizes):
+        ax.xaxis.set_major_locator(FixedLocator([float(n) for n in sizes]))
+        ax.set_xticklabels([f"{int(n):,}" for n in sizes])
+        ax.xaxis.set_minor_locator(NullLocator())
+        ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("parallel sentence pairs used for the alignment")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize=7)
+
+
+def _legend_outside(fig, axes) -> None:
+    """One legend for all panels, below them (it hides no data); the panels' own legends removed."""
+    handles: dict = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    fig.tight_layout()
+    fig.legend(list(handles.values()), list(handles.keys()), loc="upper center", bbox_to_anchor=(0.5, 0.0),
+               ncol=4, frameon=False, fontsize=7)
 
 
 def summary_markdown(grid: pd.DataFrame, original: pd.DataFrame, base: pd.DataFrame, largest: pd.Series,
@@ -176,3 +208,142 @@ def change_paragraph(ba: pd.DataFrame) -> str:
             f"type vectors from training text only move it from {ty[0]} to {ty[1]}{sub}; centring the unmapped "
             f"space moves its P@5 from {nm[0]} to {nm[1]}.")
     return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- the page: tables and prose
+#: the paper's training text for Table 3 and Table 4 (parallel sentence pairs)
+PAPER_TRAINING_PAIRS = 200_000
+#: the largest change of a Table 3 cell (BTSR P@5, points) over four cold runs of the default profile,
+#: measured when the word aligner still drew its own random seed; until the chapter runs several seeds,
+#: a difference smaller than this is reported as unstable, not as a finding
+COLD_RUN_SPREAD = 5.0
+
+
+def shown(frame: pd.DataFrame, unit: str = "P@5 %") -> pd.DataFrame:
+    """A compared frame (``paper``, ``ours``, ``diff``) for :func:`xalign.book.display.table`, the unit in
+    the headers."""
+    return frame.rename(columns={"paper": f"paper ({unit})", "ours": f"ours ({unit})",
+                                 "diff": "diff (ours − paper, points)"})
+
+
+def btsr_samples(pair_data: dict[str, PairData], n: int = 8, seed: int = 0) -> pd.DataFrame:
+    """A random sample of each language pair's test pairs, one frame with a ``pair`` column first."""
+    from xalign.papers.liu2020.grid import btsr_sample
+
+    frames = [btsr_sample(d, n=n, seed=seed).assign(pair=f"en-{lang}") for lang, d in pair_data.items()]
+    out = pd.concat(frames, ignore_index=True)
+    return out[["pair", *[c for c in out.columns if c != "pair"]]]
+
+
+def times_less(ours: Sequence[float], paper: float = PAPER_TRAINING_PAIRS) -> str:
+    """``"45 times less"`` (or ``"45-46 times less"``): the paper's training text over ours, computed."""
+    ratios = sorted({round(paper / float(n)) for n in ours if n})
+    if not ratios:
+        return "no training text to compare"
+    return (f"{ratios[0]} times less" if len(ratios) == 1 else f"{ratios[0]}-{ratios[-1]} times less")
+
+
+def wordsim_note(n_bcws: int, total_bcws: int, n_scws: int, total_scws: int) -> str:
+    """How many BCWS and SCWS items the run scores, of how many in the files."""
+    part = lambda n, total: f"all {total:,}" if n >= total else f"{n:,} of {total:,}"
+    return (f"This run scores {part(n_bcws, total_bcws)} BCWS items and {part(n_scws, total_scws)} SCWS pairs "
+            f"(a random sample with the run's seed where it uses fewer).")
+
+
+def scale_note(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, paper_t3: pd.DataFrame,
+               model: str = "multilingual-e5-small") -> str:
+    """Why our P@k levels are not the paper's: our range, the paper's range, candidates, training text."""
+    best = grid[grid.signal.isin(["wa", "sa"]) & (grid.n == grid.variant.map(largest))]
+    ours = 100 * best["btsr_p5"].dropna()
+    cands = ", ".join(f"{r['pair']}: {int(r['candidates']):,}" for _, r in stats.iterrows())
+    return (f"**Levels are not comparable with the paper's.** Our BTSR P@5 at the largest training size spans "
+            f"{ours.min():.1f}-{ours.max():.1f} %, the paper's Table 3 {paper_t3['value'].min():.1f}-"
+            f"{paper_t3['value'].max():.1f} %: far fewer candidates ({cands}; the paper 200,000), an automatically "
+            f"built set, {model_words(model)} and "
+            f"{times_less(largest.values)} training text ({', '.join(f'{int(n):,}' for n in largest.values)} "
+            f"sentence pairs; the paper {PAPER_TRAINING_PAIRS:,}).")
+
+
+def model_words(model: str) -> str:
+    """What model ran, against the paper's, in words."""
+    if model in ("bert-base-multilingual-cased", "bert-base-multilingual-uncased"):
+        return f"the paper's own model ({model})"
+    return f"a different model ({model}, not the paper's mBERT)"
+
+
+def _judge(d: float, spread: float, up: str, down: str, what: str) -> str:
+    """A difference (points) worded as a finding only beyond the run-to-run spread."""
+    if abs(d) < 0.05:  # equal to the first decimal: say so, never "differ by +0.0"
+        return f"no difference: {what} score the same"
+    if d >= spread:
+        return f"{up} ({d:+.1f} points)"
+    if d <= -spread:
+        return f"{down} ({d:+.1f} points)"
+    return f"unstable: {what} differ by {d:+.1f} points, within the {spread:.1f}-point run-to-run spread"
+
+
+def evidence(grid: pd.DataFrame, original: pd.DataFrame, base: pd.DataFrame, largest: pd.Series, variants,
+             stats: pd.DataFrame, paper_t3: pd.DataFrame, spread: float = COLD_RUN_SPREAD,
+             model: str = "multilingual-e5-small") -> str:
+    """The closing section as Markdown: the paper's claims checked on this run, every number computed, each
+    difference stated as a finding only where it exceeds the run-to-run ``spread`` (points)."""
+    cen = unmapped(original, True)
+    items = [scale_note(grid, largest, stats, paper_t3, model)]
+    for v in variants:
+        g = grid[(grid.variant == v) & grid.n.isin([largest[v], 0])].set_index("method")
+        p5 = 100 * g["btsr_p5"]
+        b = 100 * base[base.variant == v].set_index("baseline")["btsr_p5"]
+        levels = {lv: p5[[m for m in p5.index if m.startswith(lv + " ")]].max() for lv in LEVELS}
+        other = max(x for lv, x in levels.items() if lv != "avg_type")
+        mim = p5.get("avg_type wa mim")
+        claims = [
+            "`avg_type` as the most robust level: " + _judge(
+                levels["avg_type"] - other, spread, "it leads the other levels", "another level leads it",
+                "its best map and the other levels' best"),
+            "MIM on `avg_type wa`: " + _judge(
+                mim - p5.get("avg_type wa orig"), spread, "it helps", "it hurts", "with and without MIM"),
+            "a 5k dictionary against parallel text (`avg_type`, no MIM): " + _judge(
+                p5.get("avg_type dict orig") - p5.get("avg_type wa orig"), spread, "the dictionary is better",
+                "parallel text is better", "the two"),
+            "what the map adds (`avg_type wa mim` against the centred unmapped space): " + _judge(
+                mim - 100 * cen.loc[v, "btsr_p5"], spread, "the map helps", "the map hurts",
+                "the mapped and unmapped spaces"),
+            "what the context adds (`avg_type wa mim` against `BL(word)`): " + _judge(
+                mim - b["BL(word) avg_type [type]"], spread, "context helps", "the word alone does better",
+                "word in context and word alone"),
+            "BTSR against sentence retrieval (`avg_type wa mim`, both P@5): " + _judge(
+                100 * g.loc["avg_type wa mim", "sr_token"] - mim, spread, "BTSR is the harder task",
+                "BTSR is the easier task", "the two tasks"),
+        ]
+        items.append(f"**{v}** (maps from {int(largest[v]):,} sentence pairs; BTSR P@5): " + "; ".join(claims) + ".")
+    return "\n".join(f"{i}. {t}" for i, t in enumerate(items, start=1))
+
+
+def headline(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, variant: str, model: str,
+             method: str = "avg_type wa mim") -> str:
+    """The chapter in one sentence: BTSR P@1 of ``method`` for ``variant`` with its Wilson 95 % interval over
+    the test pairs (P@1 because P@5 cannot tell the senses apart on this set: few same-form candidates)."""
+    from scipy.stats import binomtest
+
+    row = grid[(grid.variant == variant) & (grid.method == method) & (grid.n == largest[variant])]
+    lang = variant.rsplit("_", 1)[-1]
+    st = stats[stats["pair"] == f"en-{lang}"]
+    if not len(row) or not len(st):
+        return ""
+    n, p1 = int(st["test_pairs"].iloc[0]), float(row["btsr_p1"].iloc[0])
+    ci = binomtest(round(p1 * n), n).proportion_ci(confidence_level=0.95, method="wilson")
+    return (f"Aligned with `{method}` from {int(largest[variant]):,} sentence pairs, {model} finds "
+            f"the right translation in context for {100 * p1:.1f} % of {n:,} English test words "
+            f"(BTSR P@1, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f}) among "
+            f"{int(st['candidates'].iloc[0]):,} en-{lang} candidates.")
+
+
+def original_shown(original: pd.DataFrame) -> pd.DataFrame:
+    """The unmapped space's scores for display: percentages and rho x100, named with their units."""
+    cols = {"btsr_p1": "BTSR P@1 (%)", "btsr_p5": "BTSR P@5 (%)", "sr_token": "retrieval P@5 [token] (%)",
+            "sr_type": "retrieval P@5 [type] (%)", "bcws": "BCWS (rho x100)", "scws": "SCWS (rho x100)"}
+    out = original[["variant", "centred", *[c for c in cols if c in original.columns]]].copy()
+    for c in cols:
+        if c in out.columns:
+            out[c] = 100 * out[c]
+    return out.rename(columns=cols)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.data.scripts import scripts_of
+from xalign.papers.nyholm2020.wording import change_phrase, runs_with
 
 KEYS = ["lang", "classifier"]
 
@@ -83,14 +84,15 @@ def table7(t5: pd.DataFrame) -> pd.DataFrame:
 
 
 def with_intervals(frame: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
-    """For display: every ``X`` with ``X CI lo`` / ``X CI hi`` becomes one column ``X [95% CI]``."""
+    """For display: every ``X`` with ``X CI lo`` / ``X CI hi`` becomes one column ``X [95% CI]``
+    (text such as ``"45.3 [40.1, 50.2]"``; ``None`` where ``X`` is missing, shown as "–")."""
     out = frame.copy()
     for lo in [c for c in frame.columns if c.endswith(" CI lo")]:
         col = lo[: -len(" CI lo")]
         hi = f"{col} CI hi"
         if col not in out.columns or hi not in out.columns:
             continue
-        fmt = lambda r, c=col, a=lo, b=hi: ("" if pd.isna(r[c]) else
+        fmt = lambda r, c=col, a=lo, b=hi: (None if pd.isna(r[c]) else
                                             f"{r[c]:.{digits}f} [{r[a]:.{digits}f}, {r[b]:.{digits}f}]")
         out[col] = out.apply(fmt, axis=1)
         out = out.drop(columns=[lo, hi]).rename(columns={col: f"{col} [95% CI]"})
@@ -169,8 +171,8 @@ def table4_summary(t4: pd.DataFrame) -> str:
         z = t4.dropna(subset=["repaired zero-shot from en"])
         if len(z):
             d = z["repaired zero-shot from en"] - z["repaired"]
-            parts.append(f"**Zero-shot from en** (the English-trained probe on each language's test set) differs from "
-                         f"the in-language probe by {d.min():+.1f} to {d.max():+.1f} points.")
+            parts.append(f"**Zero-shot from en** (the English-trained probe on each language's test set), against the "
+                         f"in-language probe, {change_phrase(d)}.")
     return " ".join(parts)
 
 
@@ -203,9 +205,9 @@ def xed_summary(t5: pd.DataFrame) -> str:
     gain = t["repaired"] - t["ours"]
     above = t[t["ours CI lo"] > t["majority-class accuracy"]]
     return (f"On XED the thesis configuration scores {_rng(t['ours'])} % (majority class: "
-            f"{_rng(t['majority-class accuracy'])} %); {len(above)} of {len(t)} runs have their whole interval above "
-            f"the majority-class accuracy. The repaired pipeline changes accuracy by {gain.min():+.1f} to "
-            f"{gain.max():+.1f} points ({_rng(t['repaired'])} %).")
+            f"{_rng(t['majority-class accuracy'])} %); {runs_with(len(above), len(t))} whole interval above the "
+            f"majority-class accuracy. The repaired pipeline {change_phrase(gain)} "
+            f"({_rng(t['repaired'])} %).")
 
 
 def sweep_summary(sweep: pd.DataFrame, best_layer: pd.DataFrame, cbow: Mapping[str, float]) -> str:
@@ -218,25 +220,82 @@ def sweep_summary(sweep: pd.DataFrame, best_layer: pd.DataFrame, cbow: Mapping[s
             f"held-out data: {layers}. Layer 0, mean pooling, vs the CBOW baseline (test accuracy): {near}.")
 
 
-def diagnosis_summary(ladder: pd.DataFrame, unk: Mapping[str, float], paper_t4: pd.DataFrame) -> str:
+def diagnosis_summary(ladder: pd.DataFrame, unk: Mapping[str, float], paper_t4: pd.DataFrame,
+                      with_steps: bool = True) -> str:
     """The diagnosis in numbers: step D (thesis probes on good features) vs E (our probes), and the
-    thesis' own numbers for the languages our tokenizer says lose (nearly) every word."""
+    thesis' own numbers for the languages our tokenizer says lose (nearly) every word.
+
+    ``with_steps=False`` leaves out the D/E numbers (the closing section gives them with intervals)."""
     parts = []
     for task, g in ladder.groupby("task"):
         acc = g.groupby(g["step"].str[0])["acc"]
         d, e = acc.max().get("D"), acc.max().get("E")
         if d is not None and e is not None:
             parts.append(f"{task}: best of step D {d:.1f} %, of step E {e:.1f} %")
-    out = "Steps D -> E (thesis probes vs ours on the same mean-pooled features): " + "; ".join(parts) + "."
+    out = ("Steps D -> E (thesis probes vs ours on the same mean-pooled features): " + "; ".join(parts) + "."
+           if with_steps and parts else "")
     p = paper_t4.pivot_table(index="lang", columns="classifier", values="value")
     lost = [lang for lang in p.index if 100 * unk.get(lang, 0) >= 90]
     if lost:
         chance = [lang for lang in lost if (p.loc[lang] <= 34.5).all()]
         above = [lang for lang in lost if lang not in chance]
-        out += (f" Languages that lose at least 90 % of their words on the path (our proxy): {', '.join(lost)}; of "
-                f"these the thesis reports chance-level (<= 34.5 %) for {', '.join(chance) or 'none'}")
+        out += (" " if out else "**Languages that lose nearly every word** ") + (
+            f"(at least 90 % on the path, our proxy): {', '.join(lost)}; the thesis reports chance level "
+            f"(<= 34.5 %) for {', '.join(chance) or 'none of them'}")
         if above:
             out += ", but above chance for " + ", ".join(
                 f"{lang} ({' / '.join(f'{c} {p.loc[lang, c]:.1f}' for c in p.columns)})" for lang in above)
+            out += ("; so something other than whole words (the sentence length, which a run of `<unk>` still "
+                    "carries, or segmented input) reached those classifiers")
         out += "."
     return out
+
+
+# --------------------------------------------------------------------------- tables for display
+#: headers of the compared tables as the chapter shows them (units in the headers)
+SHOWN = {"paper": "thesis (%)", "ours [95% CI]": "ours, thesis configuration (%) [95% CI]",
+         "value [95% CI]": "ours, thesis configuration (%) [95% CI]",
+         "repaired [95% CI]": "ours, repaired (%) [95% CI]", "diff": "diff (ours − thesis, points)"}
+
+
+def shown(frame: pd.DataFrame, keys: Sequence[str], unit: str = "%") -> tuple[pd.DataFrame, list[str]]:
+    """A compared table for :func:`xalign.book.display.table`: intervals folded into one column each,
+    headers carrying the unit, and the short set of columns (keys, thesis, ours, repaired, diff).
+
+    Args:
+        frame: a frame from :meth:`ChapterRun.compare` (``paper``, ``ours``, ``diff``, ``X CI lo/hi``).
+        keys: the key columns, shown first.
+        unit: the cells' unit for the headers (``"%"`` for accuracies; ``""`` for counts).
+
+    Returns:
+        (the full table for display, the names of its short columns).
+    """
+    out = with_intervals(frame)
+    names = dict(SHOWN)
+    if unit != "%":
+        points = "%" in unit  # a difference of percentages is in points; of counts, in the count's unit
+        names = {k: v.replace(" (%)", f" ({unit})" if unit else "").replace(", points", ", points" if points else "")
+                 for k, v in names.items()}
+        names["paper"] = f"thesis ({unit})" if unit else "thesis"
+    out = out.rename(columns={c: names[c] for c in out.columns if c in names})
+    if "ours" in out.columns:
+        out = out.rename(columns={"ours": f"ours ({unit})" if unit else "ours"})
+    short = [*keys, *[c for c in out.columns if c not in keys and (c in names.values() or c.startswith("ours ("))]]
+    return out, short
+
+
+def correlation_table(corr: pd.DataFrame) -> pd.DataFrame:
+    """The correlations for display: rho to two decimals, p as text (``"0.0051"``), the languages listed."""
+    out = corr.rename(columns={"spearman_rho": "Spearman rho", "mean UNK %": "mean UNK (%)",
+                               "mean thesis acc": "mean thesis acc (%)", "which": "languages (codes)"})
+    out["p"] = [None if pd.isna(p) else f"{p:.2g}" for p in corr["p_value"]]
+    return out[["classifier", "languages", "n", "Spearman rho", "p", "mean UNK (%)", "mean thesis acc (%)",
+                "languages (codes)"]]
+
+
+def diagnosis_table(ladder: pd.DataFrame) -> pd.DataFrame:
+    """The diagnosis as one row per task and probe, one column per step (``"A (%)"`` ... ``"F (%)"``)."""
+    wide = ladder.assign(step=ladder["step"].str[0] + " (%)").pivot_table(
+        index=["task", "probe"], columns="step", values="acc", sort=False).reset_index()
+    wide.columns.name = None
+    return wide[["task", "probe", *sorted(c for c in wide.columns if c.endswith(" (%)"))]]

@@ -1,0 +1,323 @@
+"""Chapter 5's experiments (Nyholm 2020), one ``run_*`` function each; the chapter only calls and shows.
+
+:func:`run_chapter` runs them all in the chapter's order and returns a :class:`Chapter5`
+holding every table and figure's data; each ``run_*`` also records its tables in the
+:class:`~xalign.book.results.ChapterRun` it is given (``run.compare`` for the thesis'
+tables, ``run.record`` for ours). The figures are drawn by :mod:`.plots`, the prose by
+:mod:`.report`.
+
+The order of the probe runs, their seeds and the encoder cache keys are those the
+chapter used when it held these loops itself, so the numbers are the same.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from xalign.core.profiles import as_list
+from xalign.data.paper_tables import paper_table
+from xalign.measures import probe, probe_tasks
+from xalign.papers.nyholm2020 import findings, multisent, report
+from xalign.papers.nyholm2020.inputs import (  # noqa: F401 (the chapter's inputs, re-exported)
+    CHANCE,
+    PAPER,
+    STEPS,
+    Data,
+    Features,
+    chance,
+    encode_features,
+    load_data,
+    our_probe_settings,
+    our_probes,
+    run_data_tables,
+    trace_examples,
+)
+
+
+# --------------------------------------------------------------------------- Table 4 and the correlation
+@dataclass
+class Table4:
+    """Table 4 and what it is built from.
+
+    Attributes:
+        table: the compared frame (``paper``, ``ours`` = the thesis configuration, ``diff``, the
+            repaired / zero-shot / CBOW columns with ``CI lo`` / ``CI hi``, ``majority share``).
+        cbow: the CBOW runs (long: lang, probe, acc, ...).
+        unk_latin1: share (fraction) of words lost on the Latin-1 path, every thesis and run language.
+        unk_thesis_langs: the same for the thesis' Table 4 languages only.
+        n_train / n_dev / n_test: pairs per language.
+    """
+
+    table: pd.DataFrame
+    cbow: pd.DataFrame
+    unk_latin1: dict[str, float]
+    unk_thesis_langs: dict[str, float]
+    n_train: int
+    n_dev: int
+    n_test: int
+
+
+def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Table4:
+    """Table 4 (XNLI per language): the thesis configuration, the repaired pipeline, zero-shot from
+    English and the CBOW baseline, each probe run with the profile's seed; recorded as ``table4``."""
+    thesis_langs = sorted(paper_table(PAPER, "table4")["lang"].unique())
+    unk_thesis_langs = multisent.unk_by_language(thesis_langs, enc.tokenizer, P.xnli_test_pairs, P.seed)
+    thesis_xnli = multisent.thesis_probes("xnli")
+    ours = our_probes(P)
+    tasks = list(data.xnli.values())
+    res_thesis = probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, thesis_xnli,
+                                      seed=P.seed)
+    res_fixed = probe_tasks.run_grid(tasks, {"repaired": feats.F["repaired"]}, ours, seed=P.seed)
+    res_zero = pd.DataFrame(probe_tasks.evaluate_transfer(
+        data.xnli["en"], list(data.zero_shot.values()), feats.F["repaired"], ours, seed=P.seed)) \
+        if data.zero_shot else pd.DataFrame(columns=["lang", "probe", "acc"])
+    res_cbow = probe_tasks.run_grid(tasks, {"cbow": feats.F["cbow"]}, ours[:1], seed=P.seed)
+    unk_latin1 = multisent.unk_by_language(sorted(set(thesis_langs) | set(data.langs)), enc.tokenizer,
+                                           P.xnli_test_pairs, P.seed)
+    ours_t4 = report.table4(res_thesis, res_fixed, res_zero, res_cbow, unk_latin1)
+    n_train, n_test = len(tasks[0].train.labels), len(tasks[0].test.labels)
+    n_dev = len(data.thesis[data.langs[0]].dev.labels)
+    t4 = run.compare("table4", ours_t4, ["lang", "classifier"], title="Table 4: XNLI test accuracy per language (%)",
+                     note=f"ours = the thesis' configuration with {enc.name}, trained on XNLI dev "
+                          f"({n_train} pairs, not the 392,702 MT training pairs) and early-stopped "
+                          f"on a disjoint dev split ({n_dev} pairs); "
+                          f"[95% CI]: bootstrap over the {n_test} test pairs")
+    return Table4(t4, res_cbow, unk_latin1, unk_thesis_langs, n_train, n_dev, n_test)
+
+
+def run_unk_correlation(run, unk_latin1: dict[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Spearman correlation of the thesis' XNLI accuracy with the unknown-token share.
+
+    Returns:
+        (the correlations, one row per classifier and language subset with n and p, recorded as
+        ``unk_correlation``; the scatter's points, :func:`unk_points`, recorded as figure ``unk_share``).
+    """
+    corr = run.record("unk_correlation", report.unk_correlations(paper_table(PAPER, "table4"), unk_latin1),
+                      title="Spearman correlation: thesis XNLI accuracy vs unknown-token share (e5 tokenizer as proxy)")
+    run.notes.append(report.correlation_note(corr))
+    points = run.figure("unk_share", unk_points(unk_latin1),
+                        title="Thesis XNLI accuracy (%) vs words lost on its input path (%, e5 tokenizer)")
+    return corr, points
+
+
+def unk_points(unk_latin1: dict[str, float]) -> pd.DataFrame:
+    """The thesis' Table 4 accuracies with each language's unknown-token share (%): the scatter's data."""
+    p = paper_table(PAPER, "table4")
+    return p.assign(**{"UNK %": 100 * p["lang"].map(unk_latin1)})[["lang", "classifier", "UNK %", "value"]].rename(
+        columns={"value": "thesis acc (%)"})
+
+
+def run_table6(run, t4: pd.DataFrame, enc) -> pd.DataFrame:
+    """Table 6's MultiSent row by the thesis' rule (best of MLP/LR by test accuracy); recorded as ``table6``."""
+    ours_t6 = report.table6(t4, paper_table(PAPER, "table6")["lang"].unique())
+    return run.compare("table6", ours_t6, ["model", "lang"], title="Table 6: XNLI accuracy next to other systems (%)",
+                       note="only the MultiSent row is run here, as " + report.SELECTION_ON_TEST + "; the fine-tuned "
+                            "rows are literature numbers that need the training split and a GPU")
+
+
+# --------------------------------------------------------------------------- XED
+@dataclass
+class Xed:
+    """Tables 5 and 7 (compared frames) and the CBOW runs on XED."""
+
+    table5: pd.DataFrame
+    table7: pd.DataFrame
+    cbow: pd.DataFrame
+
+
+def run_xed(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Xed:
+    """Tables 5 and 7 (XED): thesis configuration, repaired pipeline, CBOW, majority-class accuracy."""
+    thesis_xed = multisent.thesis_probes("xed")
+    ours = our_probes(P)
+    xtasks = list(data.xed.values())
+    xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seed=P.seed)
+    xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": feats.XF["repaired"]}, ours, seed=P.seed)
+    xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": feats.XF["cbow"]}, ours[:1], seed=P.seed)
+    majority = {lang: 100 * np.bincount(t.test.labels).max() / len(t.test.labels) for lang, t in data.xed.items()}
+    ours_t5 = report.table5(xres_thesis, xres_fixed, xres_cbow, majority)
+    t5 = run.compare("table5", ours_t5, ["lang", "classifier"], title="Table 5: XED test accuracy (%)",
+                     note=f"ours = the thesis' configuration with {enc.name}; released XED, single-label lines; "
+                          "[95% CI]: bootstrap over the test lines")
+    t7 = run.compare("table7", report.table7(t5), ["classifier", "lang"],
+                     title="Table 7: XED accuracy next to Kajava (2018) (%)",
+                     note="Kajava's MLP (3 x 100 ReLU units, 10-fold CV, her data) is not rerun; MultiSent rows as Table 5")
+    return Xed(t5, t7, xres_cbow)
+
+
+# --------------------------------------------------------------------------- which choices move the result
+@dataclass
+class LayerSweep:
+    """Accuracy by pooling and layer (long), the layer chosen per task on held-out data, and the
+    CBOW baseline's test accuracy per task (the reference line of the figure)."""
+
+    sweep: pd.DataFrame
+    best_layer: pd.DataFrame
+    cbow: dict[str, float] = field(default_factory=dict)
+
+
+def run_layer_sweep(run, P: SimpleNamespace, data: Data, feats: Features, enc, xnli_cbow: pd.DataFrame,
+                    xed_cbow: pd.DataFrame) -> LayerSweep:
+    """One logistic regression per pooling and layer, per study language (20 % of the training pairs
+    held out for selection) and for XED English (its own dev split); recorded as ``layer_sweep``."""
+    spec = our_probes(P)[0]
+    grid = [{"pooling": p, "layer": l} for p in ("mean", "first") for l in range(enc.n_layers)]
+    sweeps = []
+    for lang in data.study:
+        task = probe_tasks.with_holdout(data.xnli[lang], 0.2, P.seed)
+        sweeps.append(probe_tasks.sweep(task, lambda pooling, layer, b=feats.fixed[lang]: b.batcher(pooling, layer),
+                                        grid, spec, seed=P.seed, progress=False).assign(task=f"XNLI {lang}"))
+    if "en" in data.xed:  # XED has its own dev split for early stopping and the held-out score
+        sweeps.append(probe_tasks.sweep(data.xed["en"],
+                                        lambda pooling, layer, b=feats.xed_fixed["en"]: b.batcher(pooling, layer),
+                                        grid, spec, seed=P.seed, progress=False).assign(task="XED en"))
+    sweep = pd.concat(sweeps, ignore_index=True)
+    best = sweep[sweep["pooling"] == "mean"].loc[lambda d: d.groupby("task")["dev_acc"].idxmax()]
+    run.record("layer_sweep", sweep[["task", "pooling", "layer", "acc", "macro_f1", "dev_acc"]],
+               title="Accuracy by pooling and layer (logistic regression)")
+    cb = {f"XNLI {lang}": float(xnli_cbow.loc[xnli_cbow["lang"] == lang, "acc"].iloc[0]) for lang in data.study}
+    cb.update({f"XED {lang}": float(xed_cbow.loc[xed_cbow["lang"] == lang, "acc"].iloc[0]) for lang in data.xed})
+    return LayerSweep(sweep, best.reset_index(drop=True), cb)
+
+
+def run_classifier_size(run, P: SimpleNamespace, data: Data, feats: Features) -> pd.DataFrame:
+    """MLPs of growing hidden size (0 = logistic regression) on the repaired features of the first two
+    study languages and the first XED language; recorded as ``classifier_size``."""
+    kw = our_probe_settings(P)
+    specs = [probe.ProbeSpec(f"nhid={h}", kind="mlp" if h else "logreg", nhid=h, **kw)
+             for h in as_list(P.classifier_sizes)]
+    tasks = [data.xnli[lang] for lang in data.study[:2]] + [data.xed[lang] for lang in list(data.xed)[:1]]
+    res = pd.concat([probe_tasks.run_grid(
+        [t], {"repaired": feats.XF["repaired"] if t.name.startswith("XED") else feats.F["repaired"]},
+        specs, seed=P.seed) for t in tasks], ignore_index=True)
+    res["hidden units"] = res["probe"].str.replace("nhid=", "").astype(int)
+    run.record("classifier_size", res[["task", "hidden units", "acc", "macro_f1", "reg"]],
+               title="Accuracy by MLP hidden size (0 = logistic regression)")
+    return res
+
+
+def run_learning_curve(run, P: SimpleNamespace, data: Data, feats: Features) -> pd.DataFrame:
+    """Logistic regression on stratified training subsets, repaired and thesis features (XNLI en and zh
+    where run, else the first two study languages; XED's first language); recorded as ``learning_curve``."""
+    spec = our_probes(P)[0]
+    langs = [lang for lang in ("en", "zh") if lang in data.study] or data.study[:2]
+    jobs = [(f"XNLI {lang}", data.xnli[lang], feats.F, as_list(P.xnli_train_sizes)) for lang in langs]
+    jobs += [(f"XED {lang}", data.xed[lang], feats.XF, as_list(P.xed_train_sizes)) for lang in list(data.xed)[:1]]
+    curves = pd.concat([pd.DataFrame(probe_tasks.learning_curve(task, fs[name], spec, sizes, seed=P.seed))
+                        .assign(task=label, features=name)
+                        for label, task, fs, sizes in jobs for name in ("repaired", "thesis")], ignore_index=True)
+    run.record("learning_curve", curves[["task", "features", "n_train", "acc", "macro_f1"]],
+               title="Accuracy by training-set size (logistic regression)")
+    return curves
+
+
+def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_layer: pd.DataFrame) -> pd.DataFrame:
+    """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
+    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ours.
+    Recorded as ``diagnosis``; returns one row per task, step and probe."""
+    layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
+    thesis_xnli, thesis_xed, ours = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed"), our_probes(P)
+    a, b, c, d, e, f = STEPS
+    last = feats.last
+    steps = []
+    for lang in data.study:
+        dev_task = data.thesis[lang]  # the thesis configuration early-stops on its dev split
+        fixed = feats.fixed[lang]
+        steps += probe_tasks.run_steps(data.xnli[lang], [
+            (a, feats.thesis[lang].batcher("first", last), thesis_xnli, dev_task),
+            (b, feats.thesis_utf8[lang].batcher("first", last), thesis_xnli, dev_task),
+            (c, fixed.batcher("first", last), thesis_xnli, dev_task),
+            (d, fixed.batcher("mean", last), thesis_xnli, dev_task),
+            (e, fixed.batcher("mean", last), ours),
+            (f, fixed.batcher("mean", int(layer_for[f"XNLI {lang}"])), ours),
+        ], seed=P.seed, meta={"task": f"XNLI {lang}"})
+    if "en" in data.xed:
+        xed = feats.xed_fixed["en"]
+        steps += probe_tasks.run_steps(data.xed["en"], [
+            (b, feats.xed_thesis["en"].batcher("first", last), thesis_xed),
+            (c, xed.batcher("first", last), thesis_xed),
+            (d, xed.batcher("mean", last), thesis_xed),
+            (e, xed.batcher("mean", last), ours),
+            (f, xed.batcher("mean", int(layer_for["XED en"])), ours),
+        ], seed=P.seed, meta={"task": "XED en"})
+    ladder = pd.DataFrame(steps)
+    run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "macro_f1",
+                                    "pred_majority_share", "selection", "early_stopping"]],
+               title="Undoing the thesis' pipeline step by step (acc_lo/acc_hi: 95% bootstrap interval)")
+    return ladder
+
+
+# --------------------------------------------------------------------------- the whole chapter
+@dataclass
+class Chapter5:
+    """Everything chapter 5 shows (see each ``run_*`` for the parts)."""
+
+    data: Data
+    data_tables: dict[str, pd.DataFrame]
+    examples: pd.DataFrame
+    features: Features
+    table4: Table4
+    unk_correlation: pd.DataFrame
+    unk_points: pd.DataFrame
+    table6: pd.DataFrame
+    xed: Xed
+    layers: LayerSweep
+    classifier_size: pd.DataFrame
+    learning_curve: pd.DataFrame
+    diagnosis: pd.DataFrame
+    model: str
+
+
+NOTES = (
+    ("XNLI classifiers are trained on the labelled dev set (selection by k-fold cross-validation) "
+     "and tested on the labelled test set; the thesis trained on 392,702 machine-translated pairs."),
+    "Table 6 selects the better of MLP and LR by test accuracy, as the thesis did: selection on test.",
+    ("Thesis configuration: SentEval's SNLI cap of 15 epochs replaced by its general cap of 200 "
+     "(early stopping), since 15 epochs are a few dozen updates on a few hundred training pairs."),
+)
+
+
+def run_chapter(P: SimpleNamespace, run, enc) -> Chapter5:
+    """Run every experiment of chapter 5 in the chapter's order, recording each table in ``run``.
+
+    Args:
+        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`).
+        run: the :class:`~xalign.book.results.ChapterRun` the tables are recorded in.
+        enc: the encoder (:func:`xalign.core.encoders.load_encoder`).
+
+    Returns:
+        a :class:`Chapter5` with every table and every figure's data.
+    """
+    data = load_data(P)
+    data_tables = run_data_tables(run, P, data)
+    examples = trace_examples(data, enc.tokenizer)
+    feats = encode_features(enc, P, data)
+    t4 = run_table4(run, P, data, feats, enc)
+    corr, points = run_unk_correlation(run, t4.unk_latin1)
+    t6 = run_table6(run, t4.table, enc)
+    xed = run_xed(run, P, data, feats, enc)
+    layers = run_layer_sweep(run, P, data, feats, enc, t4.cbow, xed.cbow)
+    size = run_classifier_size(run, P, data, feats)
+    curves = run_learning_curve(run, P, data, feats)
+    ladder = run_diagnosis(run, P, data, feats, layers.best_layer)
+    n_dev = len(data.thesis[data.langs[0]].dev.labels)
+    early = (f"Thesis configuration: early stopping on a dev split of {n_dev} XNLI dev pairs "
+             "disjoint from training (SentEval's SplitClassifier).")
+    run.notes.extend([NOTES[0], early, *NOTES[1:]])
+    return Chapter5(data, data_tables, examples, feats, t4, corr, points, t6, xed, layers, size, curves, ladder, enc.name)
+
+
+def evidence(result: Chapter5) -> str:
+    """The closing section ("What the evidence supports") as Markdown, from a chapter's results
+    (:func:`xalign.papers.nyholm2020.findings.evidence`)."""
+    return findings.evidence(result.table4.table, result.xed.table5, result.diagnosis, result.unk_correlation,
+                           result.layers.sweep, result.layers.best_layer, result.layers.cbow, result.table4.unk_latin1,
+                           paper_table(PAPER, "table4"), paper_table(PAPER, "table5"), result.model)
+
+
+def headline(result: Chapter5) -> str:
+    """The chapter's result in one sentence (:func:`xalign.papers.nyholm2020.findings.headline`)."""
+    return findings.headline(result.table4.table, result.model)

@@ -1,0 +1,77 @@
+"""Words chosen from the numbers, for chapter 5's generated prose: counts ("both", "2 of 5"), changes
+("raises accuracy by 7.5 to 13.8 points", never "by 0.0 to 0.0"), and whether two bootstrap intervals
+separate. Kept apart so that :mod:`.report` and :mod:`.findings` share it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+#: a probe that gives (nearly) one label to every test item: its majority-prediction share (%)
+COLLAPSED_SHARE = 99.0
+
+
+def some_of(k: int, n: int) -> str:
+    """``"all 3"``, ``"both"``, ``"the one"``, ``"none of the 4"``, ``"2 of 5"``: a count of a total in words."""
+    if n == 1:
+        return "the one" if k == 1 else "none of the one"
+    if k == n:
+        return "both" if n == 2 else f"all {n}"
+    return f"none of the {n}" if k == 0 else f"{k} of {n}"
+
+
+def runs_with(k: int, n: int) -> str:
+    """``"neither run has its"``, ``"2 of 5 runs have their"``, ``"every run has its"``: the subject of a
+    sentence about ``k`` of ``n`` runs, worded from the counts."""
+    if n == 1:
+        return "the one run has its" if k == 1 else "the one run does not have its"
+    if k == 0:
+        return "neither run has its" if n == 2 else f"none of the {n} runs has its"
+    if k == n:
+        return "both runs have their" if n == 2 else f"all {n} runs have their"
+    return f"{k} of {n} runs " + ("has its" if k == 1 else "have their")
+
+
+def verb(k: int, singular: str, plural: str) -> str:
+    return singular if k == 1 else plural
+
+
+def points(x: float) -> str:
+    return f"{abs(x):.1f} point" + ("" if round(abs(x), 1) == 1.0 else "s")
+
+
+def change_phrase(deltas: Sequence[float], what: str = "accuracy", eps: float = 0.05) -> str:
+    """How a set of differences (points) moves ``what``, worded from the numbers (never "by 0 to 0").
+
+    Returns e.g. ``"raises accuracy by 7.5 to 13.8 points"``, ``"leaves accuracy unchanged"``,
+    ``"changes accuracy by -2.0 to +3.1 points (up in 2 of 3)"``.
+    """
+    d = [float(x) for x in deltas if pd.notna(x)]
+    if not d:
+        return f"has no {what} to compare"
+    up, down = [x for x in d if x > eps], [x for x in d if x < -eps]
+    if not up and not down:
+        return f"leaves {what} unchanged" + ("" if len(d) == 1 else f" in all {len(d)} runs")
+    if up and not down:
+        lo, hi = min(up), max(up)
+        verb, span = "raises", (points(lo) if round(lo, 1) == round(hi, 1) else f"{lo:.1f} to {points(hi)}")
+        tail = "" if len(up) == len(d) else f" (unchanged in {len(d) - len(up)} of {len(d)})"
+        return f"{verb} {what} by {span}{tail}"
+    if down and not up:
+        lo, hi = min(down, key=abs), max(down, key=abs)
+        span = points(lo) if round(lo, 1) == round(hi, 1) else f"{abs(lo):.1f} to {points(hi)}"
+        tail = "" if len(down) == len(d) else f" (unchanged in {len(d) - len(down)} of {len(d)})"
+        return f"lowers {what} by {span}{tail}"
+    return f"changes {what} by {min(d):+.1f} to {max(d):+.1f} points (up in {len(up)}, down in {len(down)} of {len(d)})"
+
+
+def separated(a: tuple[float, float, float], b: tuple[float, float, float]) -> int:
+    """+1 if interval ``b`` lies wholly above ``a``, -1 if wholly below, 0 if they overlap
+    (each ``(value, lo, hi)``: a 95 % bootstrap interval)."""
+    if b[1] > a[2]:
+        return 1
+    if b[2] < a[1]:
+        return -1
+    return 0
