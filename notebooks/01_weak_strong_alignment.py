@@ -12,45 +12,33 @@
 # # Word-level weak and strong alignment (Gaschi et al. 2022)
 #
 # *Multilingual Transformer Encoders: a Word-Level Task-Agnostic Evaluation*
-# (Gaschi, Plesse, Rastin, Toussaint; WCCI 2022) asks whether a multilingual
-# encoder gives a word and its translation similar representations, layer by
-# layer. Its method has three parts, which this chapter follows:
+# {cite}`gaschi2022` asks whether a multilingual encoder gives a word and its
+# translation similar representations, layer by layer, and whether a word is closer
+# to its translation than to the other words of its own language. Its claims: word
+# pairs extracted with a bilingual dictionary are more precise than an aligner's;
+# mean-pooled sentence vectors align far better than the first token; mBERT aligns
+# words *weakly* (a translation is the nearest target-language word) much more than
+# *strongly* (closer than every other source-language word); and both scores fall in
+# the last layers, where the context takes over.
 #
-# 1. **Translated-in-context word pairs**: from a bilingual dictionary and
-#    translated sentences, keep only the word pairs the dictionary makes
-#    certain (Sec. III-A). They are more precise than the links of a
-#    statistical aligner (Table II).
-# 2. **Nearest-neighbour retrieval with CSLS** on the representations of
-#    those words, at every layer: the *weak* alignment score $S_{weak}$ asks
-#    whether a word's translation is its nearest neighbour among the
-#    target-language words (Eq. 1); the *strong* score $S_{strong}$ asks whether
-#    the translation is closer than every other *source-language* word
-#    (Eq. 3).
-# 3. The same test on sentence representations (Table I): mean-pooled vs the
-#    first token (`[CLS]`).
-#
-# **What differs here.** The paper evaluates mBERT, XLM-R, XLM, AWESOME and
-# mBART, with aligned fastText vectors as a baseline. This machine has no
-# network, so the default run uses the one real multilingual transformer that
-# installs offline, **multilingual-e5-small** (12 layers, 384 dimensions). It is
-# a *contrastively trained sentence encoder* built on a multilingual MiniLM, so
-# its alignment is expected to be much stronger than mBERT's; the tables put
-# our numbers next to the paper's mBERT numbers, but the difference is a
-# difference between models, not a failed replication. The `paper` profile
-# runs mBERT itself for readers with a network. Aligned fastText vectors cannot
-# be had here; the static-baseline rows run when `.vec` files are given.
-#
-# **Data.** WMT19 newstest2019 (the paper's test sets; WMT research use) and,
-# because 2,000 sentences give fewer than the paper's N = 5,000 distinct word
-# pairs, WMT21 newstest2021 as well; MUSE dictionaries (CC BY-NC 4.0); gold
-# word alignments for en-fr (Hansards) and ro-en (WPT05), and the RWTH de-en
-# Europarl gold set (research only; used for one precision number, never
-# republished); the Europarl v7 fr-en sample (no known copyright
-# restrictions) as extra aligner training text.
+# **What differs from the paper.** The paper evaluates mBERT, XLM-R, XLM, AWESOME and
+# mBART, with aligned fastText vectors as a baseline. The default profile runs
+# **multilingual-e5-small** (12 layers, 384 dimensions), a contrastively trained
+# sentence encoder built on a multilingual MiniLM; the tables set its numbers beside
+# the paper's mBERT row, so a difference there is a difference between two models,
+# not a failed replication. The `paper` profile runs mBERT itself. The FastText rows
+# run only when aligned `.vec` files are given (`static_vectors`). The paper samples
+# its sentences from the WMT19 *training* data; we use the WMT19 test set
+# (newstest2019) and, because 2,000 sentences give fewer than the paper's N = 5,000
+# distinct word pairs, newstest2021 as well. Table II's aligner is eflomal
+# (grow-diag-final-and) in place of fast_align. Data: MUSE dictionaries (CC BY-NC
+# 4.0); gold word alignments for en-fr (Hansards), ro-en (WPT05) and the RWTH de-en
+# Europarl set (research only; used for one precision number, never republished);
+# Europarl v7 fr-en as extra aligner training text.
 
 # %% tags=["parameters"]
 profile = "default"      # smoke | default | paper
-model = None             # encoder: "multilingual-e5-small" (offline) or any Hugging Face id
+model = None             # encoder: "multilingual-e5-small" or any Hugging Face id
 pairs = None             # language pairs, source-target, e.g. "de-en,ru-en,zh-en"
 corpora = None           # parallel corpora, e.g. "wmt19,wmt21"
 max_sentences = None     # cap on sentence pairs per language pair (None: all)
@@ -69,455 +57,244 @@ mask_pair = None         # Fig. 8 language pair (paper: de-en)
 mask_pool = None         # Fig. 8: distinct pairs whose words are masked
 static_vectors = None    # static baseline .vec files, "de:/path/wiki.de.align.vec,en:/path/wiki.en.align.vec"
 static_max_words = None  # words read from each .vec file
-autocast = None          # "auto" (bfloat16 where the CPU/GPU has native bf16, else fp32), "bfloat16", or None (exact fp32)
+autocast = None          # "auto" (bfloat16 where the hardware supports it, else float32), "bfloat16", or None
 
 # %%
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
-import seaborn as sns
-from IPython.display import Markdown, display
-
+from xalign.book import display
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.encoders import load_encoder
 from xalign.core.layers import parse_layers
-from xalign.core.profiles import as_list
-from xalign.data import corpora as C
-from xalign.data.datasets import DataNotFoundError
-from xalign.data.static import read_vec
-from xalign.data.words import punct_tokens
-from xalign.measures import layerwise as LW
-from xalign.measures.aligner import align_eflomal
-from xalign.papers.gaschi2022 import incontext as IC
-from xalign.papers.gaschi2022 import pairs as PR
+from xalign.papers.gaschi2022 import experiments as EX
+from xalign.papers.gaschi2022 import figures as FG
 from xalign.papers.gaschi2022 import report as RP
-from xalign.papers.gaschi2022 import weakstrong as WS
-from xalign.papers.gaschi2022.extraction_eval import extraction_precision, variants_on_gold_sets
 from xalign.papers.meta import parameters
 
+display.book_style()
 P = parameters("gaschi2022", profile, globals())  # the profile's values; -p overrides win
-PAIRS = as_list(P.pairs)
 run = ChapterRun("01_weak_strong_alignment", "gaschi2022", profile, vars(P))
-
-paper_model = RP.paper_model_for(P.model)  # the paper's row to compare our model with
-print(f"profile {profile}: model {P.model}; compared with the paper's {paper_model}")
-
-# %% [markdown]
-# ## The encoder
-#
-# Every layer's hidden states are kept (index 0 is the embedding layer). A
-# word's representation is the mean of its sub-words, located by character
-# offsets; a sentence's is the mean over its tokens or its first token. e5
-# models expect a prefix: both languages get `"passage: "` (a symmetric task).
-# Representations are cached on disk, so a rerun of this chapter does not run
-# the model again.
-
-# %%
 enc = load_encoder(P.model)
 if P.autocast:
     enc.autocast = P.autocast
 run.use_encoder(enc)
 LAYERS = parse_layers(P.layers or None, enc.n_layers)  # None, "" or []: every layer (0 = embeddings)
-print(f"{enc.name} ({enc.revision}): {enc.n_layers} hidden-state layers, dim {enc.dim}, "
-      f"prefix {enc.prefix!r}, device {enc.device}, precision {run.precision}")
+
+# %% tags=["show-input"]
+# every experiment of the chapter: tables are recorded on `run`, figures' data returned
+result = EX.run_chapter(P, run, enc, LAYERS)
+paper_model, MODEL = result.notes["paper_model"], enc.name
 
 # %% [markdown]
-# ## Translated-in-context word pairs (Sec. III-A)
+# ## Method
 #
-# For each sentence pair and each source word, the dictionary's translations
-# are looked up in the target sentence. A pair is kept when exactly one
-# translation occurs, it occurs exactly once, and it translates exactly one
-# word of the source sentence (the rules of the authors' released code).
-# Words are runs of letters and digits; Chinese is segmented by longest match
-# against the dictionary's words. Each run then samples N pairs whose
-# (source word, target word) types are all distinct, as the paper does to
-# avoid favouring contextual models over static embeddings; repeated samples
-# differ in which occurrence represents a word pair.
+# **The encoder.** Every layer's hidden states are kept (0 is the embedding layer). A
+# word's representation is the mean of its sub-words, located by character offsets; a
+# sentence's is the mean over its tokens or its first token. e5 models expect a
+# prefix: both languages get `"passage: "`.
+#
+# **Translated-in-context word pairs (Sec. III-A).** For each sentence pair and each
+# source word, the dictionary's translations are looked up in the target sentence. A
+# pair is kept when exactly one translation occurs, it occurs exactly once, and it
+# translates exactly one word of the source sentence. These are the authors' three
+# rules; two inputs differ from their code: we read the pair's own MUSE file and split
+# words into runs of letters and digits (Chinese by longest match against the
+# dictionary), where the authors merge both MUSE files of a pair and use mBERT's
+# uncased tokens. Table II's variants below show how much each choice moves precision.
+# Each run samples N pairs whose (source word, target word) types are all distinct;
+# repeated samples differ in which occurrence represents a word pair. When a language
+# pair has fewer distinct pairs than N, every run uses all of them, and retrieval
+# among fewer candidates is easier.
+#
+# **Scores.** $S_{weak}$ (Eq. 1, CSLS with k = 10) asks whether a word's translation
+# is its nearest neighbour among the target-language words; $S_{strong}$ (Eq. 3)
+# whether it is closer than every other *source-language* word. $S_{strong}$ is
+# computed as the authors' code does (`evaluate_alignment_with_cosim`, `csls_k=10,
+# strong_alignment=1.0`): $s(u_i, v_i) = 2\cos(u_i, v_i) - r_U(v_i)$ against
+# $s(u_i, u_j) = 2\cos(u_i, u_j) - r_U(u_j)$, each source word counting itself among
+# its k neighbours.
 
 # %%
-corpus, tokens, word_pairs = {}, {}, {}
-for lp in PAIRS:
-    src_lang, tgt_lang = lp.split("-")
-    corpus[lp] = C.parallel_corpus(as_list(P.corpora), lp, P.max_sentences or None)
-    dictionary = C.muse_dictionary(lp)
-    tokens[lp] = PR.tokenize_parallel(corpus[lp], src_lang, tgt_lang, dictionary)
-    word_pairs[lp] = PR.extract_dictionary_pairs(*tokens[lp], dictionary, distinct=False)
-
-counts = pd.DataFrame([{"pair": lp, "sentence pairs": len(corpus[lp]), "word pairs (occurrences)": len(word_pairs[lp]),
-                        "distinct word pairs": PR.n_distinct(word_pairs[lp]),
-                        "N used per run": min(P.n_pairs, PR.n_distinct(word_pairs[lp]))} for lp in PAIRS])
-run.record("pair_counts", counts, "Extracted translated-in-context pairs")
-display(counts)
-ex = word_pairs[PAIRS[0]][:8]
-display(pd.DataFrame([{"source word": p.src.text, "target word": p.tgt.text,
-                       "source sentence": corpus[PAIRS[0]][p.src_sent][0][:90]} for p in ex]))
+display.table(result.extraction.counts, caption="Translated-in-context pairs per language pair (counts)")
+display.table(result.extraction.examples, caption=f"The first pairs of {result.extraction.counts['pair'].iloc[0]}");
 
 # %% [markdown]
-# When a language pair has fewer distinct pairs than the paper's N = 5,000,
-# every run uses all of them (in different contexts). Retrieval among fewer
-# candidates is easier, so such a score is not directly comparable with one
-# at N = 5,000.
-#
+# (ch01-table2)=
 # ## Dictionary pairs are more precise than aligner pairs (Table II)
 #
-# The paper scores the pairs each method extracts against gold word
-# alignments. fast_align is not installable here; we use **eflomal**, a
-# Bayesian IBM-model aligner of the same family (generally more accurate than
-# fast_align), symmetrised with grow-diag-final-and and trained on the gold
-# sentences plus in-domain extra text where the mirror has some (Europarl
-# fr-en for en-fr, the WMT news sentences for en-de). A pair counts as correct
-# when it is a sure or possible gold link, as in the authors' code (their
-# reader of the gold sets, `load_alignemnt_evaluation` in
-# `multilingual_eval/data.py` at the IJCNN commit, turns every possible link
-# into a plain link). That reader takes exactly the three test sets of the
-# `lilt/alignment-scripts` repository (de-en Europarl of Vilar et al., en-fr
-# Hansards, ro-en WPT05), the same test sets as ours.
-#
-# **ro-en.** MUSE publishes no Romanian dictionary in the mirror, and none
-# can be had here: the data mirror has none, and the only network these
-# machines reach is package indexes (Debian's FreeDict packages have no
-# Romanian-English dictionary; `eng-rom` is Romany). So the ro-en dictionary
-# row runs only for readers whose network reaches the official MUSE files;
-# the aligner row runs.
+# The paper scores the pairs each method extracts against gold word alignments. A pair
+# counts as correct when it is a sure or possible gold link, as in the authors' reader
+# of the gold sets (`lilt/alignment-scripts`: de-en Europarl of Vilar et al., en-fr
+# Hansards, ro-en WPT05). The aligner is eflomal, symmetrised with
+# grow-diag-final-and and trained on the gold sentences plus in-domain text where we
+# have some (Europarl fr-en for en-fr, the WMT news sentences for en-de); the paper's
+# fast_align row equals the one-direction fast_align precision that
+# `lilt/alignment-scripts` reports, trained there on the full training corpora, so
+# the aligner rows compare two different set-ups. The mirrored MUSE data has no
+# Romanian dictionary, so the ro-en dictionary row runs only where that file is given.
 
 # %%
-aligner_text = {  # extra parallel text the aligner trains on, per gold test set
-    "en-fr": C.europarl_fr_en,
-    "en-de": lambda: [(t, s) for s, t in C.parallel_corpus(as_list(P.corpora), "de-en", P.max_sentences or None)],
-}
-rows = []
-for gp in as_list(P.gold_pairs):
-    gold = C.gold_alignment(gp)
-    try:
-        dictionary = C.muse_dictionary(gp)
-    except DataNotFoundError as exc:
-        dictionary = None
-        run.notes.append(f"Table II {gp}: no MUSE dictionary ({str(exc)[:120]}...)")
-    extra = aligner_text[gp]()[: P.aligner_extra] if gp in aligner_text else []
-    res = extraction_precision(gold, dictionary, [punct_tokens(s) for s, _ in extra],
-                               [punct_tokens(t) for _, t in extra], seed=P.seed + 1)
-    if res.dictionary is not None:
-        rows.append({"method": "dictionary", "pair": gp, "value": 100 * res.dictionary, "n pairs": res.n_dictionary})
-    # eflomal seeds itself from /dev/urandom: its links are cached, but a cold cache samples new ones
-    rows.append({"method": "aligner", "pair": gp, "value": 100 * res.aligner, "n pairs": res.n_aligner,
-                 "unseeded": True})
-table2 = run.compare("table2", pd.DataFrame(rows), keys=["method", "pair"],
-                     title="Table II: precision of extracted pairs",
-                     note="aligner: eflomal (paper: fast_align); gold: RWTH de-en, Hansards en-fr, WPT05 ro-en")
-display(run.show(table2))
+t2, t2_short = RP.comparison_view(result.table2, "xalign", 1)
+display.table(t2, columns=[c for c in t2_short if c != "ours 95% CI"] + ["pairs (count)"],
+              caption="Table II: precision of the extracted pairs (%)")
+display.table(result.table2_variants, columns=["pair", "variant", "n pairs", "value", "change vs xalign"],
+              caption="Table II: dictionary precision (%) under each protocol choice, one change at a time");
 
-variants = variants_on_gold_sets(as_list(P.gold_pairs))  # the mirror's MUSE files; ro-en has none
-table2_var = run.record("table2_variants", RP.table2_variants(variants),
-                        "Table II: dictionary precision under each protocol choice",
-                        note="one change at a time from our protocol, then the authors' combination")
-display(table2_var.round(1))
-
-# %%
-t2 = {(r["method"], r["pair"]): r for r in table2.to_dict("records")}
-aligner_gaps = ", ".join(f"{gp} {t2[('aligner', gp)]['ours']:.1f} vs {t2[('aligner', gp)]['paper']:.1f}"
-                         for gp in as_list(P.gold_pairs) if ("aligner", gp) in t2)
-dict_gaps = ", ".join(f"{gp} {t2[('dictionary', gp)]['ours']:.1f} vs {t2[('dictionary', gp)]['paper']:.1f}"
-                      for gp in as_list(P.gold_pairs) if ("dictionary", gp) in t2)
-moves = RP.variant_sentence(table2_var)
-display(Markdown(f"""
-The dictionary method is more precise than the aligner, as in the paper, at
-the price of fewer pairs. Dictionary precision, ours vs the paper: {dict_gaps or "not run"}.
-Aligner precision, eflomal here vs the paper's fast_align: {aligner_gaps or "not run"}.
-The paper's fast_align row is, digit for digit, the one-direction fast_align
-precision that the `lilt/alignment-scripts` README reports for these test
-sets (DeEn 71.3, EnFr 80.0, RoEn 71.8), trained there on the full training
-corpora; our eflomal is trained on the gold sentences plus {P.aligner_extra} extra sentences at most
-and symmetrised (grow-diag-final-and, which trades recall for precision), so
-the aligner rows compare two different set-ups.
-
-**Which protocol choice moves the dictionary number.** The table above
-changes one choice at a time from our protocol (xalign: the pair's own MUSE
-file, lower-cased gold tokens, sure or possible links, every occurrence),
-then combines the authors' choices: their extraction runs in the gold
-file's order (de to en for the de-en file) and their `get_dicos` merges
-both MUSE files of a pair. Changes (precision, and change from ours):
-{moves}. The authors' own Table II code is not public, so the remaining gap
-cannot be traced further.
-"""))
+# %% tags=["remove-input"]
+display.prose(f"Protocol choices, precision and change from ours: {RP.variant_sentence(result.table2_variants)}.");
 
 # %% [markdown]
-# ## Representations
-#
-# Each sentence is encoded once; the same forward pass gives the mean-pooled
-# and first-token sentence vectors and the vectors of every word needed below
-# (dictionary pairs, and for the Fig. 5 pair also aligner pairs and random
-# words). Every layer of one language pair is about 2 GB, so only one pair is
-# held in memory at a time; the others are read back from the cache when a
-# cell asks for them, and only the part the cell needs (sentence vectors for
-# Table I and Fig. 4, word vectors for the scores and Figs. 5 and 8).
-
-# %%
-rng = np.random.default_rng(P.seed)
-extra_pairs = {}
-if P.dist_pair in PAIRS:
-    lp = P.dist_pair
-    src_tok, tgt_tok = tokens[lp]
-    links = align_eflomal([[t.text for t in s] for s in src_tok], [[t.text for t in s] for s in tgt_tok],
-                          seed=P.seed + 1)
-    aligner_pairs = PR.pairs_from_links(src_tok, tgt_tok, links)
-    n_dist = min(P.n_pairs, len(aligner_pairs))
-    extra_pairs = {
-        "aligner pairs": [aligner_pairs[i] for i in np.sort(rng.choice(len(aligner_pairs), n_dist, replace=False))],
-        "random pairs (whole corpus)": PR.random_pairs(src_tok, tgt_tok, n_dist, rng),
-        "random pairs (same sentence pair)": PR.random_pairs(src_tok, tgt_tok, n_dist, rng, same_sentence=True),
-    }
-
-wanted = {lp: word_pairs[lp] + ([p for ps in extra_pairs.values() for p in ps] if lp == P.dist_pair else [])
-          for lp in PAIRS}
-encoded = IC.EncodedPairs(enc, corpus, wanted, layers=LAYERS)  # one language pair in memory at a time
-encoded.encode_all()  # a pair already in the cache is not read here
-print(f"language pairs encoded now: {sum(n > 0 for n in encoded.loads.values())} of {len(encoded)} "
-      f"(the others were in the cache)")
-
-# %% [markdown]
-# ## The static baseline (aligned fastText + RCSLS)
-#
-# The paper's baseline rows use monolingual fastText vectors aligned with
-# RCSLS (`wiki.<lang>.align.vec`). They cannot be downloaded here, so the
-# FastText rows of Tables I, III and IV stay empty in this build. Given `.vec`
-# paths in `static_vectors`, the same protocol runs on them: a pair's vectors
-# are its two words' static vectors (pairs with an unknown word are dropped),
-# a sentence's vector is the mean of its words' vectors.
-
-# %%
-static = {}
-for item in as_list(P.static_vectors):
-    lang, path = item.split(":", 1)
-    static[lang] = read_vec(path, max_words=P.static_max_words)
-static_rows = WS.static_baseline_rows(word_pairs, tokens, static, P.k, P.n_pairs, P.n_sentences, P.runs, P.seed)
-display(Markdown(f"Static vectors given for: {', '.join(static) or 'none'}."))
-
-# %% [markdown]
+# (ch01-table1)=
 # ## Sentence representations: mean pooling beats the first token (Table I, Fig. 4)
 #
-# The paper applies Eq. 1 ($S_{weak}$ with CSLS, k = 10) to sentence vectors:
-# the first token (`[CLS]`) or the mean over tokens, without centring. We
-# sample `n_sentences` sentence pairs per run (the paper's sample size is not
-# stated for this table; its std shows it sampled).
-#
-# **Which tokens the mean covers** is decided per model family. e5 models are
-# trained to mean-pool their whole input, the `passage: ` prefix and the
-# special tokens included: that is their own convention and Table I's `avg`
-# for e5. The paper's models average the sentence's tokens (the authors' code
-# masks `[CLS]`, `[SEP]` and padding): that is `avg` for every other model.
-# Both means are computed in every run, and the second table below shows how
-# much the choice moves the number.
+# The paper applies Eq. 1 to sentence vectors: the first token (`[CLS]`) or the mean
+# over tokens, without centring, on `n_sentences` sampled sentence pairs per run. e5
+# models are trained to mean-pool their whole input (prefix and special tokens
+# included): that is Table I's `avg` for e5. The paper's models average the sentence's
+# own tokens. Both means are computed in every run; the second table shows how much
+# the choice moves the number. e5-small's first token is `<s>` followed by the
+# `passage:` prefix, identical in both languages, so at the embedding layer every
+# sentence has the same first-token vector and retrieval is at chance.
 
 # %%
-convention = RP.avg_convention(enc)
-sent_runs = WS.sentence_layer_scores(encoded, {"CLS": "first", RP.AVG_WHOLE: "mean", RP.AVG_TOKENS: "tokens"},
-                                     P.k, P.n_sentences, P.runs, P.seed, LAYERS)
-table1 = run.compare("table1", RP.table1_ours(sent_runs, convention, paper_model, static_rows["table1"]),
-                     keys=["model", "pooling", "layer", "pair"], paper=paper_table("gaschi2022", "table1"),
-                     title="Table I: NN-search for sentence representations",
-                     note=f"ours: {enc.name}, avg = {convention}; paper: mBERT. "
-                          "FastText row needs aligned .vec files")
-display(run.show(table1))
-pool_var = run.record("table1_pooling", RP.pooling_variants(sent_runs, paper_model),
-                      "Table I, both mean poolings: whole input vs the sentence's tokens (S_weak x 100)")
-display(pool_var.round(1))
-display(Markdown(
-    f"Table I's `avg` for {enc.name} is the **{convention}** mean. Over the first, best and last "
-    f"layers, the whole-input mean minus the sentence-token mean ranges from "
-    f"{pool_var['whole - tokens'].min():+.1f} to {pool_var['whole - tokens'].max():+.1f} points."))
-
-# %% [markdown]
-# *Model note.* In the paper's mBERT, the first token's vector carries little
-# cross-lingual information (Table I's CLS rows) and mean pooling is far
-# better. e5-small was trained to make *mean-pooled* vectors of translations
-# close, which is why our `avg` rows are near the ceiling; its first token is
-# `<s>` followed by the `passage:` prefix, identical in both languages, so at
-# the embedding layer every sentence has the same first-token vector and
-# retrieval is at chance, as in the paper's layer 0.
-#
-# **Fig. 4** follows the cosine between first-token vectors across layers
-# for translated and for random sentence pairs (mean and 95% CI over
-# pairs).
+t1, t1_short = RP.comparison_view(result.table1, MODEL, P.runs)
+display.table(t1, columns=t1_short, caption="Table I: S_weak (%) of sentence vectors, first, best and last layer")
+display.table(result.pooling, caption=f"Table I, both means (S_weak, %); avg for {MODEL} is the {result.convention} mean");
 
 # %%
-lp = P.cls_pair if P.cls_pair in PAIRS else PAIRS[0]
-first_s, first_t = (side.sentences["first"] for side in IC.sides_of(encoded, lp, "sentences"))
-perm = rng.permutation(len(first_t))
-fig4 = pd.concat([
-    pd.DataFrame({"layer": np.repeat(LAYERS, len(first_s)), "pairs": kind,
-                  "cosine": IC.cosine_rows(first_s, first_t[idx]).T.ravel()})
-    for kind, idx in (("translated", np.arange(len(first_t))), ("random", perm))])
-ax = sns.lineplot(fig4, x="layer", y="cosine", hue="pairs", errorbar=("ci", 95))
-ax.set(title=f"Fig. 4: first-token similarity across layers ({lp}, {enc.name})", xlabel="layer",
-       ylabel="cosine similarity")
-plt.show()
-run.figure("Fig. 4", LW.summarise(fig4.rename(columns={"cosine": "value"}), ["pairs", "layer"]),
-           "Fig. 4 data: first-token cosine (mean, std, ci95) per layer")
+display.figure("ch01-fig4", FG.plot_fig4(result.fig4, result.fig4_pair, MODEL))
 
 # %% [markdown]
+# ```{glue:figure} ch01-fig4
+# :name: fig-ch01-fig4
+#
+# **Paper's Fig. 4.** Cosine similarity between the first-token vectors of translated
+# sentence pairs and of random sentence pairs, at every layer (0 = embeddings); lines
+# are means over sentence pairs, bands their 95% confidence intervals. Where the two
+# lines part, the first token carries information about the sentence.
+# ```
+
+# %% [markdown]
+# (ch01-fig5)=
 # ## Dictionary pairs versus aligner pairs (Fig. 5)
 #
-# The paper shows why aligner pairs understate alignment: at an intermediate
-# layer (mBERT's 8th), the similarities of aligner pairs overlap much more with
-# random pairs than those of dictionary pairs, and random pairs drawn from
-# the same sentence pair look like random pairs from the whole corpus.
+# Aligner pairs understate alignment: at an intermediate layer (mBERT's 8th), the
+# similarities of aligner pairs overlap much more with those of random pairs than the
+# dictionary pairs' do, and random pairs from the same sentence pair look like random
+# pairs from the whole corpus ({numref}`fig-ch01-fig5`).
 
 # %%
-if P.dist_pair in PAIRS:
-    li = LAYERS.index(P.dist_layer) if P.dist_layer in LAYERS else len(LAYERS) - 1
-    groups = {"dictionary pairs": [word_pairs[P.dist_pair][i] for i in
-                                   PR.sample_distinct(word_pairs[P.dist_pair], P.n_pairs, rng)], **extra_pairs}
-    dist_sides = IC.sides_of(encoded, P.dist_pair, "words")
-    fig5 = pd.concat([pd.DataFrame({"pairs": name,
-                                    "cosine": IC.cosine_rows(*IC.pair_vectors(ps, *dist_sides, layer=li))})
-                      for name, ps in groups.items()])
-    del dist_sides
-    ax = sns.kdeplot(fig5, x="cosine", hue="pairs", common_norm=False, fill=True, alpha=0.25)
-    ax.set(title=f"Fig. 5: similarity of word pairs, layer {LAYERS[li]} ({P.dist_pair}, {enc.name})",
-           xlabel="cosine similarity", ylabel="density")
-    plt.show()
-    fig5_summary = fig5.groupby("pairs")["cosine"].describe()[["count", "mean", "std", "25%", "50%", "75%"]]
-    run.figure("Fig. 5", fig5_summary.reset_index().assign(unseeded=lambda d: d.pairs == "aligner pairs"),
-               "Fig. 5 data: cosine of word pairs by extraction method (aligner pairs: eflomal, not seedable)")
-    display(fig5_summary.round(3))
+if result.fig5 is not None:
+    display.figure("ch01-fig5", FG.plot_fig5(result.fig5, result.fig5_layer, P.dist_pair, MODEL))
 
 # %% [markdown]
+# ```{glue:figure} ch01-fig5
+# :name: fig-ch01-fig5
+#
+# **Paper's Fig. 5.** Density of the cosine similarity of four groups of word pairs at
+# one intermediate layer: dictionary pairs, eflomal's aligner pairs, random pairs from
+# the whole corpus and random pairs from the same sentence pair (kernel density
+# estimates, cut at cosine 1). The further a group's mass sits to the right of the
+# random pairs', the better its pairs are aligned.
+# ```
+
+# %% [markdown]
+# (ch01-table3)=
 # ## Weak alignment across layers (Table III, Fig. 6)
 #
-# $S_{weak}$ (Eq. 1, CSLS with k = 10) for N distinct translated-in-context
-# pairs, every layer, `runs` random samples; the table gives the best and the
-# last layer (mean and standard deviation over runs, x 100). $S_{strong}$
-# (next section) is computed in the same pass: both use the same CSLS
-# density terms.
+# $S_{weak}$ for N distinct translated-in-context pairs at every layer, `runs` random
+# samples; the table gives the best and the last layer (mean over runs and its 95%
+# interval). The `paper's model` column names the paper's row each line is set
+# beside; our numbers come from the model named in the column header.
 
 # %%
-align_runs = WS.alignment_layer_scores(word_pairs, encoded, P.k, P.n_pairs, P.runs, P.seed, LAYERS)
-weak_runs = align_runs[align_runs["metric"] == "S_weak"]
-weak_summary = LW.summarise(weak_runs, ["pair", "layer"], scale=100)
-table3 = RP.compare_best_last(run, weak_runs, "table3", "Table III: weak alignment (S_weak)", paper_model,
-                              static_rows, enc.name)
-display(run.show(table3))
+t3, t3_short = RP.comparison_view(result.alignment.table3, MODEL, P.runs)
+display.table(t3, columns=t3_short, caption="Table III: weak alignment S_weak (%), best and last layer");
+
+# %% tags=["remove-input"]
+display.prose(RP.masked_sentence(result.fig8, MODEL));
 
 # %%
-ax = sns.lineplot(weak_runs.assign(value=100 * weak_runs["value"]), x="layer", y="value", hue="pair",
-                  errorbar=("ci", 95), marker="o")
-ax.set(title=f"Fig. 6: S_weak across layers ({enc.name})", xlabel="layer", ylabel="S_weak (%)")
-plt.show()
-run.figure("Fig. 6", weak_summary, "Fig. 6 data: S_weak per layer (mean, std, ci95 over runs, %)")
+display.figure("ch01-fig6", FG.plot_alignment(result.alignment.weak, "S_weak", MODEL, paper_model, "table3"))
 
 # %% [markdown]
+# ```{glue:figure} ch01-fig6
+# :name: fig-ch01-fig6
+#
+# **Paper's Fig. 6.** Weak alignment $S_{weak}$ (%) at every layer for each language
+# pair (mean over runs, band: 95% confidence interval); the crosses are the paper's
+# mBERT at its last layer (Table III).
+# ```
+
+# %% [markdown]
+# (ch01-table4)=
 # ## Strong alignment (Table IV, Fig. 7)
 #
-# $S_{strong}$ (Eq. 3) replaces the competitors $v_j$ by the other source
-# words $u_j$: the translation must be closer than every other word *of the
-# source language*. We compute it as the authors' code does
-# (`multilingual_eval/retrieval.py`, `evaluate_alignment_with_cosim` with
-# `csls_k=10, strong_alignment=1.0`, at the IJCNN 2022 commit): the query's
-# own density term is dropped, since it is the same for every candidate and
-# cancels, and every candidate's density is taken among the source words,
-# each source word counting itself among its k neighbours:
-# $s(u_i, v_i) = 2\cos(u_i, v_i) - r_U(v_i)$ against
-# $s(u_i, u_j) = 2\cos(u_i, u_j) - r_U(u_j)$.
+# $S_{strong}$ replaces the competitors by the other source words: the translation
+# must be closer than every other word *of the source language*. It is computed in
+# the same pass as $S_{weak}$.
 
 # %%
-strong_runs = align_runs[align_runs["metric"] == "S_strong"]  # computed with S_weak above
-strong_summary = LW.summarise(strong_runs, ["pair", "layer"], scale=100)
-table4 = RP.compare_best_last(run, strong_runs, "table4", "Table IV: strong alignment (S_strong)", paper_model,
-                              static_rows, enc.name)
-display(run.show(table4))
+t4, t4_short = RP.comparison_view(result.alignment.table4, MODEL, P.runs)
+display.table(t4, columns=t4_short, caption="Table IV: strong alignment S_strong (%), best and last layer");
+
+# %%
+display.figure("ch01-fig7", FG.plot_alignment(result.alignment.strong, "S_strong", MODEL, paper_model, "table4",
+                                              weak=result.alignment.weak))
 
 # %% [markdown]
-# **What changed in Table IV, and why.** Up to xalign 0.1 the translation's
-# score subtracted the query's density among the *target* words, $r_V(u_i)$,
-# while every competitor's subtracted the query's density among the other
-# *source* words (and left $u_j$ itself out of its own neighbourhood). Words
-# of the same language sit closer together, so $r_U(u_i) > r_V(u_i)$ and the
-# translation got a bonus exactly when the two languages sit apart, which is
-# what strong alignment is meant to detect. Both formulas are computed on the
-# same samples in this run:
-
-# %%
-before_after = run.record("table4_before_after", RP.strong_before_after(align_runs, paper_model),
-                          "Table IV before and after the fix: S_strong x 100, xalign 0.1 vs the authors' definition")
-display(before_after.round(1))
-gap = RP.strong_gap_by_layer(align_runs)
-run.record("fig7_before_after", gap, "Fig. 7 data, both formulas: mean S_strong per layer (x 100) and the gap")
-last = before_after[before_after["layer"] == "last"]
-widest = gap.loc[gap["gap"].abs().idxmax()]
-display(Markdown(
-    f"At the last layer the corrected S_strong differs from xalign 0.1's by "
-    f"{', '.join(f'{r.pair} {r.change:+.1f}' for r in last.itertuples())} points "
-    f"(authors' definition minus xalign 0.1). Across all layers, xalign 0.1 minus the authors' "
-    f"definition is largest in size at {widest['gap']:+.1f} points ({widest['pair']}, layer "
-    f"{int(widest['layer'])}) and {gap['gap'].mean():+.1f} points on average."))
-
-# %%
-both = pd.concat([weak_runs.assign(score="S_weak"), strong_runs.assign(score="S_strong")])
-ax = sns.lineplot(both.assign(value=100 * both["value"]), x="layer", y="value", hue="pair", style="score",
-                  errorbar=("ci", 95), marker="o")
-ax.set(title=f"Fig. 7: S_strong (dashed) vs S_weak across layers ({enc.name})", xlabel="layer",
-       ylabel="score (%)")
-plt.show()
-run.figure("Fig. 7", strong_summary, "Fig. 7 data: S_strong per layer (mean, std, ci95 over runs, %)")
+# ```{glue:figure} ch01-fig7
+# :name: fig-ch01-fig7
+#
+# **Paper's Fig. 7.** Strong alignment $S_{strong}$ (%) at every layer for each
+# language pair (band: 95% confidence interval), with $S_{weak}$ dashed in grey; the
+# crosses are the paper's mBERT at its last layer (Table IV). The distance between a
+# pair's dashed and solid lines is how much closer a word sits to its own language
+# than to its translation.
+# ```
 
 # %% [markdown]
+# (ch01-table5)=
 # ## What the errors look like (Table V)
 #
-# A sample of $S_{weak}$ mistakes at the best layer for the first language
-# pair: the source word, its translation, and the target word retrieved
-# instead. The paper sorts such errors by hand into lexical field, context,
-# proper noun and other; we show the raw sample.
+# A random sample of $S_{weak}$ mistakes at the best layer of the first language
+# pair: the source word, its translation and the target word retrieved instead. The
+# paper sorts its sample by hand into lexical field, context, proper noun and other;
+# we show the raw sample, then the paper's (mBERT).
 
 # %%
-lp = PAIRS[0]
-best_layer = int(weak_summary[weak_summary["pair"] == lp].sort_values("mean").iloc[-1]["layer"])
-sample = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.n_pairs, np.random.default_rng(P.seed))]
-U, V = IC.pair_vectors(sample, *IC.sides_of(encoded, lp, "words"), layer=LAYERS.index(best_layer))
-errors = WS.retrieval_errors(sample, U, V, k=P.k)
-pick = np.random.default_rng(P.seed).permutation(len(errors))[:12]
-table5 = pd.DataFrame([{"reference word": errors[i][0].src.text, "target word": errors[i][0].tgt.text,
-                        "model output": errors[i][1].tgt.text,
-                        "context": corpus[lp][errors[i][0].src_sent][0][:80]} for i in pick])
-run.record("table5", table5, f"Table V: sample of retrieval errors ({lp}, layer {best_layer})")
-display(Markdown(f"{len(errors)} errors among {len(sample)} pairs at layer {best_layer}."))
-display(table5)
-display(Markdown("The paper's own sample (mBERT):"))
-display(paper_table("gaschi2022", "table5"))
+n5 = result.table5_note
+display.table(result.table5, caption=f"Table V: {n5['errors']} errors among {n5['pairs']} {n5['pair']} pairs "
+                                     f"at layer {n5['layer']} ({MODEL}); a random sample")
+display.table(paper_table("gaschi2022", "table5"), caption="Table V in the paper (mBERT)");
 
 # %% [markdown]
+# (ch01-fig8)=
 # ## Masking the words: how much comes from context (Fig. 8)
 #
-# The paper replaces the source and target words by the mask token and
-# retrieves the translation from the mask token's representation alone, i.e.
-# from the context. Each pair gets its own forward passes (one word masked per
-# sentence). We mask a pool of `mask_pool` distinct pairs and compare with the
-# unmasked words on the same samples.
+# The paper replaces the source and target words by the mask token and retrieves the
+# translation from the mask token's representation alone, i.e. from the context. Each
+# pair gets its own forward passes (one word masked per sentence); a pool of
+# `mask_pool` distinct pairs is scored with and without the mask on the same samples.
 
 # %%
-if P.mask_pair in PAIRS:
-    lp = P.mask_pair
-    pool = [word_pairs[lp][i] for i in PR.sample_distinct(word_pairs[lp], P.mask_pool, np.random.default_rng(P.seed))]
-    U, V = IC.pair_vectors(pool, *IC.sides_of(encoded, lp, "words"))
-    encoded.release()  # the pool's words are copied out: the pair's memory goes to the masked forward passes
-    Um, Vm = IC.masked_pair_vectors(enc, pool, [s for s, _ in corpus[lp]], [t for _, t in corpus[lp]], layers=LAYERS)
-    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, min(P.n_pairs, int(0.8 * len(pool))), P.runs, P.seed,
-                                     LAYERS)
-    ax = sns.lineplot(fig8.assign(value=100 * fig8["value"]), x="layer", y="value", hue="input",
-                      errorbar=("ci", 95), marker="o")
-    ax.set(title=f"Fig. 8: top-1 accuracy with masked targets ({lp}, {enc.name})", xlabel="layer",
-           ylabel="S_weak (%)")
-    plt.show()
-    fig8_summary = LW.summarise(fig8, ["input", "layer"], scale=100)
-    run.figure("Fig. 8", fig8_summary, "Fig. 8 data: S_weak with words vs masked words (%)")
-    display(fig8_summary.pivot(index="layer", columns="input", values="mean").round(1))
+if result.fig8 is not None:
+    display.figure("ch01-fig8", FG.plot_fig8(result.fig8, P.mask_pair, MODEL))
 
 # %% [markdown]
-# ## Summary
+# ```{glue:figure} ch01-fig8
+# :name: fig-ch01-fig8
 #
-# The chapter's numbers are saved with the model, its revision, the data
-# files and their checksums, and the parameters in
-# `results/01_weak_strong_alignment/<profile>.json`; the book's front page
-# reads them.
+# **Paper's Fig. 8.** Top-1 retrieval accuracy ($S_{weak}$, %) at every layer with the
+# words themselves and with the mask token in their place (band: 95% confidence
+# interval). Where the two lines meet, the score comes from the sentence, not the word.
+# ```
+
+# %% [markdown]
+# ## What the evidence supports
+
+# %% tags=["remove-input"]
+display.prose(RP.evidence(result.table1, result.table2, result.alignment.table3, result.alignment.table4,
+                          result.fig8, MODEL, paper_model, P.runs));
 
 # %%
-print(run.save())
+run.set_headline(RP.headline(result.alignment.table3, MODEL, paper_model, P.runs), key_figure="ch01-fig6")
+saved = run.save()

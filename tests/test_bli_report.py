@@ -9,13 +9,13 @@ from xalign.papers.wickramasinghe.bli_report import (
     identical_strings,
     label,
     method_label,
+    page_view,
     sinhala_list_inflation,
     table1,
     table3,
     table4,
     table5,
     table6,
-    view,
     with_interval,
 )
 
@@ -87,9 +87,10 @@ def test_inflation_identical_strings_and_the_interval_view():
     cmp = pd.DataFrame({"pair": ["en-es", "en-zh"], "retrieval": ["NN", "NN"], "paper": [60.0, 20.0],
                         "ours": [61.66, None], "lo": [58.94, None], "hi": [64.4, None], "coverage": [82.0, None]})
     assert with_interval(cmp).tolist() == ["61.7 [58.9, 64.4]", ""]
-    v = view(cmp, ["pair"], ["retrieval"])
-    assert v.loc["en-es", ("ours [95% CI]", "NN")] == "61.7 [58.9, 64.4]"
-    assert v.loc["en-es", ("coverage (%)", "NN")] == 82.0
+    v, short = page_view(cmp, ["pair", "retrieval"], "e5-small")
+    assert short == ["pair", "retrieval", "paper (%)", "ours: e5-small (%)", "ours 95% CI", "coverage (%)"]
+    assert v["ours 95% CI"].tolist() == ["58.9–64.4", "–"]
+    assert v["coverage (%)"].tolist()[0] == 82.0
 
 
 def _legend_hides_a_bar(fig) -> bool:
@@ -101,22 +102,64 @@ def _legend_hides_a_bar(fig) -> bool:
     return any(b.overlaps(bar) for b in boxes for bar in bars)
 
 
-def test_figure_legends_hide_no_bar():
-    """Figs. 1 and 2 drew their legend inside the last panel, over the bars when they run the
-    panel's width (our Fig. 1's en-ja panel, Fig. 2's P@10)."""
+def test_figure_legends_hide_no_bar_and_paper_points_are_drawn():
+    """Figs. 1 and 2: one legend for the figure, below the panels (inside a panel it hid bars), our bars
+    with their intervals and the paper's values as markers on the same axes, every bar within 0-100%."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from xalign.papers.wickramasinghe.bli_report import plot_inflection, plot_pruning
+    from xalign.papers.wickramasinghe.figures import plot_inflection, plot_pruning
 
-    t3 = pd.DataFrame([{"method": "multilingual model", "retrieval": r, "pair": p, "pruned": pr, "value": 40.0}
+    t3 = pd.DataFrame([{"method": "multilingual model", "retrieval": r, "pair": p, "pruned": pr, "value": 40.0,
+                        "lo": 38.0, "hi": 42.0}
                        for p in ("en-zh", "en-ja") for r in ("NN", "CSLS") for pr in ("no", "yes")])
     t4 = pd.DataFrame([{"method": "multilingual model", "retrieval": r, "direction": "En-Si", "dictionary": d,
-                        "soft": s, "k": k, "value": 50.0}
+                        "soft": s, "k": k, "value": 50.0, "lo": 45.0, "hi": 55.0}
                        for r in ("NN", "CSLS") for d in ("wiki", "cc") for s in ("no", "yes") for k in (1, 5, 10)])
-    for fig in (plot_pruning(t3, "Fig. 1"), plot_inflection(t4, "Fig. 2")):
-        assert len([a for a in fig.axes if a.get_legend() is not None]) == 1
+    p3 = paper_table("wickramasinghe", "table3")
+    for fig in (plot_pruning(t3, p3, ["en-zh", "en-ja"], "e5"),
+                plot_inflection(t4, paper_table("wickramasinghe", "table4"), "e5")):
+        assert len(fig.legends) == 1 and not any(a.get_legend() for a in fig.axes)
+        assert fig.axes[0].yaxis_inverted()                      # the first row (ours) on top, for 2 or 3 panels
         assert not _legend_hides_a_bar(fig)
+        labels = [t.get_text() for t in fig.legends[0].get_texts()]
+        assert any(lab.startswith("paper") for lab in labels) and any(lab.startswith("ours") for lab in labels)
+        ticks = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert any(t.startswith("LaBSE") for t in ticks) and any(t.startswith("e5") for t in ticks)
         plt.close(fig)
+
+
+def test_findings_report_each_map_and_choose_their_wording():
+    """The closing section reports every map on its own (no best-of-three chosen on the test set),
+    says "did not change" instead of "by 0% to 0%", and calls a pruning effect inside the bootstrap
+    intervals unstable."""
+    from xalign.papers.wickramasinghe.bli_report import change_range, findings, headline, map_wins, pruning_verdict
+
+    t2 = pd.DataFrame([{"method": m, "retrieval": r, "pair": p, "value": v}
+                       for p in ("en-es", "en-zh") for r in ("NN", "CSLS")
+                       for m, v in ((MULTILINGUAL, 50.0), (f"{MULTILINGUAL} + Procrustes", 55.0),
+                                    (f"{MULTILINGUAL} + RCSLS", 45.0 if p == "en-es" else 60.0))])
+    wins = map_wins(t2).set_index("map")
+    assert wins.loc["Procrustes", "wins"] == 4 and wins.loc["Procrustes", "gain"] == pytest.approx(5.0)
+    assert wins.loc["RCSLS", "wins"] == 2 and wins.loc["RCSLS", "gain"] == pytest.approx(2.5)
+    assert change_range([0.2, -0.3]) == "did not change"
+    assert change_range([23.4, 45.1]) == "raised by 23% to 45%"
+    assert change_range([12.2, 11.8]) == "raised by 12%"
+    assert change_range([-5.0, 12.0]) == "changed by -5% to +12%"
+    t3 = pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "CSLS", "pair": "en-zh", "pruned": pr, "value": v,
+                        "lo": v - 2, "hi": v + 2} for pr, v in (("no", 30.0), ("yes", 31.0))])
+    assert pruning_verdict(t3).startswith("In none of the 1 cells")
+    assert headline(t3, "e5") == ("Pruning the zh candidate list to its script raises e5's en-zh P@1 (CSLS) from "
+                                  "30.0% to 31.0% (95% CI 29.0–33.0%).")
+    same = t3.assign(value=30.0, lo=28.0, hi=32.0)
+    assert headline(same, "e5") == ("Pruning the zh candidate list to its script leaves e5's en-zh P@1 (CSLS) at "
+                                    "30.0% (95% CI 28.0–32.0%).")
+    t6 = pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "NN", "dictionary": "wiki", "k": k, "value": 0.0}
+                       for k in (1, 5)])
+    text = findings(t2, t3, t6, "e5")
+    assert "Procrustes in 4 of 4 cells (mean +5.0 points); RCSLS in 2 of 4 cells (mean +2.5 points)" in text
+    assert "best map" not in text and "0% to 0%" not in text
+    assert "**Stem-based matching** did not change e5's En->Si precision" in text
+    assert "(unstable)" in text

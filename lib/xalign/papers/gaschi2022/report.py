@@ -119,7 +119,9 @@ def variant_sentence(variants: pd.DataFrame) -> str:
         return "none run"
     parts = []
     for pair, sub in variants.groupby("pair", sort=False):
-        items = [f"{r['variant']} {r['value']:.1f} ({r['change vs xalign']:+.1f})" for _, r in sub.iloc[1:].iterrows()]
+        items = [f"{r['variant']} {r['value']:.1f} ("
+                 + ("unchanged" if abs(r["change vs xalign"]) < 0.05 else f"{r['change vs xalign']:+.1f}") + ")"
+                 for _, r in sub.iloc[1:].iterrows()]
         parts.append(f"{pair}: ours {sub.iloc[0]['value']:.1f}; " + "; ".join(items))
     return " | ".join(parts)
 
@@ -130,3 +132,186 @@ def value(frame: pd.DataFrame, column: str = "ours", **where) -> float:
     for k, v in where.items():
         sub = sub[sub[k] == v]
     return float(sub[column].iloc[0]) if len(sub) else float("nan")
+
+
+# --- what the page shows: comparison tables, the evidence section and the headline -----------------
+
+def ci95(std: float, runs: int) -> float:
+    """Half-width of the 95% confidence interval of a mean over ``runs`` runs with this std."""
+    return 1.96 * float(std) / np.sqrt(max(int(runs), 1))
+
+
+def comparison_view(frame: pd.DataFrame, model: str, runs: int) -> tuple[pd.DataFrame, list[str]]:
+    """A comparison frame (``run.compare``'s paper / ours / diff) labelled for the page.
+
+    The ``model`` key column names the paper's row each line is compared with; our numbers come
+    from ``model`` (the column headers say so). ``ours`` gains its 95% interval over ``runs``.
+
+    Returns:
+        (the relabelled frame, the short set of columns shown before the dropdown).
+    """
+    out = frame.copy()
+    keys = [c for c in out.columns if c not in ("paper", "paper_std", "ours", "ours_std", "our layer", "diff",
+                                                "n pairs", "unseeded")]
+    ours = f"ours: {model} (points)"
+    if "ours_std" in out:
+        out["ours 95% CI"] = [
+            "–" if pd.isna(m) or pd.isna(s) else f"{m - ci95(s, runs):.1f}–{m + ci95(s, runs):.1f}"
+            for m, s in zip(out["ours"], out["ours_std"])]
+    out = out.rename(columns={"model": "paper's model", "paper": "paper (points)", "ours": ours,
+                              "diff": "ours - paper", "paper_std": "paper std", "ours_std": "ours std",
+                              "n pairs": "pairs (count)"})
+    keys = ["paper's model" if k == "model" else k for k in keys]
+    short = [*keys, "paper (points)", ours, *(["ours 95% CI"] if "ours 95% CI" in out else []), "ours - paper"]
+    return out, short
+
+
+def _rows(frame: pd.DataFrame, **where) -> pd.DataFrame:
+    sub = frame
+    for k, v in where.items():
+        sub = sub[sub[k] == v]
+    return sub
+
+
+def direction(a: float, a_half: float, b: float, b_half: float) -> str:
+    """"above", "below" or "level with": a vs b, "level" when the two 95% intervals overlap."""
+    if abs(a - b) <= a_half + b_half:
+        return "level with"
+    return "above" if a > b else "below"
+
+
+def span(values: list[float], unit: str = "points") -> str:
+    """"by 3.2 points" / "by 2.0 to 5.1 points" for sizes of changes (absolute values used)."""
+    sizes = sorted(abs(v) for v in values)
+    lo, hi = f"{sizes[0]:.1f}", f"{sizes[-1]:.1f}"
+    return f"by {hi} {unit}" if lo == hi else f"by {lo} to {hi} {unit}"
+
+
+def _vs_paper(table: pd.DataFrame, layer: str, runs: int) -> list[tuple[str, float, float, float, str]]:
+    """(pair, ours, paper, ours - paper, direction) for our rows that have a paper value at ``layer``."""
+    out = []
+    for r in _rows(table, layer=layer).itertuples(index=False):
+        d = r._asdict()
+        if pd.isna(d.get("ours")) or pd.isna(d.get("paper")):
+            continue
+        paper_half = ci95(d.get("paper_std") or 0.0, 10)  # the paper reports std over 10 runs
+        out.append((d["pair"], d["ours"], d["paper"], d["ours"] - d["paper"],
+                    direction(d["ours"], ci95(d.get("ours_std") or 0.0, runs), d["paper"], paper_half)))
+    return out
+
+
+def _compare_sentence(items, model: str, paper_model: str, what: str) -> str:
+    if not items:
+        return ""
+    dirs = {i[4] for i in items}
+    listing = ", ".join(f"{p} {o:.1f} vs {q:.1f}" for p, o, q, _, _ in items)
+    if dirs == {"above"}:
+        verdict = f"{model} is above the paper's {paper_model} for every pair"
+    elif dirs == {"below"}:
+        verdict = f"{model} is below the paper's {paper_model} for every pair"
+    elif dirs == {"level with"}:
+        verdict = f"{model} is level with the paper's {paper_model} within the runs' spread"
+    else:
+        parts = [f"{d} it for {', '.join(i[0] for i in items if i[4] == d)}" for d in ("above", "below", "level with")
+                 if d in dirs]
+        verdict = f"{model} is " + " and ".join(parts).replace(" it for", f" the paper's {paper_model} for", 1)
+    return f"{what} ({model} vs the paper's {paper_model}; {listing}): {verdict}."
+
+
+def evidence(table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame,
+             fig8: pd.DataFrame | None, model: str, paper_model: str, runs: int) -> str:
+    """The chapter's closing section, every number and every verdict taken from the results.
+
+    Args:
+        table1, table2, table3, table4: the comparison frames of Tables I-IV (points).
+        fig8: Fig. 8's tidy scores (layer, run, value in [0, 1], input) or None.
+        model: the model that ran; paper_model: the paper's row it is compared with.
+        runs: runs per score (the intervals are 95% CIs of the mean over them).
+
+    Returns:
+        Markdown: one bullet per claim. A comparison inside the runs' spread is called level,
+        and a model-vs-model comparison says in words which two models it sets side by side.
+    """
+    out = []
+    t2 = {(r["method"], r["pair"]): r for r in table2.to_dict("records") if not pd.isna(r.get("ours"))}
+    both = [gp for (m, gp) in t2 if m == "dictionary" and ("aligner", gp) in t2]
+    if both:
+        better = [gp for gp in both if t2[("dictionary", gp)]["ours"] > t2[("aligner", gp)]["ours"]]
+        listing = ", ".join(f"{gp} {t2[('dictionary', gp)]['ours']:.1f}% from {int(t2[('dictionary', gp)]['n pairs'])} "
+                            f"pairs vs {t2[('aligner', gp)]['ours']:.1f}% from {int(t2[('aligner', gp)]['n pairs'])}"
+                            for gp in both)
+        verdict = ("more precise than the aligner's on every gold set, as the paper finds" if len(better) == len(both)
+                   else "not more precise than the aligner's on every gold set, unlike the paper"
+                   if not better else f"more precise only for {', '.join(better)}")
+        out.append(f"**Table II (no model involved).** Dictionary pairs are {verdict} ({listing}).")
+    ours1 = table1[table1["model"] != "FastText"] if "model" in table1 else table1
+    best = _rows(ours1, layer="best")
+    pools = []
+    for pair, sub in best.groupby("pair", sort=False):
+        avg, cls = _rows(sub, pooling="avg"), _rows(sub, pooling="CLS")
+        if len(avg) and len(cls) and not pd.isna(avg["ours"].iloc[0]) and not pd.isna(cls["ours"].iloc[0]):
+            a, c = avg.iloc[0], cls.iloc[0]
+            pools.append((pair, a["ours"], c["ours"],
+                          direction(a["ours"], ci95(a["ours_std"], runs), c["ours"], ci95(c["ours_std"], runs))))
+    if pools:
+        dirs = {p[3] for p in pools}
+        listing = ", ".join(f"{p} {a:.1f} vs {c:.1f}" for p, a, c, _ in pools)
+        verdict = ("beats the first token for every pair, as in the paper" if dirs == {"above"} else
+                   "is level with the first token within the runs' spread" if dirs == {"level with"} else
+                   "does not beat the first token for every pair (unstable or reversed)")
+        out.append(f"**Table I.** At {model}'s best layer, mean pooling {verdict} (avg vs CLS, S_weak: {listing}).")
+    s3 = _compare_sentence(_vs_paper(table3, "best", runs), model, paper_model, "**Table III, best layer, S_weak**")
+    s4 = _compare_sentence(_vs_paper(table4, "best", runs), model, paper_model, "**Table IV, best layer, S_strong**")
+    out += [s for s in (s3, s4) if s]
+    s4l = _compare_sentence(_vs_paper(table4, "last", runs), model, paper_model, "At the last layer, S_strong")
+    if s4l:
+        out.append(s4l)
+    weak_best = {r["pair"]: r for r in _rows(table3, layer="best").to_dict("records") if not pd.isna(r.get("ours"))}
+    strong_best = {r["pair"]: r for r in _rows(table4, layer="best").to_dict("records") if not pd.isna(r.get("ours"))}
+    gaps = [(p, weak_best[p]["ours"] - strong_best[p]["ours"]) for p in weak_best if p in strong_best]
+    if gaps:
+        below = [g for _, g in gaps if g > 0]
+        if len(below) == len(gaps) and all(g >= 0.05 for g in below):
+            out.append(f"**Weak vs strong.** S_strong is below S_weak at the best layer for every pair "
+                       f"({span([g for _, g in gaps])}): a word's translation is its nearest neighbour among the "
+                       f"target-language words more often than among the source-language words, so {model}'s "
+                       "words still sit closer to their own language, as the paper finds for its models.")
+        else:
+            out.append("**Weak vs strong.** S_strong is not below S_weak for every pair at the best layer ("
+                       + ", ".join(f"{p} {g:+.1f}" for p, g in gaps) + " points, S_weak - S_strong).")
+    masked = masked_sentence(fig8, model)
+    if masked:
+        out.append(f"**Fig. 8.** {masked}")
+    return "\n".join(f"- {s}" for s in out) if out else "No result of this run supports a conclusion."
+
+
+def headline(table3: pd.DataFrame, model: str, paper_model: str, runs: int) -> str:
+    """One sentence with one number and its 95% interval: S_weak at the best layer of the first pair."""
+    rows = _rows(table3, layer="best")
+    rows = rows[rows["ours"].notna()] if len(rows) else rows
+    if not len(rows):
+        return f"No S_weak score was computed for {model} in this run."
+    r = rows.iloc[0]
+    half = ci95(r["ours_std"], runs)
+    layer = "" if pd.isna(r.get("our layer")) else f" (layer {int(r['our layer'])})"
+    paper = "" if pd.isna(r.get("paper")) else f"; the paper's {paper_model} scores {r['paper']:.1f}%"
+    return (f"{model}'s best layer{layer} retrieves the translation of {r['ours']:.1f}% "
+            f"(95% CI {r['ours'] - half:.1f}–{r['ours'] + half:.1f}%) of {r['pair']} words in context "
+            f"(weak alignment, S_weak){paper}.")
+
+
+def masked_sentence(fig8: pd.DataFrame | None, model: str) -> str:
+    """Fig. 8 at the last layer: S_weak of the mask token alone vs the words (empty when not run)."""
+    if fig8 is None or not len(fig8):
+        return ""
+    s = LW.summarise(fig8, ["input", "layer"], scale=100)
+    last = int(s["layer"].max())
+    w = _rows(s, input="words", layer=last).iloc[0]
+    m = _rows(s, input="masked", layer=last).iloc[0]
+    d = direction(m["mean"], m["ci95"], w["mean"], w["ci95"])
+    rel = "as high as (within the runs' spread)" if d == "level with" else f"{abs(m['mean'] - w['mean']):.1f} points {d}"
+    share = m["mean"] / w["mean"] if w["mean"] else float("nan")
+    reading = ("last-layer word scores here mostly identify the sentence, not the word"
+               if share >= 0.8 else "the word itself still carries much of the last-layer score")
+    return (f"At {model}'s last layer (layer {last}) the mask token alone retrieves the translation "
+            f"{m['mean']:.1f}% of the time, {rel} the words themselves ({w['mean']:.1f}%): {reading}.")

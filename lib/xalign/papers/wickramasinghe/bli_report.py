@@ -85,15 +85,6 @@ def with_interval(frame: pd.DataFrame, value: str = "ours", lo: str = "lo", hi: 
     return pd.Series([fmt(v, a, b) for v, a, b in zip(frame[value], frame[lo], frame[hi])], index=frame.index)
 
 
-def view(cmp: pd.DataFrame, index: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
-    """A compared table for display: paper, ours with its 95% interval, and coverage (%), side by side."""
-    df = cmp.assign(**{"ours [95% CI]": with_interval(cmp), "coverage (%)": cmp["coverage"].round(1)})
-    wide = df.pivot_table(index=list(index), columns=list(columns), aggfunc="first",
-                          values=["paper", "ours [95% CI]", "coverage (%)"])
-    keep = [c for c in ("paper", "ours [95% CI]", "coverage (%)") if c in wide.columns.get_level_values(0)]
-    return wide[keep]
-
-
 def _pick(df: pd.DataFrame, **eq) -> pd.DataFrame:
     mask = np.ones(len(df), bool)
     for col, val in eq.items():
@@ -181,66 +172,6 @@ def table6(t4: pd.DataFrame) -> pd.DataFrame:
                                 ["method", "retrieval", "dictionary", "k"])
 
 
-def side_by_side(ours: pd.DataFrame, paper: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:
-    """One frame with a ``source`` column ("paper" / "ours") for plotting both."""
-    a = paper[list(keys) + ["value"]].assign(source="paper")
-    b = ours[list(keys) + ["value"]].assign(source="ours")
-    return pd.concat([a, b], ignore_index=True)
-
-
-def plot_pruning(t3: pd.DataFrame, title: str):
-    """Fig. 1: P@1 without and with pruning; one panel per pair, bars per method + retrieval."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    df = t3.assign(setting=t3["method"] + " + " + t3["retrieval"])
-    pairs = list(dict.fromkeys(df["pair"]))
-    fig, axes = plt.subplots(1, len(pairs), figsize=(3.2 * len(pairs), 4.2), sharey=True, squeeze=False)
-    for ax, pair in zip(axes[0], pairs):
-        sub = df[df["pair"] == pair]
-        sns.barplot(data=sub, y="setting", x="value", hue="pruned", hue_order=["no", "yes"], ax=ax,
-                    errorbar=None, orient="h")
-        ax.set_title(pair)
-        ax.set_xlabel("P@1 (%)")
-        ax.set_ylabel("")
-    _legend_beside(axes[0], "pruned")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
-def _legend_beside(axes, title: str) -> None:
-    """One legend for a row of panels, right of the last one (inside a panel it hid bars)."""
-    import seaborn as sns
-
-    for ax in axes[:-1]:
-        ax.get_legend().remove()
-    sns.move_legend(axes[-1], "upper left", bbox_to_anchor=(1.02, 1), title=title, frameon=False)
-
-
-def plot_inflection(t4: pd.DataFrame, title: str):
-    """Fig. 2: En->Si P@1/5/10 with exact and stem-based matching, per method and dictionary."""
-    import matplotlib.pyplot as plt
-    import seaborn as sns
-
-    df = _pick(t4, direction="En-Si")
-    df = df.assign(setting=df["method"] + " + " + df["retrieval"] + " (" + df["dictionary"] + ")",
-                   match=df["soft"].map({"no": "exact", "yes": "stem-based"}))
-    ks = sorted(df["k"].unique())
-    fig, axes = plt.subplots(1, len(ks), figsize=(4.2 * len(ks), 0.5 * df["setting"].nunique() + 1.8),
-                             sharey=True, squeeze=False)
-    for ax, k in zip(axes[0], ks):
-        sns.barplot(data=df[df["k"] == k], y="setting", x="value", hue="match", hue_order=["exact", "stem-based"],
-                    ax=ax, errorbar=None, orient="h")
-        ax.set_title(f"P@{k}")
-        ax.set_xlabel("precision (%)")
-        ax.set_ylabel("")
-    _legend_beside(axes[0], "match")
-    fig.suptitle(title)
-    fig.tight_layout()
-    return fig
-
-
 def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
              inflation: pd.DataFrame | None = None, identical: pd.DataFrame | None = None) -> str:
     """A short Markdown summary of this run's evidence on the paper's three claims (and on two set-ups
@@ -251,23 +182,20 @@ def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
         combined = relative_improvement(t3[t3["method"].str.startswith(f"{MULTILINGUAL} +")], "pruned", "no", "yes",
                                         ["method", "pair", "retrieval"]).dropna()
         per_pair = ", ".join(f"{r.pair} {r.retrieval} {r.value:+.0f}%" for r in gains.itertuples())
+        verdict = pruning_verdict(t3)
         lines.append(f"* **Pruning** changed {model}'s own P@1 by {per_pair}"
                      + (f"; the maps learned on its vectors changed by {combined['value'].mean():+.0f}% on average"
-                        if len(combined) else "") + ".")
+                        if len(combined) else "") + (f". {verdict}" if verdict else "") + ".")
     soft = _pick(t6, method=MULTILINGUAL).dropna()
     if len(soft):
-        lines.append(f"* **Stem-based matching** raised {model}'s En->Si precision by "
-                     f"{soft['value'].min():.0f}% to {soft['value'].max():.0f}% (relative; over P@1/5/10, NN/CSLS, "
-                     f"wiki/cc dictionaries).")
-    base = _pick(t2, method=MULTILINGUAL).set_index(["pair", "retrieval"])["value"]
-    maps = t2[t2["method"].str.startswith(f"{MULTILINGUAL} +")]
-    if len(base) and len(maps):
-        best = maps.groupby(["pair", "retrieval"])["value"].max()
-        both = pd.concat([base.rename("raw"), best.rename("best")], axis=1).dropna()
-        wins = int((both["best"] > both["raw"]).sum())
-        lines.append(f"* **Combined rows**: the best map learned on {model}'s vectors beats its raw vectors in "
-                     f"{wins} of {len(both)} pair x retrieval cells (mean gain "
-                     f"{(both['best'] - both['raw']).mean():+.1f} P@1 points).")
+        lines.append(f"* **Stem-based matching** {change_range(soft['value'], 'raised', 'lowered')} {model}'s En->Si "
+                     f"precision (relative; over P@1/5/10, NN/CSLS, wiki/cc dictionaries).")
+    per_map = map_wins(t2)
+    if len(per_map):
+        parts = "; ".join(f"{r.map} in {r.wins} of {r.cells} cells (mean {r.gain:+.1f} points)"
+                          for r in per_map.itertuples())
+        lines.append(f"* **Combined rows** (each map learned on {model}'s vectors, against its raw vectors; pair x "
+                     f"retrieval cells of Table 2, P@1): {parts}.")
     if inflation is not None and len(inflation.dropna(subset=["inflation (P@1 points)"])):
         inf = inflation.dropna(subset=["inflation (P@1 points)"])
         per = ", ".join(f"{r['direction']} {r['retrieval']}{' pruned' if r['pruned'] else ''} "
@@ -327,3 +255,111 @@ def known_answers(vectors: dict, languages: Sequence[str], n: int = 500) -> pd.D
         rows.append({"check": "self-translation NN P@1", "lang": lang, "expected": 100.0,
                      "value": float(r.precision), "n_queries": int(r.n_queries)})
     return pd.DataFrame(rows)
+
+
+def change_range(values, up: str = "raised", down: str = "lowered", unit: str = "%") -> str:
+    """"raised it by 5% to 40%" style wording chosen from the numbers (never "by 0% to 0%").
+
+    Args:
+        values: relative or absolute changes (positive = up).
+        up, down: verbs for a rise and a fall.
+        unit: appended to each number.
+
+    Returns:
+        "did not change" when every change rounds to 0; one verb with a range when all changes
+        share a sign; "changed ... (from -3% to +12%)" when they do not.
+    """
+    v = [float(x) for x in values]
+    rounded = [round(x) for x in v]
+    if not v or all(r == 0 for r in rounded):
+        return "did not change"
+    lo, hi = min(v), max(v)
+    if lo >= 0 or hi <= 0:
+        verb = up if hi > 0 else down
+        a, b = sorted((abs(lo), abs(hi)))
+        return f"{verb} by {b:.0f}{unit}" if round(a) == round(b) else f"{verb} by {a:.0f}{unit} to {b:.0f}{unit}"
+    return f"changed by {lo:+.0f}{unit} to {hi:+.0f}{unit}"
+
+
+def pruning_verdict(t3: pd.DataFrame) -> str:
+    """Whether pruning's effect on the multilingual model's P@1 holds beyond the 95% bootstrap intervals.
+
+    Compares, per pair and retrieval, the pruned interval with the unpruned one: a rise or a fall
+    counts only when the two intervals do not overlap.
+    """
+    d = _pick(t3, method=MULTILINGUAL)
+    if not len(d) or "lo" not in d:
+        return ""
+    wide = d.pivot_table(index=["pair", "retrieval"], columns="pruned", values=["value", "lo", "hi"], aggfunc="first")
+    if ("value", "no") not in wide or ("value", "yes") not in wide:
+        return ""
+    up = (wide[("lo", "yes")] > wide[("hi", "no")])
+    down = (wide[("hi", "yes")] < wide[("lo", "no")])
+    n, n_up, n_down = len(wide), int(up.sum()), int(down.sum())
+    if n_up == n:
+        return f"The rise holds beyond the 95% bootstrap intervals in all {n} cells"
+    if n_up + n_down == 0:
+        return f"In none of the {n} cells does the change leave the 95% bootstrap intervals (unstable)"
+    return (f"Beyond the 95% bootstrap intervals it rises in {n_up} and falls in {n_down} of {n} cells; "
+            "the others are unstable")
+
+
+def map_wins(t2: pd.DataFrame) -> pd.DataFrame:
+    """Per map learned on the multilingual model's vectors: cells of Table 2 (pair x retrieval) where it
+    beats the raw vectors, and its mean gain in P@1 points (each map on its own: no best-of selection)."""
+    base = _pick(t2, method=MULTILINGUAL).set_index(["pair", "retrieval"])["value"]
+    rows = []
+    for method, g in t2[t2["method"].str.startswith(f"{MULTILINGUAL} +")].groupby("method", sort=False):
+        both = pd.concat([base.rename("raw"), g.set_index(["pair", "retrieval"])["value"].rename("map")],
+                         axis=1).dropna()
+        if len(both):
+            rows.append({"map": method.split(" + ", 1)[1], "wins": int((both["map"] > both["raw"]).sum()),
+                         "cells": len(both), "gain": float((both["map"] - both["raw"]).mean())})
+    return pd.DataFrame(rows, columns=["map", "wins", "cells", "gain"])
+
+
+def headline(t3: pd.DataFrame, model: str) -> str:
+    """One sentence with one number and its 95% interval: the multilingual model's P@1 on the first pruned
+    pair (CSLS), pruned, beside the unpruned value."""
+    d = _pick(t3, method=MULTILINGUAL, retrieval="CSLS")
+    if not len(d):
+        return f"No pruned BLI cell was computed for {model} in this run."
+    pair = d["pair"].iloc[0]
+    yes, no = _pick(d, pair=pair, pruned="yes"), _pick(d, pair=pair, pruned="no")
+    if not len(yes) or not len(no):
+        return f"No pruned BLI cell was computed for {model} in this run."
+    y, n = yes.iloc[0], no.iloc[0]
+    ci = f"(95% CI {y['lo']:.1f}–{y['hi']:.1f}%)"
+    lang = pair.split("-")[1]
+    if round(y["value"], 1) == round(n["value"], 1):
+        return (f"Pruning the {lang} candidate list to its script leaves {model}'s {pair} P@1 (CSLS) at "
+                f"{y['value']:.1f}% {ci}.")
+    verb = "raises" if y["value"] > n["value"] else "lowers"
+    return (f"Pruning the {lang} candidate list to its script {verb} {model}'s {pair} P@1 (CSLS) from "
+            f"{n['value']:.1f}% to {y['value']:.1f}% {ci}.")
+
+
+def page_view(cmp: pd.DataFrame, keys: Sequence[str], model: str, unit: str = "%") -> tuple[pd.DataFrame, list[str]]:
+    """A compared table labelled for the page: the keys, the paper, ours with its 95% bootstrap interval,
+    the difference, and coverage where the table has it.
+
+    Args:
+        cmp: a frame from ``run.compare`` (paper, ours, diff; ``lo``/``hi``/``coverage`` where present).
+        keys: the key columns, in the order shown.
+        model: the model our numbers come from (named in the header; ``model`` key columns name the
+            paper's row each line is set beside).
+        unit: the unit of the values, for the headers.
+
+    Returns:
+        (the frame, the short set of columns shown before the dropdown).
+    """
+    out = cmp.copy()
+    ours = f"ours: {model} ({unit})"
+    cols = {"paper": f"paper ({unit})", "ours": ours, "diff": "ours - paper", "model": "paper's model",
+            "coverage": "coverage (%)", "n_queries": "queries (count)"}
+    if {"lo", "hi"} <= set(out.columns):
+        out["ours 95% CI"] = ["–" if pd.isna(a) or pd.isna(b) else f"{a:.1f}–{b:.1f}" for a, b in zip(out["lo"], out["hi"])]
+    out = out.rename(columns=cols)
+    short = [cols.get(k, k) for k in keys] + [f"paper ({unit})", ours]
+    short += [c for c in ("ours 95% CI", "ours - paper", "coverage (%)") if c in out.columns]
+    return out, short

@@ -1,0 +1,245 @@
+"""Chapter 4's experiments (Wickramasinghe and de Silva 2025), one ``run_*`` function per step.
+
+The chapter notebook calls :func:`run_chapter` (or these functions in its order) and shows
+what they return; every table is recorded on the :class:`~xalign.book.results.ChapterRun`
+under the same name as before, and every BLI cell is cached on disk by
+:func:`xalign.measures.bli_grid.evaluate_directions`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+import pandas as pd
+
+from xalign.core.profiles import as_list
+from xalign.data.bli_data import bli_dictionary, vocabulary
+from xalign.data.scripts import RULE_LABELS
+from xalign.data.static import read_vec
+from xalign.data.stemming import get_stemmer
+from xalign.data.wordvectors import WordEncoder
+from xalign.measures.bli_grid import evaluate_directions
+from xalign.papers.wickramasinghe import bli_report as BR
+
+
+@dataclass
+class ChapterResults:
+    """Everything chapter 4 shows (P@k in percent), in the order it is computed."""
+
+    vocab_table: pd.DataFrame
+    encoder_description: str
+    checks: pd.DataFrame
+    results: pd.DataFrame
+    fits: pd.DataFrame
+    inflation: pd.DataFrame
+    static_run: bool
+    table1: pd.DataFrame
+    table2: pd.DataFrame
+    identical: pd.DataFrame
+    t3: pd.DataFrame
+    table3: pd.DataFrame
+    pruned_pairs: list[str]
+    table5: pd.DataFrame
+    t4: pd.DataFrame
+    table4: pd.DataFrame
+    t6: pd.DataFrame
+    table6: pd.DataFrame
+
+
+def _rcsls(P) -> dict:
+    return {"n_iter": int(P.rcsls_iterations), "n_negatives": int(P.rcsls_negatives)}
+
+
+def _directions(P) -> list[tuple[str, str]]:
+    return [pair for x in as_list(P.languages) for pair in (("en", x), (x, "en"))]
+
+
+def run_vocabularies(P, run) -> tuple[dict[str, list[str]], pd.DataFrame]:
+    """The candidate vocabularies (wordfreq's top ``P.n_vocab``; fastText's list for Sinhala).
+
+    Returns:
+        ({language: words in frequency order}, the recorded ``vocabularies`` summary).
+    """
+    vocab = {lang: vocabulary(lang, P.n_vocab) for lang in ["en"] + as_list(P.languages)}
+    table = run.record("vocabularies", BR.vocabulary_summary(vocab, P.prune_rule, as_list(P.prune_languages)),
+                       title="Candidate vocabularies")
+    return vocab, table
+
+
+def run_encoding(P, run, vocab: dict[str, list[str]]) -> tuple[WordEncoder, dict, object]:
+    """Encode every candidate word once (and the old Sinhala list), then free the model.
+
+    Returns:
+        (the word encoder, {language: word vectors}, the old Sinhala list's vectors).
+    """
+    encoder = WordEncoder(P.model, P.backend, int(P.layer), P.pooling, P.autocast)
+    run.use_encoder(encoder)
+    vectors = encoder.encode_lists({**vocab, "si (old list)": vocabulary("si", P.n_vocab_si_dictionary or None,
+                                                                         sinhala="dictionaries")})
+    old_si = vectors.pop("si (old list)")
+    encoder.release()  # every word is encoded: the model's memory goes to the BLI grid's similarity blocks
+    return encoder, vectors, old_si
+
+
+def run_known_answers(P, run, vectors: dict) -> pd.DataFrame:
+    """Self-translation with the identity dictionary (NN P@1 must be 100) for English and the first language."""
+    return run.record("known_answers", BR.known_answers(vectors, ["en"] + as_list(P.languages)[:1]),
+                      title="Known-answer checks")
+
+
+def run_grid(P, run, vectors: dict, stemmer) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """BLI of every direction with the model's vectors and every map learned on them (pruned where asked).
+
+    Returns:
+        (labelled results: one row per direction, method, retrieval, k, match and pruning;
+        the recorded ``fits``: training pairs covered and RCSLS loss per map).
+    """
+    raw, fits = evaluate_directions(_directions(P), vectors, bli_dictionary, methods=["none"] + as_list(P.mappings),
+                                    prune_langs=as_list(P.prune_languages), prune_rule=P.prune_rule,
+                                    stemmers={"si": stemmer}, rcsls_options=_rcsls(P), cache=True)
+    results = BR.label(raw, "multilingual", sinhala_dictionary="wiki")
+    run.record("fits", fits, title="Learned maps: training pairs covered, RCSLS loss")
+    return results, fits
+
+
+def run_sinhala_list_inflation(P, run, vectors: dict, old_si, results: pd.DataFrame) -> pd.DataFrame:
+    """P@1 on En<->Si with the old Sinhala candidate list (dictionary words) beside fastText's list."""
+    raw_old, _ = evaluate_directions([d for d in _directions(P) if "si" in d], {**vectors, "si": old_si},
+                                     bli_dictionary, methods=["none"], prune_langs=as_list(P.prune_languages),
+                                     prune_rule=P.prune_rule, cache=True, progress=False)
+    return run.record("sinhala_list_inflation",
+                      BR.sinhala_list_inflation(BR.label(raw_old, "multilingual"), results),
+                      title="P@1 with the old Sinhala list (dictionary words) and the paper's (fastText)")
+
+
+def run_static(P, stemmer, results: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
+    """The paper's aligned-monolingual rows from fastText ``.vec`` files (``P.vec_pattern``), when given.
+
+    Returns:
+        (the results with the static rows appended, whether they ran).
+    """
+    if not P.vec_pattern:
+        return results, False
+    vec = {lang: read_vec(P.vec_pattern.format(lang=lang), max_words=P.n_vocab)
+           for lang in ["en"] + as_list(P.languages)}
+    raw_static, _ = evaluate_directions(_directions(P), vec, bli_dictionary, methods=as_list(P.mappings),
+                                        prune_langs=as_list(P.prune_languages), prune_rule=P.prune_rule,
+                                        stemmers={"si": stemmer}, rcsls_options=_rcsls(P), cache=True)
+    static = BR.label(raw_static, "static", sinhala_dictionary="wiki")
+    return pd.concat([results, static], ignore_index=True), True
+
+
+def run_table1(P, run, vocab: dict, results: pd.DataFrame) -> pd.DataFrame:
+    """Table 1: P@1/5/10 of each multilingual model of ``P.table1_models`` next to the paper's row."""
+    t1_langs, prune = as_list(P.table1_languages), as_list(P.prune_languages)
+    parts = []
+    for name, paper_name in P.table1_models.items():
+        if name == P.model:
+            res = results
+        else:  # another multilingual model (paper profile): its own vectors for Table 1's languages
+            other = WordEncoder(name, P.backend, int(P.layer), P.pooling, P.autocast)
+            vec_other = other.encode_lists({lang: vocab[lang] for lang in ["en"] + t1_langs})
+            t1_dirs = [pair for x in t1_langs for pair in (("en", x), (x, "en"))]
+            res_other, _ = evaluate_directions(t1_dirs, vec_other, bli_dictionary, methods=["none"],
+                                               prune_langs=prune, prune_rule=P.prune_rule, progress=False,
+                                               cache=True)
+            res = BR.label(res_other, "multilingual")
+        parts.append(BR.table1(res, paper_name, t1_langs, pruned_langs=prune).assign(our_model=name))
+    return run.compare("table1", pd.concat(parts, ignore_index=True), ["model", "lang", "direction", "retrieval", "k"],
+                       title="Table 1: word translation precision of multilingual models",
+                       note=f"ours: {', '.join(P.table1_models)}; compared with the paper's rows "
+                            f"{', '.join(P.table1_models.values())}").astype({"k": int})
+
+
+def run_table2(P, run, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2 (P@1 of every method and pair, unpruned) and the identical-string queries behind it."""
+    cmp2 = run.compare("table2", BR.table2(results), ["method", "retrieval", "pair"], title="Table 2: top-1 BLI accuracy",
+                       note=f"multilingual model: {P.model} here, LaBSE in the paper; fastText, C1 and C2 rows not "
+                            "run here (no fastText vectors offline; C1/C2 not implemented)")
+    identical = run.record("identical_strings", BR.identical_strings(results),
+                           title="Identical-string queries and P@1 without them (multilingual model, unpruned)")
+    return cmp2, identical
+
+
+def run_pruning(P, run, results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list[str], pd.DataFrame]:
+    """Table 3 (P@1 with and without pruning), Fig. 1's data and Table 5 (relative gain, %).
+
+    Returns:
+        (long Table 3 rows, the recorded comparison, the pruned pairs, Table 5's comparison).
+    """
+    pruned_pairs = [f"en-{x}" for x in as_list(P.languages) if x in as_list(P.prune_languages)]
+    t3 = BR.table3(results, pruned_pairs)
+    cmp3 = run.compare("table3", t3, ["method", "retrieval", "pair", "pruned"],
+                       title="Table 3: effect of vocabulary pruning on P@1",
+                       note=f"multilingual model: {P.model} here, LaBSE in the paper; pruning rule: "
+                            f"{RULE_LABELS[P.prune_rule]}")
+    run.figure("Fig. 1", t3, title="Fig. 1: P@1 with and without pruning")
+    cmp5 = run.compare("table5", BR.table5(t3), ["pair", "retrieval"], title="Table 5: P@1 improvement from pruning (%)",
+                       status=None if P.model.endswith("LaBSE") else "partly",  # another model's improvements
+                       note=f"{P.model} here, LaBSE in the paper; the improvement depends on how many foreign-script "
+                            "tokens the candidate vocabulary holds (wordfreq lists here, fastText vocabularies in "
+                            "the paper)")
+    return t3, cmp3, pruned_pairs, cmp5
+
+
+def run_stemming(P, run, vectors: dict, stemmer,
+                 results: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Table 4 (En<->Si, exact and stem-based, wiki and cc dictionaries), Fig. 2's data and Table 6.
+
+    Returns:
+        (long Table 4 rows, its comparison, long Table 6 rows, Table 6's comparison).
+    """
+    prune, maps = as_list(P.prune_languages), as_list(P.mappings)
+    si_dirs = [d for d in (("en", "si"), ("si", "en")) if "si" in as_list(P.languages)]
+    raw_cc, _ = evaluate_directions(si_dirs, vectors, partial(bli_dictionary, sinhala_variant="cc"),
+                                    methods=["none"] + [m for m in maps if m == "rcsls"], prune_langs=prune,
+                                    prune_rule=P.prune_rule, stemmers={"si": stemmer}, rcsls_options=_rcsls(P),
+                                    progress=False, cache=True)
+    si_results = pd.concat([results, BR.label(raw_cc, "multilingual", sinhala_dictionary="cc")], ignore_index=True)
+    if P.vec_pattern_cc:
+        vec_cc = {lang: read_vec(P.vec_pattern_cc.format(lang=lang), max_words=P.n_vocab) for lang in ("en", "si")}
+        raw_cc_static, _ = evaluate_directions(si_dirs, vec_cc, partial(bli_dictionary, sinhala_variant="cc"),
+                                               methods=["rcsls"], prune_langs=prune, prune_rule=P.prune_rule,
+                                               stemmers={"si": stemmer}, rcsls_options=_rcsls(P), progress=False,
+                                               cache=True)
+        si_results = pd.concat([si_results, BR.label(raw_cc_static, "static", sinhala_dictionary="cc")],
+                               ignore_index=True)
+    t4 = BR.table4(si_results[si_results["method"].isin([BR.MULTILINGUAL, f"{BR.MULTILINGUAL} + RCSLS", "RCSLS"])])
+    cmp4 = run.compare("table4", t4, ["method", "retrieval", "soft", "dictionary", "direction", "k"],
+                       title="Table 4: impact of Sinhala inflection (stem-based BLI)",
+                       note=f"multilingual model: {P.model} here, LaBSE in the paper; the paper's RCSLS rows map "
+                            "fastText vectors (not run here); ours add RCSLS learned on our model's word vectors"
+                       ).astype({"k": int})
+    run.figure("Fig. 2", t4, title="Fig. 2: exact vs stem-based BLI, En->Si")
+    t6 = BR.table6(t4)
+    cmp6 = run.compare("table6", t6, ["method", "retrieval", "dictionary", "k"],
+                       title="Table 6: En->Si improvement from stem-based BLI (%)",
+                       note=f"{P.model} here, LaBSE in the paper; the paper's RCSLS rows map fastText vectors "
+                            "(not run here)").astype({"k": int}).sort_values(["method", "retrieval", "dictionary", "k"])
+    return t4, cmp4, t6, cmp6
+
+
+def run_chapter(P, run) -> ChapterResults:
+    """Every experiment of chapter 4, in the order the chapter shows them.
+
+    Args:
+        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`).
+        run: the :class:`~xalign.book.results.ChapterRun` the tables are recorded on.
+    """
+    vocab, vocab_table = run_vocabularies(P, run)
+    encoder, vectors, old_si = run_encoding(P, run, vocab)
+    checks = run_known_answers(P, run, vectors)
+    stemmer = get_stemmer("si", P.sinhala_stemmer)
+    results, fits = run_grid(P, run, vectors, stemmer)
+    inflation = run_sinhala_list_inflation(P, run, vectors, old_si, results)
+    results, static_run = run_static(P, stemmer, results)
+    cmp1 = run_table1(P, run, vocab, results)
+    cmp2, identical = run_table2(P, run, results)
+    t3, cmp3, pruned_pairs, cmp5 = run_pruning(P, run, results)
+    t4, cmp4, t6, cmp6 = run_stemming(P, run, vectors, stemmer, results)
+    run.notes.append(f"model {encoder.describe()}; {P.n_vocab} wordfreq words per language, fastText's for Sinhala "
+                     f"(paper: 200k fastText words); pruning: {RULE_LABELS[P.prune_rule]}; X->En source side pruned; "
+                     f"fastText and C1/C2 rows not run here")
+    return ChapterResults(vocab_table, encoder.describe(), checks, results, fits, inflation, static_run, cmp1, cmp2,
+                          identical, t3, cmp3, pruned_pairs, cmp5, t4, cmp4, t6, cmp6)
