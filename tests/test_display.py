@@ -44,3 +44,10 @@ def test_every_code_cell_folded_but_parameters_and_show_input():
     tags = [c.metadata.get("tags", []) for c in nb.cells]
     assert "hide-input" not in tags[0] and "hide-input" not in tags[4] and "hide-input" not in tags[6]
     assert "hide-input" in tags[1] and "hide-input" in tags[2] and "hide-input" in tags[5]
+
+
+def test_show_functions_return_nothing_so_a_cell_shows_once():
+    from xalign.book.display import prose, table
+
+    assert table(pd.DataFrame({"a": [1]})) is None  # a returned object would be shown a second time
+    assert prose("text") is None

@@ -109,8 +109,9 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
 
 
 def table(frame: pd.DataFrame, columns: Sequence[str] | None = None, digits: int | dict[str, int] = 1,
-          caption: str | None = None, full_label: str = "Full table"):
-    """Show a table the book's way (see :func:`table_html`); returns the IPython HTML object.
+          caption: str | None = None, full_label: str = "Full table") -> None:
+    """Show a table the book's way (see :func:`table_html`). Returns nothing, so a cell that ends with
+    this call shows the table once.
 
     Args:
         frame: the table to show.
@@ -131,9 +132,7 @@ def table(frame: pd.DataFrame, columns: Sequence[str] | None = None, digits: int
     if columns is not None and list(columns) != list(frame.columns):
         out += (f'<details class="xa-full"><summary>{html.escape(full_label)}</summary>'
                 f"{table_html(frame, digits)}</details>")
-    obj = HTML(out)
-    display(obj)
-    return obj
+    display(HTML(out))
 
 
 def figure(name: str, fig) -> None:
@@ -152,13 +151,11 @@ def glue_text(name: str, value) -> None:
     glue(name, value, display=False)
 
 
-def prose(markdown: str):
-    """Show Markdown built from results (use in a cell tagged ``remove-input``)."""
+def prose(markdown: str) -> None:
+    """Show Markdown built from results (use in a cell tagged ``remove-input``); returns nothing."""
     from IPython.display import Markdown, display
 
-    obj = Markdown(markdown)
-    display(obj)
-    return obj
+    display(Markdown(markdown))
 
 
 def fmt(value: float | None, digits: int = 1, sign: bool = False) -> str:
