@@ -116,3 +116,117 @@ def test_notebook_03_defines_no_functions():
     tree = ast.parse(path.read_text(encoding="utf-8"))
     defs = [n.lineno for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))]
     assert defs == [], f"function definitions at lines {defs}: they belong in calibrated2023/report.py"
+
+
+# ------------------------------------------------------------------ the page: flat tables and generated prose
+def _merged():
+    rows = []
+    for setup, shift in (("none", 0.0), ("sentence_embedding", 1.0)):
+        for lang, paper in (("de", 95.0), ("sw", 80.0)):
+            ours = paper - 2 + shift
+            rows.append({"model": "LaBSE", "setup": setup, "lang": lang, "paper": paper, "ours": ours,
+                         "ci_lo": ours - 1.5, "ci_hi": ours + 1.5, "diff": ours - paper,
+                         "ours_model": "multilingual-e5-small"})
+    rows.append({"model": "LaBSE", "setup": "qa", "lang": "de", "paper": 94.0, "ours": np.nan, "ci_lo": np.nan,
+                 "ci_hi": np.nan, "diff": np.nan, "ours_model": np.nan})
+    return pd.DataFrame(rows)
+
+
+def test_comparison_table_is_flat_with_readable_headers_and_intervals():
+    from xalign.papers.calibrated2023 import views
+
+    table, short = views.comparison_table(_merged(), ["setup", "lang"], by="setup")
+    assert not isinstance(table.columns, pd.MultiIndex) and list(table["language"]) == ["de", "sw"]
+    assert short[0] == "language" and "paper model" not in short  # one pair of models: named in the caption
+    assert "before: paper" in short and "after: 95% CI" in short and "after: diff" in short
+    assert table.loc[0, "before: 95% CI"] == "91.5 – 94.5"
+    assert table["QA: ours"].isna().all() and table.loc[0, "QA: paper"] == 94.0
+    assert table["our model"].eq("multilingual-e5-small").all()  # filled in where only the paper has a value
+    long, short_long = views.comparison_table(_merged(), ["setup", "lang"], diff_in_short=False)
+    assert len(long) == 5 and views.DIFF_COLUMN in long and views.DIFF_COLUMN not in short_long
+    assert views.models_compared(_merged()) == "multilingual-e5-small vs the paper's LaBSE"
+    assert views.interval_text(np.nan, 2.0) is None
+
+
+def test_change_phrase_picks_its_words_from_the_interval():
+    from xalign.papers.calibrated2023 import evidence
+
+    assert evidence.change_phrase(2.5, 1.0, 4.0).startswith("rose by 2.5 points (95% CI +1.0 to +4.0)")
+    assert evidence.change_phrase(-3.0, -5.0, -1.0).startswith("fell by 3.0 points")
+    assert evidence.change_phrase(0.4, -0.3, 1.1) == ("did not move beyond sampling noise (+0.4 points, 95% CI "
+                                                      "−0.3 to +1.1)")
+    assert evidence.change_phrase(0.0, 0.0, 0.0) == "did not change at all (every resample gives 0)"
+    assert "no conclusion" in evidence.change_phrase(1.0, np.nan, 2.0)
+    for args in [(0.0, 0.0, 0.0), (0.0, -0.1, 0.1), (1e-9, 0.0, 1e-9)]:  # never "by 0.0 ... to 0.0"
+        text = evidence.change_phrase(*args)
+        assert "by 0.0" not in text and "rose" not in text and "fell" not in text
+
+
+def _deltas(ours_clsr):
+    return pd.DataFrame({"model": ["LaBSE", "mBERT", "m"], "source": ["paper", "paper", "ours"],
+                         "change in CLSR": [-0.2, 5.6, ours_clsr], "change in STS": [6.2, 20.2, 3.0]})
+
+
+def test_calibration_effect_and_headline_follow_the_numbers():
+    from types import SimpleNamespace
+
+    from xalign.papers.calibrated2023 import evidence
+
+    per = pd.DataFrame({"model": "m", "lang": ["de", "sw", "jv"], "change": [0.5, 6.0, -4.0],
+                        "ci_lo": [-1.0, 2.0, -7.0], "ci_hi": [2.0, 9.0, -1.0]})
+    setup = SimpleNamespace(models=["m"], counterpart={"m": "LaBSE"})
+    for clsr, (lo, hi), verb in ((3.0, (1.0, 5.0), "raises"), (-2.0, (-3.0, -1.0), "lowers"),
+                                 (0.3, (-0.5, 1.1), "changes")):
+        ci = pd.DataFrame({"model": "m", "task": ["CLSR", "STS"], "ci_lo": [lo, 1.0], "ci_hi": [hi, 5.0]})
+        text = " ".join(evidence.calibration_effect(_deltas(clsr), ci, per, {"m": "LaBSE"}))
+        assert "mBERT +5.6" in text and "(the paper's LaBSE: −0.2)" in text
+        assert "STS 2017 (Spearman x 100) rose by 3.0 points" in text
+        assert "1 rise and 1 fall beyond their own 95% interval (falling: jv)" in text
+        line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(clsr), change_ci=ci))
+        assert line.startswith(f"English sentence-embedding fine-tuning {verb} m's average Tatoeba retrieval")
+        assert ("within sampling noise" in line) == (verb == "changes") and "the paper's LaBSE: −0.2" in line
+    quiet = per.assign(ci_lo=-10.0, ci_hi=10.0)
+    assert "no one of its 3 languages changes beyond its own 95% interval" in evidence.language_sentence("m", quiet)
+
+
+def test_transfer_urdu_and_correlation_sentences():
+    from xalign.papers.calibrated2023 import evidence
+
+    blocks = pd.DataFrame([
+        {"model": "m", "block": "zero_shot", "lang": "avg", "value": 60.0, "ci_lo": 58.0, "ci_hi": 62.0},
+        {"model": "m", "block": "translate_train_all", "lang": "avg", "value": 70.0, "ci_lo": 68.0, "ci_hi": 72.0},
+        {"model": "m", "block": "transfer_rate", "lang": "avg", "value": 85.7, "ci_lo": 83.0, "ci_hi": 88.0}])
+    text = " ".join(evidence.transfer_sentences(blocks, ["m"], "a logistic regression on frozen sentence features"))
+    assert "falls short of training on every language's data" in text and "human-translated" in text
+    assert "no like-for-like reference" in text
+    near = blocks.assign(ci_hi=lambda d: d.ci_hi.where(d.block != "transfer_rate", 101.0))
+    assert "within sampling noise" in " ".join(evidence.transfer_sentences(near, ["m"], "p"))
+    ur = pd.DataFrame({"model": "m", "lang": ["gap"], "value": [-4.0], "ci_lo": [-6.0], "ci_hi": [-2.0]})
+    paper2 = pd.DataFrame({"data": "xnli_manual", "model": "LaBSE", "lang": ["gap"], "value": [-3.1]})
+    assert "negative transfer gap" in evidence.urdu_sentence(ur, {"m": "LaBSE"}, paper2)[0]
+    assert "within sampling noise" in evidence.urdu_sentence(ur.assign(ci_hi=1.0), {"m": "LaBSE"})[0]
+    assert evidence.urdu_sentence(None, {}) == []
+    across = pd.DataFrame({"model": "m", "block": ["corr_zero_shot_translate_train_all", "corr_zero_shot_calibrated"],
+                           "value": [80.0, 40.0], "n": 14})
+    assert "is not established" in evidence.correlation_sentence(across)[0]
+    with_ci = across.assign(ci_lo=[60.0, 10.0], ci_hi=[95.0, 55.0])
+    assert "with training on all languages is the stronger" in evidence.correlation_sentence(with_ci)[0]
+
+
+def test_paper_gains_state_per_language_gains_and_the_languages_that_fall():
+    from xalign.papers.calibrated2023 import evidence
+
+    text = evidence.paper_gains(paper_table("calibrated2023", "table5"))
+    assert "XLM-R +47.4" in text and "up to +70.3 (XLM-R, ml)" in text
+    assert "mBERT in el and jv" in text and "LaBSE in 23 of 36 languages" in text
+    assert "all languages" not in text
+
+
+def test_language_changes_pair_the_same_sentences():
+    rng = np.random.default_rng(0)
+    before = rng.random(100) < 0.5
+    t = pd.DataFrame([{"model": "m", "setup": "none", "lang": "de", "value": 100 * before.mean(), "hits": before},
+                      {"model": "m", "setup": "sentence_embedding", "lang": "de", "value": 100.0,
+                       "hits": np.ones(100, bool)}])
+    out = report.language_changes(t)
+    assert out.change.item() == 100 - 100 * before.mean() and 0 < out.ci_lo.item() <= out.change.item() <= out.ci_hi.item()
