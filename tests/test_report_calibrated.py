@@ -139,6 +139,7 @@ def test_comparison_table_is_flat_with_readable_headers_and_intervals():
     assert not isinstance(table.columns, pd.MultiIndex) and list(table["language"]) == ["de", "sw"]
     assert short[0] == "language" and "paper model" not in short  # one pair of models: named in the caption
     assert "before: paper" in short and "after: 95% CI" in short and "after: diff" in short
+    assert "QA: paper" in table  # the paper's QA block is in the full table
     assert table.loc[0, "before: 95% CI"] == "91.5 – 94.5"
     assert table["QA: ours"].isna().all() and table.loc[0, "QA: paper"] == 94.0
     assert table["our model"].eq("multilingual-e5-small").all()  # filled in where only the paper has a value
@@ -146,6 +147,15 @@ def test_comparison_table_is_flat_with_readable_headers_and_intervals():
     assert len(long) == 5 and views.DIFF_COLUMN in long and views.DIFF_COLUMN not in short_long
     assert views.models_compared(_merged()) == "multilingual-e5-small vs the paper's LaBSE"
     assert views.interval_text(np.nan, 2.0) is None
+    # averages last within their block; a group with no number of ours only in the full table
+    blocks = pd.DataFrame({"model": "LaBSE", "ours_model": "m", "block": ["zero_shot"] * 3 + ["transfer_rate"] * 2,
+                           "lang": ["avg", "de", "fr", "avg", "de"], "paper": 1.0, "ours": 2.0, "diff": 1.0})
+    table, _ = views.comparison_table(blocks, ["block", "lang"])
+    assert list(table["language"]) == ["de", "fr", "average", "de", "average"]
+    assert table["measure"].tolist()[:3] == ["zero-shot (from en)"] * 3
+    _, short = views.comparison_table(_merged(), ["setup", "lang"], by="setup")
+    assert not any(c.startswith("QA: ") for c in short)
+    assert [c.split(":")[0] for c in short[1:]] == ["before"] * 4 + ["after"] * 4
 
 
 def test_change_phrase_picks_its_words_from_the_interval():
@@ -179,14 +189,21 @@ def test_calibration_effect_and_headline_follow_the_numbers():
                                  (0.3, (-0.5, 1.1), "changes")):
         ci = pd.DataFrame({"model": "m", "task": ["CLSR", "STS"], "ci_lo": [lo, 1.0], "ci_hi": [hi, 5.0]})
         text = " ".join(evidence.calibration_effect(_deltas(clsr), ci, per, {"m": "LaBSE"}))
-        assert "mBERT +5.6" in text and "(the paper's LaBSE: −0.2)" in text
-        assert "STS 2017 (Spearman x 100) rose by 3.0 points" in text
+        assert "mBERT +5.6" in text and "where the paper's LaBSE changes by −0.2" in text
+        assert "m's average Tatoeba retrieval" in text and "its STS 2017 (Spearman x 100) rose by 3.0 points" in text
         assert "1 rise and 1 fall beyond their own 95% interval (falling: jv)" in text
         line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(clsr), change_ci=ci))
         assert line.startswith(f"English sentence-embedding fine-tuning {verb} m's average Tatoeba retrieval")
         assert ("within sampling noise" in line) == (verb == "changes") and "the paper's LaBSE: −0.2" in line
+    ci = pd.DataFrame({"model": "m", "task": ["CLSR"], "ci_lo": [0.0], "ci_hi": [0.0]})
+    line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(0.0), change_ci=ci))
+    assert "exactly where it was" in line and "(0.0 points, 95% CI 0.0 to 0.0)" in line and "by 0.0" not in line
+    assert evidence.signed(-0.01) == "0.0" and evidence.signed(-1.26) == "−1.3"
     quiet = per.assign(ci_lo=-10.0, ci_hi=10.0)
-    assert "no one of its 3 languages changes beyond its own 95% interval" in evidence.language_sentence("m", quiet)
+    assert "none of its 3 languages changes beyond its own 95% interval" in evidence.language_sentence("m", quiet)
+    still = quiet.assign(change=0.0, ci_lo=0.0, ci_hi=0.0)
+    text = evidence.language_sentence("m", still)
+    assert "no language's accuracy changes" in text and "from 0.0" not in text
 
 
 def test_transfer_urdu_and_correlation_sentences():
@@ -203,7 +220,9 @@ def test_transfer_urdu_and_correlation_sentences():
     assert "within sampling noise" in " ".join(evidence.transfer_sentences(near, ["m"], "p"))
     ur = pd.DataFrame({"model": "m", "lang": ["gap"], "value": [-4.0], "ci_lo": [-6.0], "ci_hi": [-2.0]})
     paper2 = pd.DataFrame({"data": "xnli_manual", "model": "LaBSE", "lang": ["gap"], "value": [-3.1]})
-    assert "negative transfer gap" in evidence.urdu_sentence(ur, {"m": "LaBSE"}, paper2)[0]
+    assert evidence.urdu_sentence(ur, {"m": "LaBSE"}, paper2)[0] == (
+        "Trained on Urdu, m: the other languages beat the source language, a negative transfer gap (−4.0 points, "
+        "95% CI −6.0 to −2.0; the paper's LaBSE on XNLI Manual: −3.1).")
     assert "within sampling noise" in evidence.urdu_sentence(ur.assign(ci_hi=1.0), {"m": "LaBSE"})[0]
     assert evidence.urdu_sentence(None, {}) == []
     across = pd.DataFrame({"model": "m", "block": ["corr_zero_shot_translate_train_all", "corr_zero_shot_calibrated"],
@@ -230,3 +249,30 @@ def test_language_changes_pair_the_same_sentences():
                        "hits": np.ones(100, bool)}])
     out = report.language_changes(t)
     assert out.change.item() == 100 - 100 * before.mean() and 0 < out.ci_lo.item() <= out.change.item() <= out.ci_hi.item()
+
+
+def test_checkpoint_and_control_sentences_say_when_nothing_moved():
+    from types import SimpleNamespace
+
+    from xalign.papers.calibrated2023 import evidence
+
+    run = SimpleNamespace(info={"steps": 4, "checkpoints": [{"fraction": 0.5, "step": 2}, {"fraction": 1.0, "step": 4}]})
+    ckpt = pd.DataFrame({"fraction": [0.5, 1.0], "validation": [100.0, 100.0], "sts": [53.87, 53.66]})
+    text = evidence.checkpoint_sentence({"m": run}, {"m": ckpt.iloc[0]}, {"m": ckpt})[0]
+    assert "checkpoint at 50% of the 4 optimiser steps (step 2)" in text
+    assert "validation retrieval does not move and STS moves by −0.2 points" in text
+    control = pd.DataFrame({"model": "m", "state": ["before", "after"], "targets / source x 100": [71.4, 71.4]})
+    text = evidence.control_sentence(control)[0]
+    assert "71.4% after (unchanged)" in text and "does not say whether" in text and "only" not in text
+
+
+def test_finetune_runs_says_what_was_trained_without_timings():
+    from types import SimpleNamespace
+
+    from xalign.papers.calibrated2023 import evidence
+
+    run = SimpleNamespace(info={"steps": 96, "n_nli": 1536, "n_sts": 1536, "seconds": 371.2,
+                                "key": {"config": {"batch_size": 32}}})
+    text = evidence.finetune_runs({"e5": run})
+    assert "`e5`: 96 optimiser steps (batch 32) on 1,536 NLI and 1,536 STS-B pairs" in text
+    assert "371" not in text and " s " not in text

@@ -29,13 +29,17 @@ def ci_text(lo, hi, digits: int = 1, sign: bool = True) -> str:
     """``"95% CI −0.3 to +1.1"``; ``"no interval"`` when an end is missing."""
     if not _finite(lo, hi):
         return "no interval"
-    f = f"{{:{'+' if sign else ''}.{digits}f}}"
-    return f"95% CI {f.format(float(lo))} to {f.format(float(hi))}".replace("-", "−")
+    if sign:
+        return f"95% CI {signed(lo, digits)} to {signed(hi, digits)}"
+    return f"95% CI {float(lo):.{digits}f} to {float(hi):.{digits}f}".replace("-", "−")
 
 
 def signed(value, digits: int = 1) -> str:
-    """``"+0.4"`` / ``"−1.2"`` (a true minus sign)."""
-    return f"{float(value):+.{digits}f}".replace("-", "−")
+    """``"+0.4"`` / ``"−1.2"`` (a true minus sign); ``"0.0"`` for what rounds to zero (no "−0.0")."""
+    value = float(value)
+    if abs(value) < 0.5 * 10 ** -digits:
+        return f"{0:.{digits}f}"
+    return f"{value:+.{digits}f}".replace("-", "−")
 
 
 def verdict(lo, hi) -> str:
@@ -99,6 +103,18 @@ def paper_gains(paper5: pd.DataFrame, before: str = "none", after: str = "senten
     return text + (f"; some languages fall ({'; '.join(falls)})." if falls else "; no language falls.")
 
 
+def finetune_runs(runs: dict) -> str:
+    """What each fine-tuning run was: optimiser steps, batch size and training pairs (no timings)."""
+    parts = []
+    for m, r in runs.items():
+        info = r.info
+        batch = info.get("key", {}).get("config", {}).get("batch_size")
+        parts.append(f"`{m}`: {info['steps']} optimiser steps" + (f" (batch {batch})" if batch else "")
+                     + f" on {info['n_nli']:,} NLI and {info['n_sts']:,} STS-B pairs")
+    return ("Fine-tuning run here (the paper: one epoch over AllNLI and several over STS-B, its Table 10): "
+            + "; ".join(parts) + ".")
+
+
 def interval_widths(t5: pd.DataFrame, pairs_per_language) -> str:
     """How wide the per-language Tatoeba intervals are (median and largest), and what that means."""
     w = (t5["ci_hi"] - t5["ci_lo"]).dropna()
@@ -149,10 +165,10 @@ def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: p
                 continue
             lo, hi = (ci.ci_lo.iloc[0], ci.ci_hi.iloc[0]) if len(ci) else (np.nan, np.nan)
             theirs = paper[col].get(ref) if ref in paper.index and col in paper else None
-            parts.append(f"its {what} {change_phrase(r[col], lo, hi)}"
-                         + (f" (the paper's {ref}: {signed(theirs)})" if _finite(theirs) else ""))
+            parts.append(f"{what} {change_phrase(r[col], lo, hi)}"
+                         + (f", where the paper's {ref} changes by {signed(theirs)}" if _finite(theirs) else ""))
         if parts:
-            out.append(f"Fine-tuned the same way, {m}: " + "; ".join(parts) + ".")
+            out.append(f"With the fine-tuning run here, {m}'s " + "; its ".join(parts) + ".")
         per = changes[changes.model == m]
         if len(per):
             out.append(language_sentence(m, per))
@@ -165,16 +181,23 @@ def language_sentence(model: str, per: pd.DataFrame) -> str:
     down = per[per.ci_hi < 0]
     n = len(per)
     hi, lo = per.loc[per.change.idxmax()], per.loc[per.change.idxmin()]
-    span = (f"per-language changes run from {signed(lo.change)} ({lo.lang}) to {signed(hi.change)} ({hi.lang})"
-            if n > 1 else f"the one language changes by {signed(hi.change)} ({hi.lang})")
+    if signed(hi.change) == signed(lo.change):
+        span = ("no language's accuracy changes" if signed(hi.change) == signed(0)
+                else f"every language changes by {signed(hi.change)}")
+    else:
+        span = f"per-language changes run from {signed(lo.change)} ({lo.lang}) to {signed(hi.change)} ({hi.lang})"
     if up.empty and down.empty:
-        tally = f"no one of its {n} languages changes beyond its own 95% interval"
+        tally = f"none of its {n} languages changes beyond its own 95% interval"
     else:
         bits = [f"{len(up)} rise" if len(up) else "", f"{len(down)} fall" if len(down) else ""]
         tally = f"of its {n} languages {' and '.join(b for b in bits if b)} beyond their own 95% interval"
         if len(down):
             tally += f" (falling: {_list(list(down.lang))})"
     return f"For {model}, {span}; {tally}."
+
+
+def _moves(delta) -> str:
+    return "does not move" if signed(delta) == signed(0) else f"moves by {signed(delta)} points"
 
 
 def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict) -> list[str]:
@@ -188,9 +211,9 @@ def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict) -> list[str
         c = checkpoints[m].sort_values("fraction")
         moved = ""
         if len(c) > 1:
-            moved = (f"; from the first checkpoint to the last, validation retrieval moves by "
-                     f"{signed(c['validation'].iloc[-1] - c['validation'].iloc[0])} and STS by "
-                     f"{signed(c['sts'].iloc[-1] - c['sts'].iloc[0])} points (one run, no interval)")
+            moved = (f"; from the first checkpoint to the last, validation retrieval "
+                     f"{_moves(c['validation'].iloc[-1] - c['validation'].iloc[0])} and STS "
+                     f"{_moves(c['sts'].iloc[-1] - c['sts'].iloc[0])} (one run, no interval)")
         out.append(f"Validation chose {m}'s checkpoint at {frac:.0%} of the {r.info['steps']} optimiser steps"
                    + (f" (step {step})" if step is not None else "") + moved + ".")
     return out
@@ -205,7 +228,8 @@ def control_sentence(control: pd.DataFrame) -> list[str]:
             continue
         b, a = s.loc["before", "targets / source x 100"], s.loc["after", "targets / source x 100"]
         out.append(f"In the frozen-feature XNLI control, {m}'s target-language accuracy is {b:.1f}% of its English "
-                   f"accuracy before fine-tuning and {a:.1f}% after ({signed(a - b)} points). No interval is "
+                   f"accuracy before fine-tuning and {a:.1f}% after "
+                   f"({'unchanged' if signed(a - b) == signed(0) else signed(a - b) + ' points'}). No interval is "
                    f"computed for this ratio, so this run does not say whether cross-lingual alignment moved.")
     return out
 
@@ -284,9 +308,9 @@ def urdu_sentence(urdu_rows: pd.DataFrame | None, counterpart: dict, paper2: pd.
         if paper2 is not None and ref:
             p = paper2[(paper2.data == "xnli_manual") & (paper2.model == ref) & (paper2.lang == "gap")]
             if len(p):
-                theirs = f" (the paper's {ref} on XNLI Manual: {signed(p.value.iloc[0])})"
-        out.append(f"Trained on Urdu, {m}: {reading} ({signed(r.value)} points, {ci_text(r.ci_lo, r.ci_hi)})"
-                   f"{theirs}.")
+                theirs = f"; the paper's {ref} on XNLI Manual: {signed(p.value.iloc[0])}"
+        out.append(f"Trained on Urdu, {m}: {reading} ({signed(r.value)} points, {ci_text(r.ci_lo, r.ci_hi)}"
+                   f"{theirs}).")
     return out
 
 
@@ -344,7 +368,10 @@ def headline(P, setup, calib) -> str:
     paper = calib.deltas[(calib.deltas.source == "paper") & (calib.deltas.model == ref)]
     theirs = f"; the paper's {ref}: {signed(paper['change in CLSR'].iloc[0])}" if len(paper) else ""
     v = verdict(lo, hi)
+    if v == "exact":
+        return (f"English sentence-embedding fine-tuning leaves {m}'s average Tatoeba retrieval exactly where it "
+                f"was: no sentence changes its nearest neighbour (0.0 points, {ci_text(lo, hi)}){theirs}.")
     verb = {"up": "raises", "down": "lowers"}.get(v, "changes")
-    tail = " — within sampling noise" if v in ("noise", "exact") else ""
+    tail = " — within sampling noise" if v == "noise" else ""
     return (f"English sentence-embedding fine-tuning {verb} {m}'s average Tatoeba retrieval by {signed(value)} "
             f"points ({ci_text(lo, hi)}){tail}{theirs}.")

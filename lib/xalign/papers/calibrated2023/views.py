@@ -18,7 +18,7 @@ DIFF_COLUMN = "diff (ours − paper)"
 #: readable names of the key values in the results
 NAMES = {
     "none": "no fine-tuning", "sentence_embedding": "sentence-embedding fine-tuning", "qa": "QA fine-tuning",
-    "zero_shot": "zero-shot (from en)", "translate_train_all": "trained on all languages",
+    "zero_shot": "zero-shot (from en)", "translate_train_all": "trained on all languages (human translations)",
     "transfer_rate": "transfer rate", "calibrated_retrieval": "calibrated retrieval",
     "corr_zero_shot_calibrated": "r: zero-shot ~ calibrated retrieval",
     "corr_zero_shot_translate_train_all": "r: zero-shot ~ trained on all",
@@ -28,6 +28,10 @@ NAMES = {
 }
 #: short names of column groups ("before: paper"): the caption says what before and after are
 GROUP_NAMES = {"none": "before", "sentence_embedding": "after", "qa": "QA"}
+#: the order of the column groups
+GROUP_ORDER = ("before", "after", "QA")
+#: summary rows (averages, the transfer gap), shown after the rows they summarise
+SUMMARY_ROWS = ("avg", "gap")
 #: readable names of key columns
 KEY_NAMES = {"lang": "language", "setup": "setup", "block": "measure", "track": "track", "task": "task",
              "data": "data", "model": "paper model", "ours_model": "our model"}
@@ -74,13 +78,18 @@ def comparison_table(merged: pd.DataFrame, keys: Sequence[str], by: str | None =
     values = {"paper": "paper", "ours": "ours", "ci": CI_COLUMN, "diff": DIFF_COLUMN}
     keys = list(keys)
     row_keys = ["model", "ours_model", *[k for k in keys if k != by]]
+    *outer, last = [k for k in keys if k != by]  # averages and gaps go last within their block
+    block = m[outer].astype(str).agg("|".join, axis=1) if outer else pd.Series("", index=m.index)
+    first = {b: i for i, b in enumerate(dict.fromkeys(block))}
+    m = m.iloc[np.lexsort(([str(v) in SUMMARY_ROWS for v in m[last]], [first[b] for b in block]))]
     for k in keys:
         m[k] = m[k].map(lambda v, k=k: GROUP_NAMES.get(str(v), _name(v)) if k == by else _name(v))
+    empty: list[str] = []  # groups without a number of ours: shown in the full table only
     if by is None:
         out = m[row_keys + [k for k in keys if k not in row_keys] + list(values)].rename(columns=values)
-        groups = [""]
     else:
-        groups = list(dict.fromkeys(m[by]))
+        groups = sorted(dict.fromkeys(m[by]), key=lambda g: GROUP_ORDER.index(g) if g in GROUP_ORDER else 0)
+        empty = [g for g in groups if m.loc[m[by] == g, "ours"].isna().all()]
         parts = []
         for g in groups:
             part = m[m[by] == g].set_index(row_keys)[list(values)]
@@ -91,7 +100,8 @@ def comparison_table(merged: pd.DataFrame, keys: Sequence[str], by: str | None =
     out = out.rename(columns=KEY_NAMES)
     single = out[["paper model", "our model"]].drop_duplicates().shape[0] <= 1
     short = [c for c in out.columns if not (single and c in ("paper model", "our model"))
-             and (diff_in_short or not (c == DIFF_COLUMN or c.endswith(": diff")))]
+             and (diff_in_short or not (c == DIFF_COLUMN or c.endswith(": diff")))
+             and not any(c.startswith(f"{g}: ") for g in empty)]
     return out, short
 
 
@@ -151,7 +161,8 @@ def control_table(control: pd.DataFrame) -> pd.DataFrame:
 
 def across_table(across: pd.DataFrame) -> pd.DataFrame:
     """Pearson r x 100 across the target languages, one row per model, one column per pair."""
-    wide = across.pivot_table(index="model", columns="pair", values="value", sort=False).reset_index()
+    wide = across.pivot_table(index="model", columns="pair", values="value", sort=False,
+                              dropna=False).reset_index()  # an undefined r (too few languages) shows as "–"
     n = across.groupby("model", sort=False)["n"].max()
     wide.insert(1, "languages", wide["model"].map(n).astype(int))
     return wide.rename_axis(columns=None)
@@ -183,11 +194,12 @@ def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int,
         return "all" if n is None else f"up to {int(n):,} (seeded sample)"
 
     rows = []
-    for data, what, n in (("Tatoeba", "languages", P.tatoeba_n), ("WMT21 newstest", "language pairs", P.val_n),
-                          ("STS 2017", "monolingual tracks", P.sts_n)):
+    for data, what, n in (("Tatoeba", "language", P.tatoeba_n), ("WMT21 newstest", "language pair", P.val_n),
+                          ("STS 2017", "monolingual track", P.sts_n)):
         g = sizes[sizes.data == data]
         if len(g):
-            rows.append({"data set": data, "parts": f"{len(g)} {what}", "sentence pairs per part": span(g["pairs"]),
+            parts = f"{len(g)} {what}{'s' if len(g) != 1 else ''}"
+            rows.append({"data set": data, "parts": parts, "sentence pairs per part": span(g["pairs"]),
                          "used per part": used(n) if data != "STS 2017" else ("all" if n is None else f"first {n}")})
     rows.append({"data set": "SNLI dev + test, entailment pairs (fine-tuning)", "parts": "1",
                  "sentence pairs per part": f"{n_nli[1]:,}", "used per part": f"{n_nli[0]:,}"})
