@@ -208,3 +208,142 @@ def test_evaluate_checkpoints_is_memoised_per_checkpoint(monkeypatch, tmp_path):
     assert loaded[2:] == [str(tmp_path / "ckpt-02")]
     cal.evaluate_checkpoints(ckpts, val_pairs=[("en", "de")], loader=wmt, store=store, layer=0)
     assert len(loaded) == 5
+
+
+# ------------------------------------------------------------------ the chapter's run_* functions and figures
+def _fake_data(monkeypatch):
+    """Tatoeba, WMT21 and STS 2017 readers that return the fake encoder's 'lang:id' sentences."""
+    from xalign.data import corpora, sentdata
+
+    monkeypatch.setattr(sentdata, "tatoeba_pairs", tatoeba_loader)
+    monkeypatch.setattr(corpora, "wmt_newstest", lambda year, pair: [(f"{pair[:2]}:{i}", f"{pair[3:]}:{i}")
+                                                                     for i in range(24)])
+    monkeypatch.setattr(sentdata, "sts2017_pairs", lambda track: [(f"a:{i}", f"b:{i if i % 3 else i + 50}",
+                                                                   float(i % 3 != 0) * 5) for i in range(30)])
+
+
+def _params(**kw):
+    from types import SimpleNamespace
+
+    base = dict(models="fake", sentence_models="", reference_model="LaBSE", tatoeba_langs="de,fr", tatoeba_n=20,
+                val_pairs="en-de", val_n=12, sts_n=None, method="cosine", compare_direction="xx->en",
+                fig2_models=None, xnli_langs="en,de,ur", xnli_method="frozen", xnli_Cs="0.1,1", xnli_lrs="1e-5",
+                xnli_batch_sizes="16", xnli_seeds="0,1", fig2_fractions="0.5,1", seed=0)
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+class _NamedFake(FakeEncoder):
+    revision = "test"
+    prefix = ""
+
+
+def test_chapter_parameters_turn_list_knobs_into_numbers():
+    from xalign.papers.calibrated2023 import experiments
+
+    P = experiments.chapter_parameters(_params())
+    assert P.xnli_Cs == [0.1, 1.0] and P.xnli_batch_sizes == [16] and P.xnli_seeds == [0, 1]
+    assert P.fig2_fractions == [0.5, 1.0] and P.xnli_lrs == [1e-5]
+
+
+def test_run_setup_and_no_finetuning_give_what_the_steps_give(monkeypatch):
+    """The run_* functions are wiring: their frames equal the library steps called with the parameters."""
+    from xalign.book.results import ChapterRun
+    from xalign.core import encoders
+    from xalign.papers.calibrated2023 import experiments, report
+
+    _fake_data(monkeypatch)
+    monkeypatch.setattr(encoders, "load_encoder", lambda name, progress=False: _NamedFake())
+    P = experiments.chapter_parameters(_params())
+    run = ChapterRun(experiments.CHAPTER, "calibrated2023", "smoke", vars(P))
+    setup = experiments.run_setup(P, run)
+    assert setup.models == ["fake"] and setup.val_pairs == [("en", "de")] and setup.counterpart == {"fake": "LaBSE"}
+    assert setup.xnli_models == ["fake"] and run.model == "fake"
+    assert setup.data_sizes.set_index("part")["pairs"].to_dict() == {"de": 30, "fr": 30, "en-de": 24, "ar-ar": 30,
+                                                                       "en-en": 30, "es-es": 30}
+    plain = experiments.run_no_finetuning(P, setup, run)
+    assert plain.best == {"fake": 1} and plain.layers["best layer"].tolist() == [1]
+    tat = cal.tatoeba_retrieval(setup.encoders["fake"], ["de", "fr"], n=20, seed=0, keep_hits=True)
+    pd.testing.assert_frame_equal(report.drop_items(plain.t5),
+                                  report.drop_items(report.tatoeba_at_best({"fake": tat}, {"fake": 1}, "none")))
+    assert {r["data"] for r in run.tables["layer_curves"].rows} == {"Tatoeba (mean of languages)",
+                                                                     "WMT21 validation (mean of pairs)"}
+    assert (plain.per_language.direction == "mean").all() and set(plain.per_language.layer) == {0, 1}
+
+
+def test_run_known_answers_stops_the_chapter_on_a_failed_check(monkeypatch):
+    from types import SimpleNamespace
+
+    from xalign.book.results import ChapterRun
+    from xalign.papers.calibrated2023 import report, transfer_experiments
+
+    _fake_data(monkeypatch)
+    P = _params()
+    run = ChapterRun("03", "calibrated2023", "smoke", {})
+    setup = SimpleNamespace(tatoeba_langs=["de"], all_encoders={"fake": FakeEncoder()})
+    known = transfer_experiments.run_known_answers(P, setup, SimpleNamespace(best={"fake": 1}), run)
+    assert known["ok"].all() and run.tables["known_answers"].rows
+    monkeypatch.setattr(report.cal, "paired_retrieval", lambda *a, **k: pd.DataFrame({"value": [90.0]}))
+    with pytest.raises(AssertionError, match="retrieves its identical copy"):  # 90%, not 100%
+        transfer_experiments.run_known_answers(P, setup, SimpleNamespace(best={"fake": 1}), run)
+
+
+def _artists(fig):
+    """(labelled, unlabelled) lines, scatter sets and bar groups of a figure's panels."""
+    from matplotlib.collections import PathCollection
+    from matplotlib.lines import Line2D
+
+    labelled, unlabelled = [], []
+    for ax in fig.axes:
+        items = [a for a in ax.get_children() if isinstance(a, (Line2D, PathCollection))] + list(ax.containers)
+        for a in items:
+            (unlabelled if a.get_label().startswith("_") else labelled).append(a)
+    return labelled, unlabelled
+
+
+def _check_legend(fig):
+    """Every line, marker set and bar group is labelled and named in a legend outside the panels."""
+    labelled, unlabelled = _artists(fig)
+    assert unlabelled == [], [a.get_label() for a in unlabelled]
+    legends = fig.legends + [ax.get_legend() for ax in fig.axes if ax.get_legend()]
+    names = {t.get_text() for leg in legends for t in leg.get_texts()}
+    assert {a.get_label() for a in labelled} <= names
+    fig.canvas.draw()
+    for leg in fig.legends:
+        box = leg.get_window_extent()
+        assert not any(box.overlaps(ax.get_window_extent()) for ax in fig.axes), "the legend covers a panel"
+
+
+def test_figures_label_every_line_and_the_legend_hides_nothing():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from xalign.papers.calibrated2023 import figures
+
+    curves = pd.DataFrame([{"model": "m", "data": d, "direction": r, "layer": k, "value": 10.0 * k + i}
+                           for i, d in enumerate(["Tatoeba", "WMT21"]) for r in ("xx->en", "en->xx")
+                           for k in range(4)])
+    fig2 = pd.DataFrame([{"model": "m", "fraction": f, "metric": k, "value": v}
+                         for k in ("retrieval", "STS") for f, v in ((0.5, 0.0), (1.0, 1.5))])
+    losses = pd.DataFrame({"model": "m", "step": [1, 2, 3, 4], "task": ["nli", "sts", "nli", "sts"],
+                           "loss": [1.0, 0.3, 0.8, 0.2]})
+    per_model = pd.DataFrame({"model": "m", "lang": ["de", "fr", "ur"], "calibrated_retrieval": [90.0, 92, 70],
+                              "zero_shot": [60.0, 62, 50], "transfer_rate": [90.0, 93, 80]})
+    paper8 = pd.DataFrame([{"block": b, "model": "LaBSE", "lang": lang, "value": 80.0}
+                           for b in ("calibrated_retrieval", "zero_shot", "transfer_rate") for lang in ("de", "fr")])
+    urdu = {"m": pd.DataFrame({"lang": ["en", "de", "ur"], "value": [60.0, 58, 52]})}
+    paper2 = pd.DataFrame({"data": "xnli_manual", "model": "LaBSE", "lang": ["en", "de", "ur"],
+                           "value": [70.0, 68, 60]})
+    for fig in (figures.plot_layer_curves(curves, {"m": 2}), figures.plot_fig2(fig2), figures.plot_losses(losses),
+                figures.plot_transfer_scatter(per_model, "xx->en", paper8, "LaBSE"),
+                figures.plot_urdu(urdu, ["en", "de", "ur"], "ur", paper2, {"m": "LaBSE"})):
+        _check_legend(fig)
+        plt.close(fig)
+    per_language = pd.DataFrame([{"model": "m", "lang": lang, "layer": k, "value": float(k * (i + 1))}
+                                 for i, lang in enumerate(["de", "sw", "jv"]) for k in range(3)])
+    fig = figures.plot_language_layers(per_language, {"m": 2})
+    rows = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert rows == ["jv", "sw", "de"]  # every language labelled, sorted by accuracy at the chosen layer
+    plt.close(fig)

@@ -336,3 +336,26 @@ def known_answers(encoders: dict, sentences: Sequence[str], layers: dict, paper8
     out = pd.DataFrame(rows)
     out["ok"] = (out["got"] - out["expected"]).abs() <= out["tolerance"] + 1e-9
     return out
+
+
+def language_changes(tatoeba: pd.DataFrame, before: str = "none", after: str = "sentence_embedding",
+                     seed: int = 0) -> pd.DataFrame:
+    """Per model and language, the change in accuracy with fine-tuning (after - before, points) and its
+    interval: the same sentences before and after, resampled together.
+
+    Args:
+        tatoeba: Tatoeba rows of one direction (``model, setup, lang, value`` and ``hits``).
+
+    Returns:
+        ``model, lang, change, ci_lo, ci_hi``; models without both setups are left out.
+    """
+    rows = []
+    for model, g in tatoeba.groupby("model", sort=False):
+        b = g[g.setup == before].set_index("lang")
+        a = g[g.setup == after].set_index("lang")
+        for lang in [x for x in b.index if x in a.index]:
+            pair = [b.loc[lang, "hits"], a.loc[lang, "hits"]] if "hits" in g else []
+            lo, hi = _joint_ci(pair, lambda x, y: 100 * (y.mean() - x.mean()), seed)
+            rows.append({"model": model, "lang": lang, "change": a.loc[lang, "value"] - b.loc[lang, "value"],
+                         "ci_lo": lo, "ci_hi": hi})
+    return pd.DataFrame(rows, columns=["model", "lang", "change", "ci_lo", "ci_hi"])

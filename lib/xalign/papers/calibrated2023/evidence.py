@@ -1,0 +1,377 @@
+"""Chapter 3's prose generated from its results: the evidence section, the headline, and the
+sentences of the method that quote numbers.
+
+Every function returns Markdown (or one sentence) and picks its wording from the numbers: a change
+is called a rise or a fall only when its 95% interval excludes zero, "within sampling noise"
+otherwise, and a number that has no interval is said to have none (no conclusion is drawn from it).
+Comparisons with another model say so in words ("multilingual-e5-small vs the paper's LaBSE").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from xalign.papers.calibrated2023 import calibrated as cal
+from xalign.papers.calibrated2023 import report
+
+
+def _finite(*values) -> bool:
+    try:
+        return all(v is not None and np.isfinite(float(v)) for v in values)
+    except (TypeError, ValueError):
+        return False
+
+
+def ci_text(lo, hi, digits: int = 1, sign: bool = True) -> str:
+    """``"95% CI −0.3 to +1.1"``; ``"no interval"`` when an end is missing."""
+    if not _finite(lo, hi):
+        return "no interval"
+    if sign:
+        return f"95% CI {signed(lo, digits)} to {signed(hi, digits)}"
+    return f"95% CI {float(lo):.{digits}f} to {float(hi):.{digits}f}".replace("-", "−")
+
+
+def signed(value, digits: int = 1) -> str:
+    """``"+0.4"`` / ``"−1.2"`` (a true minus sign); ``"0.0"`` for what rounds to zero (no "−0.0")."""
+    value = float(value)
+    if abs(value) < 0.5 * 10 ** -digits:
+        return f"{0:.{digits}f}"
+    return f"{value:+.{digits}f}".replace("-", "−")
+
+
+def verdict(lo, hi) -> str:
+    """``"up"`` (interval above zero), ``"down"`` (below), ``"noise"`` (it contains zero), ``"none"``
+    (no interval), ``"exact"`` (a zero-width interval at zero: nothing changed in any resample)."""
+    if not _finite(lo, hi):
+        return "none"
+    if lo == hi == 0:
+        return "exact"
+    return "up" if lo > 0 else ("down" if hi < 0 else "noise")
+
+
+def change_phrase(value, lo, hi, unit: str = "points") -> str:
+    """A change and its interval in words chosen from the numbers ("rose by 2.5 points (95% CI +1.0 to
+    +4.0)", "did not move beyond sampling noise (+0.4 points, 95% CI −0.3 to +1.1)", ...)."""
+    v = verdict(lo, hi)
+    if v == "exact":
+        return "did not change at all (every resample gives 0)"
+    if v == "up":
+        return f"rose by {abs(float(value)):.1f} {unit} ({ci_text(lo, hi)})"
+    if v == "down":
+        return f"fell by {abs(float(value)):.1f} {unit} ({ci_text(lo, hi)})"
+    if v == "noise":
+        return f"did not move beyond sampling noise ({signed(value)} {unit}, {ci_text(lo, hi)})"
+    return f"changed by {signed(value)} {unit} (no interval computed, so no conclusion is drawn)"
+
+
+def _list(items: Sequence[str]) -> str:
+    items = list(items)
+    return ", ".join(items[:-1]) + (" and " if len(items) > 1 else "") + (items[-1] if items else "")
+
+
+# ------------------------------------------------------------------ sentences of the method
+def counterparts_sentence(counterpart: dict, sentence_models: Sequence[str] = ()) -> str:
+    """Which paper model each of our models is set beside, in words."""
+    pairs = _list([f"`{m}` beside the paper's {p}" + ("" if cal.paper_label(m) == p else " (a different model)")
+                   for m, p in counterpart.items()])
+    extra = (f" {_list([f'`{m}`' for m in sentence_models])} has no counterpart in the paper: its numbers are "
+             f"shown without the paper's.") if sentence_models else ""
+    return f"Our numbers are compared model for model: {pairs or 'none of our models has a counterpart'}.{extra}"
+
+
+def paper_gains(paper5: pd.DataFrame, before: str = "none", after: str = "sentence_embedding") -> str:
+    """What the paper's Table 5 says the fine-tuning does to retrieval: each model's average change,
+    the largest per-language gain and the languages that fall (from the paper's printed numbers)."""
+    w = paper5[paper5.lang != "avg"].pivot_table(index=["model", "lang"], columns="setup", values="value",
+                                                 sort=False)
+    gain = (w[after] - w[before]).dropna()
+    models = list(dict.fromkeys(gain.index.get_level_values("model")))
+    means = _list([f"{m} {signed(gain[m].mean())}" for m in models])
+    top = gain.idxmax()
+    falls = []
+    for m in models:
+        down = gain[m][gain[m] < 0]
+        if len(down) > 3:
+            falls.append(f"{m} in {len(down)} of {len(gain[m])} languages")
+        elif len(down):
+            falls.append(f"{m} in {_list(list(down.index))}")
+    text = (f"In the paper's Table 5, English sentence-embedding fine-tuning changes the average Tatoeba accuracy "
+            f"by {means} points, with per-language gains up to {signed(gain.max())} ({top[0]}, {top[1]})")
+    return text + (f"; some languages fall ({'; '.join(falls)})." if falls else "; no language falls.")
+
+
+def finetune_runs(runs: dict) -> str:
+    """What each fine-tuning run was: optimiser steps, batch size and training pairs (no timings)."""
+    parts = []
+    for m, r in runs.items():
+        info = r.info
+        batch = info.get("key", {}).get("config", {}).get("batch_size")
+        parts.append(f"`{m}`: {info['steps']} optimiser steps" + (f" (batch {batch})" if batch else "")
+                     + f" on {info['n_nli']:,} NLI and {info['n_sts']:,} STS-B pairs")
+    return ("Fine-tuning run here (the paper: one epoch over AllNLI and several over STS-B, its Table 10): "
+            + "; ".join(parts) + ".")
+
+
+def interval_widths(t5: pd.DataFrame, pairs_per_language) -> str:
+    """How wide the per-language Tatoeba intervals are (median and largest), and what that means."""
+    w = (t5["ci_hi"] - t5["ci_lo"]).dropna()
+    if w.empty:
+        return "The Tatoeba accuracies of this run carry no intervals."
+    return (f"Each Tatoeba accuracy carries a {report.CI} ({pairs_per_language} sentence pairs per language, "
+            f"{report.N_BOOT} resamples of its sentences): {float(w.median()):.1f} points wide at the median, "
+            f"{float(w.max()):.1f} at most. A difference from the paper smaller than that is sampling noise.")
+
+
+# ------------------------------------------------------------------ the evidence
+def retrieval_before(table1: pd.DataFrame) -> list[str]:
+    """Our average Tatoeba accuracy without fine-tuning beside the paper's counterpart model."""
+    out = []
+    rows = table1[(table1.task == "CLSR") & (table1.setup == "none") & table1["ours"].notna()]
+    for _, r in rows.iterrows():
+        out.append(f"Without fine-tuning, {r['ours_model']} finds the translation of {r['ours']:.1f}% of Tatoeba "
+                   f"sentences on average ({ci_text(r['ci_lo'], r['ci_hi'], sign=False)}); the paper's "
+                   f"{r['model']} finds {r['paper']:.1f}% ({r['ours_model']} vs the paper's {r['model']}: "
+                   f"two different models, so the difference is theirs, not a replication error).")
+    return out
+
+
+def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: pd.DataFrame,
+                       counterpart: dict) -> list[str]:
+    """The paper's first claim: English sentence-embedding fine-tuning moves retrieval (and STS).
+
+    Args:
+        deltas: :func:`calibrated.finetuning_changes` (ours and the paper's, per model).
+        change_ci: :func:`report.change_intervals`.
+        changes: :func:`report.language_changes` (per language, with intervals).
+        counterpart: our model -> the paper model compared with.
+    """
+    paper = deltas[deltas.source == "paper"].set_index("model")
+    out = []
+    if "change in CLSR" in paper:
+        listed = _list([f"{m} {signed(v)}" for m, v in paper["change in CLSR"].dropna().items()])
+        out.append(f"The paper's average retrieval changes with English sentence-embedding fine-tuning: {listed} "
+                   f"points (its Table 1).")
+    ours = deltas[deltas.source == "ours"].set_index("model")
+    for m, r in ours.iterrows():
+        ref = counterpart.get(m)
+        parts = []
+        for task, what in (("CLSR", "average Tatoeba retrieval"), ("STS", "STS 2017 (Spearman x 100)")):
+            col = f"change in {task}"
+            ci = change_ci[(change_ci.model == m) & (change_ci.task == task)]
+            if col not in r or not _finite(r[col]):
+                continue
+            lo, hi = (ci.ci_lo.iloc[0], ci.ci_hi.iloc[0]) if len(ci) else (np.nan, np.nan)
+            theirs = paper[col].get(ref) if ref in paper.index and col in paper else None
+            parts.append(f"{what} {change_phrase(r[col], lo, hi)}"
+                         + (f", where the paper's {ref} changes by {signed(theirs)}" if _finite(theirs) else ""))
+        if parts:
+            out.append(f"With the fine-tuning run here, {m}'s " + "; its ".join(parts) + ".")
+        per = changes[changes.model == m]
+        if len(per):
+            out.append(language_sentence(m, per))
+    return out
+
+
+def language_sentence(model: str, per: pd.DataFrame) -> str:
+    """How many languages rise or fall beyond their own interval, and the extremes."""
+    up = per[per.ci_lo > 0]
+    down = per[per.ci_hi < 0]
+    n = len(per)
+    hi, lo = per.loc[per.change.idxmax()], per.loc[per.change.idxmin()]
+    if signed(hi.change) == signed(lo.change):
+        span = ("no language's accuracy changes" if signed(hi.change) == signed(0)
+                else f"every language changes by {signed(hi.change)}")
+    else:
+        span = f"per-language changes run from {signed(lo.change)} ({lo.lang}) to {signed(hi.change)} ({hi.lang})"
+    if up.empty and down.empty:
+        tally = f"none of its {n} languages changes beyond its own 95% interval"
+    else:
+        bits = [f"{len(up)} rise" if len(up) else "", f"{len(down)} fall" if len(down) else ""]
+        tally = f"of its {n} languages {' and '.join(b for b in bits if b)} beyond their own 95% interval"
+        if len(down):
+            tally += f" (falling: {_list(list(down.lang))})"
+    return f"For {model}, {span}; {tally}."
+
+
+def _moves(delta) -> str:
+    return "does not move" if signed(delta) == signed(0) else f"moves by {signed(delta)} points"
+
+
+def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict) -> list[str]:
+    """Which checkpoint validation chose, and how much retrieval and STS moved from the first checkpoint to
+    the last (one run: no interval)."""
+    out = []
+    for m, r in runs.items():
+        steps = {round(float(c["fraction"]), 6): int(c["step"]) for c in r.info.get("checkpoints", [])}
+        frac = float(chosen[m]["fraction"])
+        step = steps.get(round(frac, 6))
+        c = checkpoints[m].sort_values("fraction")
+        moved = ""
+        if len(c) > 1:
+            moved = (f"; from the first checkpoint to the last, validation retrieval "
+                     f"{_moves(c['validation'].iloc[-1] - c['validation'].iloc[0])} and STS "
+                     f"{_moves(c['sts'].iloc[-1] - c['sts'].iloc[0])} (one run, no interval)")
+        out.append(f"Validation chose {m}'s checkpoint at {frac:.0%} of the {r.info['steps']} optimiser steps"
+                   + (f" (step {step})" if step is not None else "") + moved + ".")
+    return out
+
+
+def control_sentence(control: pd.DataFrame) -> list[str]:
+    """The frozen-feature XNLI control before / after fine-tuning (the ratio has no interval here)."""
+    out = []
+    for m, g in control.groupby("model", sort=False):
+        s = g.set_index("state")
+        if not {"before", "after"} <= set(s.index):
+            continue
+        b, a = s.loc["before", "targets / source x 100"], s.loc["after", "targets / source x 100"]
+        out.append(f"In the frozen-feature XNLI control, {m}'s target-language accuracy is {b:.1f}% of its English "
+                   f"accuracy before fine-tuning and {a:.1f}% after "
+                   f"({'unchanged' if signed(a - b) == signed(0) else signed(a - b) + ' points'}). No interval is "
+                   f"computed for this ratio, so this run does not say whether cross-lingual alignment moved.")
+    return out
+
+
+def _avg(blocks: pd.DataFrame, model: str, block: str) -> pd.Series | None:
+    r = blocks[(blocks.model == model) & (blocks.block == block) & (blocks.lang == "avg")]
+    return r.iloc[0] if len(r) else None
+
+
+def transfer_sentences(blocks: pd.DataFrame, models: Sequence[str], protocol: str) -> list[str]:
+    """Zero-shot, training on all languages (human translations) and the transfer rate, averaged over
+    the target languages, with intervals; whether zero-shot falls short of training on all languages."""
+    out = []
+    for m in models:
+        zs, tta, rate = (_avg(blocks, m, b) for b in ("zero_shot", "translate_train_all", "transfer_rate"))
+        if zs is None or tta is None or rate is None:
+            continue
+        v = verdict(rate.ci_lo - 100, rate.ci_hi - 100)
+        reading = {"down": "zero-shot transfer falls short of training on every language's data",
+                   "up": "zero-shot transfer beats training on every language's data",
+                   "noise": "zero-shot transfer matches training on every language's data within sampling noise",
+                   }.get(v, "no interval is computed for the rate")
+        out.append(f"{m} ({protocol}): zero-shot from English reaches {zs.value:.1f}% on average over the target "
+                   f"languages ({ci_text(zs.ci_lo, zs.ci_hi, sign=False)}); trained on all languages' "
+                   f"human-translated training splits, {tta.value:.1f}% ({ci_text(tta.ci_lo, tta.ci_hi, sign=False)}); "
+                   f"transfer rate {rate.value:.1f}% ({ci_text(rate.ci_lo, rate.ci_hi, sign=False)}): {reading}.")
+    if out:
+        out.append("The paper trains on machine-translated XNLI training sets and fine-tunes the whole encoder, "
+                   "so its zero-shot, translate-train-all and transfer-rate numbers are no like-for-like reference "
+                   "for these.")
+    return out
+
+
+def correlation_sentence(across: pd.DataFrame) -> list[str]:
+    """Per model, which block zero-shot accuracy follows across languages; an ordering is claimed only
+    when the two correlations' intervals (if computed) do not overlap."""
+    out = []
+    for m, g in across.groupby("model", sort=False):
+        r = g.set_index("block")
+        a, b = "corr_zero_shot_translate_train_all", "corr_zero_shot_calibrated"
+        if not {a, b} <= set(r.index) or not _finite(r.loc[a, "value"], r.loc[b, "value"]):
+            continue
+        n = int(r["n"].max())
+        ra, rb = r.loc[a], r.loc[b]
+        has_ci = "ci_lo" in r and _finite(ra.get("ci_lo"), ra.get("ci_hi"), rb.get("ci_lo"), rb.get("ci_hi"))
+        text = (f"Across {m}'s {n} target languages, zero-shot accuracy correlates with accuracy after training on "
+                f"all languages at r = {ra.value / 100:.2f} and with calibrated retrieval at r = {rb.value / 100:.2f}")
+        if has_ci and (ra.ci_lo > rb.ci_hi or rb.ci_lo > ra.ci_hi):
+            stronger = "training on all languages" if ra.value > rb.value else "calibrated retrieval"
+            text += f"; the correlation with {stronger} is the stronger one beyond their 95% intervals."
+        elif has_ci:
+            text += "; their 95% intervals overlap, so neither is shown to be the stronger."
+        else:
+            text += (f"; no interval is computed for these correlations over {n} languages, so which is stronger "
+                     f"is not established (the paper correlates across its four models, which needs the paper "
+                     f"profile).")
+        out.append(text)
+    return out
+
+
+def urdu_sentence(urdu_rows: pd.DataFrame | None, counterpart: dict, paper2: pd.DataFrame | None = None) -> list[str]:
+    """Table 2's transfer gap (Urdu minus the mean of the other languages) in words chosen by its interval."""
+    if urdu_rows is None:
+        return []
+    out = []
+    for m, g in urdu_rows[urdu_rows.lang == "gap"].groupby("model", sort=False):
+        r = g.iloc[0]
+        v = verdict(r.ci_lo, r.ci_hi)
+        reading = {"down": "the other languages beat the source language, a negative transfer gap",
+                   "up": "Urdu itself scores above the other languages, a positive transfer gap",
+                   "noise": "the transfer gap is within sampling noise",
+                   "exact": "the transfer gap is exactly zero",
+                   }.get(v, "no interval is computed for the gap")
+        theirs = ""
+        ref = counterpart.get(m)
+        if paper2 is not None and ref:
+            p = paper2[(paper2.data == "xnli_manual") & (paper2.model == ref) & (paper2.lang == "gap")]
+            if len(p):
+                theirs = f"; the paper's {ref} on XNLI Manual: {signed(p.value.iloc[0])}"
+        out.append(f"Trained on Urdu, {m}: {reading} ({signed(r.value)} points, {ci_text(r.ci_lo, r.ci_hi)}"
+                   f"{theirs}).")
+    return out
+
+
+def outside_sentence(compared: dict[str, pd.DataFrame]) -> list[str]:
+    """How many of the paper's cells lie outside our intervals, per compared table, named by model pair."""
+    parts = []
+    for table, merged in compared.items():
+        both = merged.dropna(subset=["paper", "ours"])
+        with_ci = both.dropna(subset=["ci_lo", "ci_hi"]) if "ci_lo" in both else both.iloc[0:0]
+        if with_ci.empty:
+            continue
+        k = len(report.paper_outside_ci(with_ci))
+        pairs = with_ci[["ours_model", "model"]].drop_duplicates()
+        who = _list([f"{o} vs the paper's {p}" for o, p in pairs.itertuples(index=False, name=None)])
+        parts.append(f"{table.replace('table', 'Table ')}: {k} of {len(with_ci)} ({who})")
+    if not parts:
+        return []
+    return ["The paper's cells outside our 95% intervals: " + "; ".join(parts) + ". Where the models differ, such "
+            "a count measures the models' difference, not a replication error."]
+
+
+def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None = None) -> str:
+    """The chapter's "What the evidence supports" section as a Markdown bullet list (no heading).
+
+    Args:
+        P: the chapter's parameters; the others: what the ``run_*`` functions returned.
+        paper2: the paper's Table 2, for the Urdu gap's reference.
+    """
+    t5_dir = calib.t5[calib.t5.direction == P.compare_direction]
+    changes = report.language_changes(t5_dir, seed=P.seed)
+    protocol = ("a logistic regression on frozen sentence features" if P.xnli_method == "frozen"
+                else "full fine-tuning")
+    items = [*retrieval_before(control.table1),
+             *calibration_effect(calib.deltas, calib.change_ci, changes, setup.counterpart),
+             *checkpoint_sentence(calib.runs, calib.chosen, calib.checkpoints),
+             *control_sentence(control.control),
+             *transfer_sentences(xnli.blocks, setup.xnli_models, protocol),
+             *correlation_sentence(xnli.across),
+             *urdu_sentence(xnli.urdu_rows, setup.counterpart, paper2),
+             *outside_sentence({"table5": calib.table5, "table6": calib.table6})]
+    return "\n".join(f"- {s}" for s in items)
+
+
+def headline(P, setup, calib) -> str:
+    """One sentence with one number and its interval: what English sentence-embedding fine-tuning does
+    to the first model's average Tatoeba retrieval, beside the paper's counterpart."""
+    m = setup.models[0]
+    ours = calib.deltas[(calib.deltas.source == "ours") & (calib.deltas.model == m)]
+    ci = calib.change_ci[(calib.change_ci.model == m) & (calib.change_ci.task == "CLSR")]
+    if ours.empty or "change in CLSR" not in ours:
+        return f"No retrieval change could be measured for {m} in this run."
+    value = float(ours["change in CLSR"].iloc[0])
+    lo, hi = (float(ci.ci_lo.iloc[0]), float(ci.ci_hi.iloc[0])) if len(ci) else (np.nan, np.nan)
+    ref = setup.counterpart.get(m)
+    paper = calib.deltas[(calib.deltas.source == "paper") & (calib.deltas.model == ref)]
+    theirs = f"; the paper's {ref}: {signed(paper['change in CLSR'].iloc[0])}" if len(paper) else ""
+    v = verdict(lo, hi)
+    if v == "exact":
+        return (f"English sentence-embedding fine-tuning leaves {m}'s average Tatoeba retrieval exactly where it "
+                f"was: no sentence changes its nearest neighbour (0.0 points, {ci_text(lo, hi)}){theirs}.")
+    verb = {"up": "raises", "down": "lowers"}.get(v, "changes")
+    tail = " — within sampling noise" if v == "noise" else ""
+    return (f"English sentence-embedding fine-tuning {verb} {m}'s average Tatoeba retrieval by {signed(value)} "
+            f"points ({ci_text(lo, hi)}){tail}{theirs}.")
