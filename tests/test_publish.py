@@ -103,10 +103,10 @@ def test_publish_collapses_setup_strips_warnings_adds_install_and_run_it(capsys)
 
     nb = PB.publish_notebook(_executed_notebook(), "01_weak_strong_alignment", "", log=sys.stdout)
     tags = [c.metadata.get("tags", []) for c in nb.cells]
-    # title, install cell (removed from the page), the three parameter/setup cells and the cell before the text
+    # title, install cell (removed from the page), then every code cell folded but the parameters cell
     assert "remove-cell" in tags[1] and PB.INSTALL_SPEC in nb.cells[1].source
-    assert [PB.HIDDEN in t for t in tags[2:6]] == [True, True, True, True]
-    assert PB.HIDDEN not in tags[7]  # after the first text cell: a cell the reader reads
+    assert [PB.HIDDEN in t for t in tags[2:6]] == [False, True, True, True]
+    assert PB.HIDDEN in tags[7]  # analysis code after the text is folded too: the reader sees its output
     setup_out = nb.cells[4].outputs
     assert len(setup_out) == 1 and setup_out[0]["text"] == "real progress message\n"  # the warning left, the rest kept
     assert nb.cells[7].outputs == []  # an output that was only a warning is gone
