@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache
+from xalign.core.draws import sample_indices, shuffled_indices
 from xalign.core.paths import cache_dir
 from xalign.data.corpora import ParallelCorpus
 from xalign.data.words import Token, tokenize
@@ -63,7 +64,9 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
 
     Training pairs exclude every sentence pair a BTSR item uses and the
     sentence-retrieval test pairs (the ``retrieval_source`` corpus, else a
-    random held-out sample of ``n_retrieval``). ``aligner`` word-aligns the
+    random held-out sample of ``n_retrieval``; each sentence pair's place in
+    the sample and in the training order is drawn from ``seed`` and its own
+    text, so one changed pair moves no other). ``aligner`` word-aligns the
     pool (see :func:`xalign.measures.aligner.align_words`).
     """
     src, tgt = corpus.src_lang, corpus.tgt_lang
@@ -74,7 +77,7 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
     params = {"seed": seed, "top": top, "n_test": n_test, "n_candidates": n_candidates, "query": query,
               "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
               "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
-              "version": 3}
+              "version": 4}  # 4: every draw per item (xalign.core.draws)
     store, key = EmbeddingCache(cache_dir("btsr")), {"kind": f"btsr-{src}-{tgt}", **params}
     cached = store.get_json(key)
     if cached is not None:
@@ -86,17 +89,17 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
                 for sf in (True, False)]
         store.put_json(key, [b.to_json() for b in sets])
     btsr, btsr_first = sets
-    rng = np.random.default_rng(seed + 1)
     used = btsr.used_sentences()
+    pair_text = [["pair", s, t] for s, t in zip(corpus.src, corpus.tgt)]  # each sentence pair's draws hang on it
     origin = np.asarray(corpus.origin)
     if retrieval_source and (origin == retrieval_source).any():
         retrieval = np.flatnonzero(origin == retrieval_source)[:n_retrieval]
     else:
         pool = np.array([k for k in range(len(corpus)) if k not in used])
-        retrieval = np.sort(rng.choice(pool, size=min(n_retrieval, len(pool) // 5), replace=False))
+        retrieval = pool[sample_indices(seed + 1, [pair_text[k] for k in pool], min(n_retrieval, len(pool) // 5))]
     blocked = used | set(retrieval.tolist())
     train = np.array([k for k in range(len(corpus)) if k not in blocked and src_tokens[k] and tgt_tokens[k]])
-    train = train[rng.permutation(len(train))]
+    train = train[shuffled_indices(seed + 1, [pair_text[k] for k in train])]
     return PairData(corpus, src_tokens, tgt_tokens, links, btsr, train, retrieval, list(cached_muse_pairs(src, tgt)),
                     btsr_first)
 
