@@ -83,6 +83,45 @@ def result_precision(result: dict) -> str | None:
     return None  # "auto" without a record, or a chapter without the parameter
 
 
+def profile_precision(autocast) -> str | None:
+    """The precision a profile's ``autocast`` value fixes ("torch.float32", "bfloat16", "float16"); None for
+    ``"auto"`` (bfloat16 or float32, by the CPU)."""
+    if autocast in EXACT:
+        return "torch.float32"
+    if autocast in ("bfloat16", "float16"):
+        return autocast
+    return None
+
+
+def reference_profile_problems(ref: dict, profile: dict, profile_name: str = "default") -> list[str]:
+    """Why a reference result is not its chapter's ``profile_name`` run as the profile file states it.
+
+    Every parameter of ``profile`` (the chapter's profile from its ``profiles.yaml``) must be recorded
+    with the same value; ``autocast`` is compared by the precision it fixes: the reference's recorded
+    precision (:func:`result_precision`) must be the profile's (float32 for any spelling of "no
+    autocast"; either for ``"auto"``, but then it must be recorded). Returns one line per problem.
+    """
+    problems = []
+    if ref.get("profile") != profile_name:
+        problems.append(f"profile {ref.get('profile')!r}, the book runs {profile_name!r}")
+    params = ref.get("params") or {}
+    for name, value in profile.items():
+        if name == "autocast":
+            continue
+        if name not in params:
+            problems.append(f"parameter {name} not recorded (profile: {value!r})")
+        elif params[name] != value:
+            problems.append(f"parameter {name} = {params[name]!r}, profile: {value!r}")
+    if "autocast" in profile:
+        want, got = profile_precision(profile["autocast"]), result_precision(ref)
+        if got is None:
+            problems.append(f"precision not recorded (profile autocast {profile['autocast']!r})")
+        elif want is not None and got != want:
+            problems.append(f"precision {precision_label(got)} (autocast {params.get('autocast')!r}), profile autocast "
+                            f"{profile['autocast']!r} runs {precision_label(want)}")
+    return problems
+
+
 def precision_label(precision: str | None) -> str:
     """"torch.float32" -> "float32" (a file-name part)."""
     return (precision or "unknown").removeprefix("torch.")
