@@ -9,7 +9,7 @@ mirror holds:
    Multilingual Wordnet; senses that share a translation are collapsed into
    one cluster (:func:`sense_clusters`). Every (word, translation) is a pair.
 2. **Contextualisation.** A pair is kept when, in word-aligned parallel text
-   (eflomal, symmetrised), the two words are aligned in at least two
+   (fast_align by default, symmetrised), the two words are aligned in at least two
    *different* sentence pairs: the source context comes from one, the target
    context from another (:func:`contextualize`), so the two contexts are never
    translations of each other (checked by :func:`check_non_parallel`).
