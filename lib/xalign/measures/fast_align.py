@@ -17,14 +17,16 @@ leftmost source word). These are the settings of the authors' ``-d -o -v``
 command line, the one Gaschi et al. (2022) and Liu et al. (2020) ran.
 
 There is no randomness anywhere: the same sentences give the same links. Every
-reduction runs in a fixed order (``np.bincount`` and ``np.add.reduceat`` loop
-sequentially), so neither a thread count nor a data order outside the corpus
-matters. Memory: about 40 bytes per (source or null word, target word) pair of
+sum runs in a fixed order or exactly: per-token and per-word sums with
+``np.bincount`` (a plain sequential loop, no SIMD or BLAS dispatch), corpus-wide
+expectations with ``math.fsum`` (exactly rounded, so order-free); nothing goes
+through BLAS, so the thread count cannot change a bit. Memory: about 40 bytes per (source or null word, target word) pair of
 each sentence, i.e. ``sum (n + 1) * m`` cells.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,7 +186,7 @@ def _fit_tension(c: _Cells, tension: float, posterior_feature: float, n_tokens: 
     i = np.arange(len(size)) - np.concatenate([[0], np.cumsum(m)[:-1]])[size] + 1
     weight = c.size_count[size]
     for _ in range(TENSION_STEPS):
-        model_feature = float(np.sum(weight * diagonal_expected_feature(i, m[size], n[size], tension))) / n_tokens
+        model_feature = math.fsum(weight * diagonal_expected_feature(i, m[size], n[size], tension)) / n_tokens
         tension = float(np.clip(tension + (posterior_feature - model_feature) * TENSION_STEP, TENSION_MIN,
                                 TENSION_MAX))
     return tension
@@ -213,10 +215,10 @@ def align_direction(src: list[np.ndarray], tgt: list[np.ndarray], n_src_words: i
         probs = t[c.pair] * _prior(c, settings, tension)
         if it == settings.iterations - 1:
             break
-        post = probs / np.add.reduceat(probs, c.start)[c.token]
+        post = probs / np.bincount(c.token, weights=probs, minlength=n_tokens)[c.token]
         counts = np.bincount(c.pair, weights=post, minlength=len(t))
         if settings.favor_diagonal and settings.optimize_tension and it > 0:
-            posterior_feature = float(np.dot(post[real], feature)) / n_tokens
+            posterior_feature = math.fsum(post[real] * feature) / n_tokens
             tension = _fit_tension(c, tension, posterior_feature, n_tokens)
         if settings.alpha > 0:  # variational Bayes: exp(digamma(count + alpha) - digamma(total + alpha * V_e))
             total = np.bincount(c.pair_src, weights=counts + settings.alpha, minlength=n_src_words + 1)
