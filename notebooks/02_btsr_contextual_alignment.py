@@ -39,8 +39,10 @@
 # there are far fewer candidates. The paper trains on up to 200k sentence pairs; the
 # data this book uses holds a few thousand per language (XNLI and Tatoeba; WMT21
 # news for EN-ZH in the `paper` profile), so the curves stop early. The word
-# aligner is eflomal (the IBM-model family of the paper's fast_align, symmetrised
-# with grow-diag-final-and).
+# aligner is the paper's, fast_align {cite}`dyer2013` (symmetrised with
+# grow-diag-final-and), written for this book from its paper: it draws nothing at random,
+# so a cold rerun rebuilds the same BTSR set (`aligner = "eflomal"` runs a Bayesian
+# sampler that cannot be seeded).
 #
 # Licenses: XNLI CC BY-NC 4.0; Tatoeba CC BY 2.0 FR; WMT newstest2021 research use;
 # MUSE dictionaries CC BY-NC 4.0; WordNet 3.0 license (BSD-like); Chinese Open
@@ -67,6 +69,7 @@ bcws_pairs = None  # BCWS items evaluated (None: all 2091)
 scws_pairs = None  # SCWS pairs evaluated (None: all 2003)
 max_contexts = None  # avg_type: contexts averaged per word (paper: 1000)
 seed = None  # one seed for the set construction, splits and samples
+aligner = None  # word aligner: fast_align (deterministic, the paper's) or eflomal (unseeded variant)
 autocast = None  # bfloat16 for a faster, slightly different run; None: exact float32
 
 # %%

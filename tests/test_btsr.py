@@ -72,7 +72,7 @@ def test_contextualize_uses_two_different_sentence_pairs():
     src, tgt = toks()
     pairs, _, _ = translation_pairs(SYNSETS, OMW, "es", query="all")
     for seed in range(20):
-        items = contextualize(pairs, src, tgt, LINKS, np.random.default_rng(seed))
+        items = contextualize(pairs, src, tgt, LINKS, seed)
         by = {(i.src_word, i.tgt_word): i for i in items}
         # bank-banco is aligned in sentence pairs 0, 2 and 6; river-río in 1, 3, 4 and 6; bank-orilla only in 1
         assert set(by) == {("bank", "banco"), ("river", "río")}
@@ -104,7 +104,7 @@ def test_select_items_by_frequency_or_ambiguity():
 def test_candidate_space_first_reading_excludes_test_words_and_test_sentences():
     _src, tgt = toks()
     items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]
-    cands, gold, counts = candidate_space(items, tgt, 100, "es", np.random.default_rng(0))
+    cands, gold, counts = candidate_space(items, tgt, 100, "es", 0)
     assert cands[0] == (2, 1) and list(gold) == [0]
     fillers = cands[1:]
     assert len(fillers) == counts["filler_words_available"]
@@ -112,7 +112,7 @@ def test_candidate_space_first_reading_excludes_test_words_and_test_sentences():
     assert len(set(words)) == len(words) and "banco" not in words
     assert not {k for k, _ in fillers} & {0, 2}
     assert counts["same_form_distractors"] == 0
-    few, _, _ = candidate_space(items, tgt, 3, "es", np.random.default_rng(0))
+    few, _, _ = candidate_space(items, tgt, 3, "es", 0)
     assert len(few) == 3
 
 
@@ -121,12 +121,12 @@ def test_candidate_space_holds_every_contextualised_target():
     items = [BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]
     others = [BTSRItem("depository", "banco", 0, 5, 1, 6, 1, 2), BTSRItem("river", "río", 0, 3, 4, 4, 1, 4),
               BTSRItem("bank", "banco", 0, 0, 1, 2, 1, 3)]  # the test item itself: one row, not two
-    cands, gold, counts = candidate_space(items, tgt, 100, "es", np.random.default_rng(0), items + others)
+    cands, gold, counts = candidate_space(items, tgt, 100, "es", 0, items + others)
     assert cands[gold[0]] == (2, 1)
     assert (6, 1) in cands and (4, 1) in cands and len(set(cands)) == len(cands)
     assert counts["same_form_distractors"] == 1 and counts["items_with_same_form_distractor"] == 1
     two = [items[0], BTSRItem("depository", "banco", 0, 5, 1, 6, 1, 2)]  # two test pairs, one form
-    _, _, c2 = candidate_space(two, tgt, 100, "es", np.random.default_rng(0), two)
+    _, _, c2 = candidate_space(two, tgt, 100, "es", 0, two)
     assert c2["same_form_distractors"] == 2 and c2["items_with_same_form_distractor"] == 2
     fillers = {tgt[k][j].text for k, j in cands if (k, j) not in {(2, 1), (6, 1), (4, 1)}}
     assert not fillers & {"banco", "río"}  # other words only
@@ -213,3 +213,50 @@ def test_precision_at_k_matches_brute_force():
 def test_precision_at_k_checks_lengths():
     with pytest.raises(ValueError, match="gold"):
         precision_at_k(np.ones((3, 2)), np.ones((4, 2)), np.arange(2))
+
+
+def _many_pairs_corpus(n_words=12, n_sents=5):
+    """Word k ("wk" / "pk") aligned in sentence pairs of its own (word 0 in two, the others in ``n_sents``)."""
+    from xalign.papers.liu2020.btsr import TranslationPair
+
+    src_texts, tgt_texts, links, pairs = [], [], [], []
+    for k in range(n_words):
+        pairs.append(TranslationPair(f"w{k}", f"p{k}", 0, (f"{k:08d}-n",)))
+        for s in range(2 if k == 0 else n_sents):
+            src_texts.append(f"w{k} s{k}x{s}")
+            tgt_texts.append(f"p{k} t{k}x{s}")
+            links.append({(0, 0)})
+    return pairs, src_texts, tgt_texts, links
+
+
+def test_one_changed_link_changes_only_its_own_items_draw():
+    """Draws per item: removing one link of word 0 (which drops its item: one context left) leaves every
+    other item's two contexts as they were (with one generator shared by all items, later draws moved)."""
+    pairs, src_texts, tgt_texts, links = _many_pairs_corpus()
+    src, tgt = [tokenize(s, "en") for s in src_texts], [tokenize(t, "es") for t in tgt_texts]
+    changed = [set(ls) for ls in links]
+    changed[0] = set()  # word 0 keeps one aligned context: no item
+    moved = 0
+    for seed in range(6):
+        a = build_btsr(pairs, {}, {}, src_texts, tgt_texts, src, tgt, links, "es", seed=seed, top=0,
+                       n_candidates=200)
+        b = build_btsr(pairs, {}, {}, src_texts, tgt_texts, src, tgt, changed, "es", seed=seed, top=0,
+                       n_candidates=200)
+        ctx = lambda s: {(i.src_word, i.tgt_word): (i.src_sent, i.tgt_sent) for i in s.items}
+        before, after = ctx(a), ctx(b)
+        assert ("w0", "p0") in before and ("w0", "p0") not in after
+        assert set(before) - {("w0", "p0")} == set(after)
+        moved += sum(before[k] != after[k] for k in after)
+    assert moved == 0, f"{moved} other items' contexts changed"
+
+
+def test_a_sample_keeps_its_members_when_an_item_is_added():
+    from xalign.core.draws import sample_indices
+
+    items = [["item", k] for k in range(50)]
+    base = {tuple(items[i]) for i in sample_indices(5, items, 10)}
+    grown = {tuple((items + [["item", 99]])[i]) for i in sample_indices(5, items + [["item", 99]], 10)}
+    assert len(base - grown) <= 1  # at most the one pushed out by the newcomer
+    assert sample_indices(5, items, 10).tolist() == sample_indices(5, items, 10).tolist()
+    with pytest.raises(ValueError, match="seed"):
+        sample_indices(-1, items, 3)

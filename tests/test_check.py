@@ -113,9 +113,8 @@ def test_same_seed_same_numbers_with_an_empty_cache(tmp_path, monkeypatch):
     run_chapter(CHAPTER, {"profile": "smoke"}, tmp_path / "first.ipynb", progress=False)
     cold.mkdir()
     os.symlink(warm / "models", cold / "models")  # the converted offline model, not re-converted
-    # fetched data files and eflomal's word alignments are kept (eflomal seeds itself from
-    # /dev/urandom, so Table II's aligner row is a fresh sample without them); the embeddings are not
-    for kind in ("data", "alignments"):
+    # fetched data files are kept; the embeddings and the word alignments (fast_align: deterministic) are not
+    for kind in ("data",):
         if (warm / kind).exists():
             shutil.copytree(warm / kind, cold / kind)
     monkeypatch.setenv("XALIGN_CACHE", str(cold))
@@ -127,13 +126,68 @@ def test_same_seed_same_numbers_with_an_empty_cache(tmp_path, monkeypatch):
     assert checks and all(c.ok for c in checks), [c for c in checks if not c.ok]
 
 
-def test_unseeded_rows_are_not_compared_cell_by_cell():
+def test_every_row_is_compared_none_is_exempt_as_unseeded():
+    """The word aligner is deterministic: a row once marked ``unseeded`` is compared like any other."""
     ref = {"rows": [{"method": "aligner", "value": 81.7, "unseeded": True}, {"method": "dictionary", "value": 96.2}]}
     new = {"rows": [{"method": "aligner", "value": 82.1, "unseeded": True}, {"method": "dictionary", "value": 96.2}]}
     c = K.check_table("table2", ref, new)
-    assert c.ok and c.skipped == 1
-    new["rows"][1]["value"] = 96.3
-    assert not K.check_table("table2", ref, new).ok
+    assert not c.ok and "row 0 value" in c.problems[0]
+    new["rows"][0]["value"] = 81.7
+    assert K.check_table("table2", ref, new).ok
+
+
+def _variation_file(ref_dir, text):
+    path = ref_dir / f"{CHAPTER}.variation.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_float32_cells_are_compared_within_the_measured_variation(reference, capsys):
+    results, ref = reference
+    for p in [*results.rglob("*.json"), *ref.glob("*.json")]:  # both runs in float32
+        data = json.loads(p.read_text())
+        data["precision"] = "torch.float32"
+        p.write_text(json.dumps(data))
+    tamper(results, lambda t: t["table2"]["rows"][3].update(ours=93.3, diff=3.2))  # the dictionary en-de row
+    assert not K.check(None, results, ref)  # no variation measured: exact
+    _variation_file(ref, "tables:\n  table2: {tolerance: 0.5, columns: [ours, diff], source: 'two CPU kinds, test data'}\n")
+    capsys.readouterr()
+    assert K.check(None, results, ref)
+    out = capsys.readouterr().out
+    assert "[tolerance 0.5 on ours, diff: two CPU kinds, test data]" in out  # stated with its source
+    assert "measured variation in 01_weak_strong_alignment.variation.yaml" in out
+    tamper(results, lambda t: t["table2"]["rows"][3].update(ours=93.6, diff=3.5))
+    assert not K.check(None, results, ref)  # beyond the measured variation
+
+
+def test_measured_variation_does_not_apply_to_bfloat16_runs(reference):
+    results, ref = reference
+    for p in [*results.rglob("*.json"), *ref.glob("*.json")]:
+        data = json.loads(p.read_text())
+        data["precision"] = "bfloat16"
+        p.write_text(json.dumps(data))
+    _variation_file(ref, "tables:\n  table2: {tolerance: 0.5, source: two CPU kinds}\n")
+    tamper(results, lambda t: t["table2"]["rows"][3].update(ours=93.3, diff=3.2))
+    assert not K.check(None, results, ref)
+
+
+@pytest.mark.parametrize("text,match", [
+    ("tables:\n  table2: {tolerance: -1, source: x}\n", "tables.table2.tolerance must be a finite number >= 0"),
+    ("tables:\n  table2: {tolerance: 0.1}\n", "tables.table2.source must say what was measured"),
+    ("tables:\n  table2: {tolerance: 0.1, source: x, cols: [a]}\n", "tables.table2: expected keys"),
+    ("- 1\n", "expected a mapping"),
+])
+def test_a_bad_variation_file_is_named(tmp_path, text, match):
+    path = _variation_file(tmp_path, text)
+    with pytest.raises(ValueError, match=match) as err:
+        K.load_variation(path)
+    assert str(path) in str(err.value)
+
+
+def test_variation_file_sits_next_to_every_precision_of_a_reference(tmp_path):
+    assert K.variation_path(tmp_path / "04_bli.float32.json") == tmp_path / "04_bli.variation.yaml"
+    assert K.variation_path(tmp_path / "04_bli.json") == tmp_path / "04_bli.variation.yaml"
+    assert K.load_variation(tmp_path / "absent.variation.yaml") == {}
 
 
 def test_a_reference_in_another_precision_is_reported_not_failed_cell_by_cell(tmp_path, monkeypatch, capsys):

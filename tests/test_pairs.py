@@ -89,6 +89,20 @@ def test_sample_distinct_gives_distinct_types_and_varies(rng):
     assert not np.array_equal(b, c)  # other occurrences represent the same types
 
 
+def test_distinct_samples_draw_per_pair_one_removed_pair_moves_no_other():
+    """distinct_samples (Table I's runs) with one occurrence removed from the pool: every other sampled
+    occurrence stays (a shared permutation of the shorter list moved most of them)."""
+    from xalign.papers.gaschi2022.weakstrong import distinct_samples
+
+    tok = lambda w: Token(w, 0, len(w))
+    pool = [PR.WordPair(i, i, tok(f"s{i % 40}"), tok(f"t{i % 40}"), i % 3, 0) for i in range(400)]
+    key = lambda p: (p.src_sent, p.src.text, p.tgt.text)
+    for run_a, run_b in zip(distinct_samples(pool, 30, 3, seed=0), distinct_samples(pool[1:], 30, 3, seed=0)):
+        before = {key(pool[i]) for i in run_a}
+        after = {key(pool[1:][i]) for i in run_b}
+        assert len(before - after) <= 2  # the removed occurrence and at most one pushed out by its type's next
+
+
 def test_random_pairs_same_sentence(rng):
     tok = lambda ws: [Token(w, 0, 0) for w in ws]
     src, tgt = [tok(["a", "b"]), tok(["c"])], [tok(["x"]), tok(["y", "z"])]

@@ -12,10 +12,19 @@ the CPU computes bf16 natively, ``autocast: auto``) and float32 differ by up to 
 A chapter may therefore have one reference per precision, ``reference/<chapter>.json`` and
 ``reference/<chapter>.<precision>.json``; a fresh result is checked against the one in its
 precision, and a reference in another precision is reported as such, not as a disagreement.
+
+Float32 numbers still move across CPU kinds (kernels chosen at run time, summation order) and
+with training seeds. Where that variation was measured, it is kept as data next to the
+reference, ``reference/<chapter>.variation.yaml`` (:func:`load_variation`): per table, an
+absolute tolerance, the columns it covers and the measurement it comes from. A float32 cell
+of such a table is compared within that tolerance, and the check prints it with its source.
+Every row is compared: no row is exempt (the word aligner is deterministic now).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +47,58 @@ class TableCheck:
     ok: bool
     n_cells: int = 0
     problems: list[str] = field(default_factory=list)
-    skipped: int = 0  # rows marked ``unseeded`` (their numbers differ from run to run on a cold cache)
+    tolerance: TableVariation | None = None  # the measured variation the float32 cells were compared within
+
+
+@dataclass(frozen=True)
+class TableVariation:
+    """A table's measured variation: float32 cells of ``columns`` (all numeric ones if empty) may differ by
+    up to ``tolerance`` (absolute, in the cell's unit); ``source`` says what was measured."""
+
+    tolerance: float
+    source: str
+    columns: tuple[str, ...] = ()
+
+    def covers(self, column: str) -> bool:
+        return not self.columns or column in self.columns
+
+
+def variation_path(reference_path: Path) -> Path:
+    """``reference/<chapter>[.<precision>].json`` -> ``reference/<chapter>.variation.yaml``."""
+    return reference_path.with_name(reference_path.name.split(".")[0] + ".variation.yaml")
+
+
+def load_variation(path: Path) -> dict[str, TableVariation]:
+    """Read a variation file: ``tables: {<table>: {tolerance: >= 0, source: text, columns: [..]}}``.
+
+    A missing file is no variation ({}). Raises ValueError naming the file and the entry when a
+    tolerance is not a finite number >= 0, a source is empty, or a key is unknown.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.exists():
+        return {}
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    tables = raw.get("tables") if isinstance(raw, dict) else None
+    if not isinstance(tables, dict):
+        raise ValueError(f"{path}: expected a mapping 'tables: {{<table>: {{tolerance, source, columns}}}}'")  # noqa: TRY004 (bad file content)
+    out = {}
+    for name, entry in tables.items():
+        where = f"{path}: tables.{name}"
+        if not isinstance(entry, dict) or set(entry) - {"tolerance", "source", "columns"}:
+            raise ValueError(f"{where}: expected keys tolerance, source and optionally columns, got {entry!r}")
+        tol = entry.get("tolerance")
+        if not _number(tol) or not math.isfinite(tol) or tol < 0:
+            raise ValueError(f"{where}.tolerance must be a finite number >= 0, got {tol!r}")
+        source = entry.get("source")
+        if not isinstance(source, str) or not source.strip():
+            raise ValueError(f"{where}.source must say what was measured (non-empty text), got {source!r}")
+        columns = entry.get("columns") or []
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise ValueError(f"{where}.columns must be a list of column names, got {columns!r}")
+        out[str(name)] = TableVariation(float(tol), source.strip(), tuple(columns))
+    return out
 
 
 def make_reference(profile: str = "default", results: Path | None = None, reference: Path | None = None,
@@ -83,25 +143,66 @@ def result_precision(result: dict) -> str | None:
     return None  # "auto" without a record, or a chapter without the parameter
 
 
+def profile_precision(autocast) -> str | None:
+    """The precision a profile's ``autocast`` value fixes ("torch.float32", "bfloat16", "float16"); None for
+    ``"auto"`` (bfloat16 or float32, by the CPU)."""
+    if autocast in EXACT:
+        return "torch.float32"
+    if autocast in ("bfloat16", "float16"):
+        return autocast
+    return None
+
+
+def reference_profile_problems(ref: dict, profile: dict, profile_name: str = "default") -> list[str]:
+    """Why a reference result is not its chapter's ``profile_name`` run as the profile file states it.
+
+    Every parameter of ``profile`` (the chapter's profile from its ``profiles.yaml``) must be recorded
+    with the same value; ``autocast`` is compared by the precision it fixes: the reference's recorded
+    precision (:func:`result_precision`) must be the profile's (float32 for any spelling of "no
+    autocast"; either for ``"auto"``, but then it must be recorded). Returns one line per problem.
+    """
+    problems = []
+    if ref.get("profile") != profile_name:
+        problems.append(f"profile {ref.get('profile')!r}, the book runs {profile_name!r}")
+    params = ref.get("params") or {}
+    for name, value in profile.items():
+        if name == "autocast":
+            continue
+        if name not in params:
+            problems.append(f"parameter {name} not recorded (profile: {value!r})")
+        elif params[name] != value:
+            problems.append(f"parameter {name} = {params[name]!r}, profile: {value!r}")
+    if "autocast" in profile:
+        want, got = profile_precision(profile["autocast"]), result_precision(ref)
+        if got is None:
+            problems.append(f"precision not recorded (profile autocast {profile['autocast']!r})")
+        elif want is not None and got != want:
+            problems.append(f"precision {precision_label(got)} (autocast {params.get('autocast')!r}), profile autocast "
+                            f"{profile['autocast']!r} runs {precision_label(want)}")
+    return problems
+
+
 def precision_label(precision: str | None) -> str:
     """"torch.float32" -> "float32" (a file-name part)."""
     return (precision or "unknown").removeprefix("torch.")
 
 
-def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL) -> TableCheck:
-    """Compare one table (or figure series) of a reference result with the fresh one."""
+def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL,
+                variation: TableVariation | None = None) -> TableCheck:
+    """Compare one table (or figure series) of a reference result with the fresh one.
+
+    A numeric cell agrees within the largest of ``abs_tol`` (plus a relative 1e-9), the row's interval
+    (``INTERVAL_COLUMNS``) and, for the columns it covers, the table's measured ``variation``.
+    """
     if new is None:
         return TableCheck(name, False, problems=["missing from the fresh result"])
     a, b = ref.get("rows", []), new.get("rows", [])
-    out = TableCheck(name, True)
+    out = TableCheck(name, True, tolerance=variation)
     if len(a) != len(b):
         out.ok = False
         out.problems.append(f"{len(b)} rows, reference has {len(a)}")
         return out
     for i, (ra, rb) in enumerate(zip(a, b)):
-        if ra.get("unseeded") is True:  # a sampler that cannot be seeded (eflomal): not comparable cell by cell
-            out.skipped += 1
-            continue
         if set(ra) != set(rb):
             out.ok = False
             out.problems.append(f"row {i}: columns {sorted(set(rb) ^ set(ra))} differ")
@@ -111,7 +212,8 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
             vb = rb[col]
             if _number(va) and _number(vb):
                 out.n_cells += 1
-                tol = max(abs_tol + REL_TOL * abs(va), spread)  # a sampled row: within its interval
+                measured = variation.tolerance if variation is not None and variation.covers(col) else 0.0
+                tol = max(abs_tol + REL_TOL * abs(va), spread, measured)  # a sampled row: within its interval
                 if not abs(va - vb) <= tol:
                     out.ok = False
                     out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r} (tolerance {tol:g})")
@@ -125,10 +227,17 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def check_result(ref: dict, new: dict, abs_tol: float = ABS_TOL) -> list[TableCheck]:
-    """Every table and figure of the reference result, checked against ``new``."""
+def check_result(ref: dict, new: dict, abs_tol: float = ABS_TOL,
+                 variation: dict[str, TableVariation] | None = None) -> list[TableCheck]:
+    """Every table and figure of the reference result, checked against ``new``.
+
+    ``variation`` (per table, :func:`load_variation`) applies only when both results are float32.
+    """
     tables = new.get("tables", {})
-    return [check_table(name, t, tables.get(name), abs_tol) for name, t in ref.get("tables", {}).items()]
+    float32 = result_precision(ref) == result_precision(new) == "torch.float32"
+    variation = (variation or {}) if float32 else {}
+    return [check_table(name, t, tables.get(name), abs_tol, variation.get(name))
+            for name, t in ref.get("tables", {}).items()]
 
 
 def fresh_result(ref: dict, results: Path | None = None) -> dict | None:
@@ -174,7 +283,8 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
                                      f"-p autocast {precision_label(theirs)}, or add one (xalign reference)"))
             all_ok &= twin
             continue
-        checks = check_result(ref, new, abs_tol)
+        vpath = variation_path(path)
+        checks = check_result(ref, new, abs_tol, load_variation(vpath))
         if not checks:  # a reference without tables checks nothing: that is no agreement
             echo(f"{ref['chapter']} ({ref['profile']}, {ref.get('model')}): FAIL {path} holds no tables "
                  "(nothing to check); make it again with `xalign reference`")
@@ -182,9 +292,14 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
             continue
         bad = [c for c in checks if not c.ok]
         echo(f"{ref['chapter']} ({ref['profile']}, {ref.get('model')}): "
-             f"{len(checks) - len(bad)}/{len(checks)} tables agree")
+             f"{len(checks) - len(bad)}/{len(checks)} tables agree; tolerance {abs_tol:g} (plus a row's own "
+             f"interval)" + (f", float32 cells within the measured variation in {vpath.name}"
+                             if any(c.tolerance for c in checks) else ""))
         for c in checks:
-            echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.table:<34} {c.n_cells:6d} cells"
+            stated = (f"  [tolerance {c.tolerance.tolerance:g}"
+                      + (f" on {', '.join(c.tolerance.columns)}" if c.tolerance.columns else "")
+                      + f": {c.tolerance.source}]") if c.tolerance else ""
+            echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.table:<34} {c.n_cells:6d} cells{stated}"
                  + (f"  {'; '.join(c.problems[:3])}" if c.problems else ""))
         all_ok &= not bad
     return all_ok

@@ -1,52 +1,112 @@
-"""Statistical word alignment with eflomal (IBM-model family, like fast_align).
+"""Statistical word alignment: fast_align (default, deterministic) or eflomal (unseeded variant).
 
-fast_align itself is not installable here; eflomal (Ostling and Tiedemann
-2016) is a Bayesian IBM model 1-3 aligner of the same family and a common
-stronger substitute. Both directions are aligned and symmetrised with
-grow-diag-final-and (Koehn et al. 2005), the usual setting for fast_align too.
+Both align the two directions and symmetrise them with grow-diag-final-and
+(Koehn et al. 2005), the setting Gaschi et al. (2022) and Liu et al. (2020)
+used with fast_align.
 
-eflomal's sampler seeds itself from /dev/urandom (it has no seed option), so
-two runs on the same text differ slightly. Links are therefore cached on disk
-(``$XALIGN_CACHE/alignments``, keyed by the text and the settings): a rerun
-reads the same links back instead of sampling new ones.
+- ``fast_align`` (:mod:`xalign.measures.fast_align`, Dyer et al. 2013, written
+  from the paper) has no randomness: the same text gives byte-identical links
+  on every run, at any thread count.
+- ``eflomal`` (Ostling and Tiedemann 2016, a Bayesian IBM 1-3 sampler) seeds
+  itself from /dev/urandom and cannot be seeded: two cold runs differ. It stays
+  available as a labelled variant (:data:`UNSEEDED` names it).
+
+Links are cached on disk (``$XALIGN_CACHE/alignments``), keyed by the text, the
+aligner's name and every parameter of it.
 """
 
 from __future__ import annotations
 
 import json
 import tempfile
+from dataclasses import asdict
 from pathlib import Path
 
+from xalign.measures.fast_align import FastAlignSettings, fast_align_both
+
 SYMMETRISATIONS = ("grow-diag-final-and", "intersection", "union", "forward", "reverse")
+ALIGNERS = ("fast_align", "eflomal")
+#: aligners whose links change from one cold run to the next (no seed reaches their sampler)
+UNSEEDED = frozenset({"eflomal"})
+#: bump when fast_align's code changes its links (part of the cache key)
+FAST_ALIGN_VERSION = 1
+
+
+def align_words(src_sentences: list[list[str]], tgt_sentences: list[list[str]], aligner: str = "fast_align",
+                symmetrisation: str = "grow-diag-final-and", seed: int = 1, cache: bool = True,
+                settings: FastAlignSettings | None = None) -> list[set[tuple[int, int]]]:
+    """Symmetrised links (source i, target j) per sentence pair; inputs are token lists (lower-case them first).
+
+    Args:
+        aligner: ``"fast_align"`` (deterministic) or ``"eflomal"`` (unseeded: a cold cache samples anew).
+        symmetrisation: one of :data:`SYMMETRISATIONS`.
+        seed: eflomal only, a cache-key part (a new seed gives a fresh sample); fast_align draws nothing.
+        cache: False always runs the aligner.
+        settings: fast_align's model settings (default: the authors' ``-d -o -v``).
+    Returns:
+        one set of links per sentence pair (empty for a pair with an empty side).
+    """
+    if aligner not in ALIGNERS:
+        raise ValueError(f"aligner must be one of {ALIGNERS}, got {aligner!r}")
+    if aligner == "eflomal":
+        if settings is not None:
+            raise ValueError("settings are fast_align's; eflomal takes none")
+        return align_eflomal(src_sentences, tgt_sentences, symmetrisation, seed=seed, cache=cache)
+    return align_fast_align(src_sentences, tgt_sentences, symmetrisation, settings=settings, cache=cache)
+
+
+def _check_inputs(src_sentences, tgt_sentences, symmetrisation):
+    if symmetrisation not in SYMMETRISATIONS:
+        raise ValueError(f"symmetrisation must be one of {SYMMETRISATIONS}, got {symmetrisation!r}")
+    if len(src_sentences) != len(tgt_sentences):
+        raise ValueError(f"{len(src_sentences)} source vs {len(tgt_sentences)} target sentences")
+
+
+def _cached(key_parts: dict, src_sentences, tgt_sentences, compute, cache: bool) -> list[set[tuple[int, int]]]:
+    if not cache:
+        return compute()
+    from xalign.core.cache import EmbeddingCache, text_hash
+    from xalign.core.paths import cache_dir
+
+    store = EmbeddingCache(cache_dir("alignments"))  # same store class, its own folder
+    key = {**key_parts, "inputs": text_hash([json.dumps([src_sentences, tgt_sentences], ensure_ascii=False)])}
+    cached = store.get_json(key)
+    if cached is not None:
+        return [{(i, j) for i, j in links} for links in cached]
+    out = compute()
+    store.put_json(key, [sorted(links) for links in out])
+    return out
+
+
+def align_fast_align(src_sentences: list[list[str]], tgt_sentences: list[list[str]],
+                     symmetrisation: str = "grow-diag-final-and", settings: FastAlignSettings | None = None,
+                     cache: bool = True) -> list[set[tuple[int, int]]]:
+    """fast_align in both directions, symmetrised; deterministic. Cached under the aligner's name and settings."""
+    _check_inputs(src_sentences, tgt_sentences, symmetrisation)
+    settings = settings or FastAlignSettings()
+
+    def compute():
+        forward, reverse, _ = fast_align_both(src_sentences, tgt_sentences, settings)
+        return [symmetrise(f, r, len(s), len(t), symmetrisation)
+                for f, r, s, t in zip(forward, reverse, src_sentences, tgt_sentences)]
+
+    key = {"kind": "fast_align-links", "aligner": "fast_align", "symmetrisation": symmetrisation,
+           "version": FAST_ALIGN_VERSION, **asdict(settings)}
+    return _cached(key, src_sentences, tgt_sentences, compute, cache)
 
 
 def align_eflomal(src_sentences: list[list[str]], tgt_sentences: list[list[str]],
                   symmetrisation: str = "grow-diag-final-and", seed: int = 1,
                   model: int = 3, cache: bool = True) -> list[set[tuple[int, int]]]:
-    """Links (i, j) per sentence pair; inputs are token lists (lower-case them first).
+    """eflomal links (unseeded: see the module docstring); inputs are token lists (lower-case them first).
 
     ``seed`` is part of the cache key (a new seed gives a fresh sample); eflomal
     itself cannot be seeded. ``cache=False`` always runs the aligner.
     """
-    if symmetrisation not in SYMMETRISATIONS:
-        raise ValueError(f"symmetrisation must be one of {SYMMETRISATIONS}, got {symmetrisation!r}")
-    if len(src_sentences) != len(tgt_sentences):
-        raise ValueError(f"{len(src_sentences)} source vs {len(tgt_sentences)} target sentences")
-    if not cache:
-        return _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
-    from xalign.core.cache import EmbeddingCache, text_hash
-    from xalign.core.paths import cache_dir
-
-    store = EmbeddingCache(cache_dir("alignments"))  # same store class, its own folder
-    key = {"kind": "eflomal-links", "inputs": text_hash([json.dumps([src_sentences, tgt_sentences],
-                                                                     ensure_ascii=False)]),
-           "symmetrisation": symmetrisation, "seed": seed, "model": model}
-    cached = store.get_json(key)
-    if cached is not None:
-        return [{(i, j) for i, j in links} for links in cached]
-    out = _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model)
-    store.put_json(key, [sorted(links) for links in out])
-    return out
+    _check_inputs(src_sentences, tgt_sentences, symmetrisation)
+    key = {"kind": "eflomal-links", "symmetrisation": symmetrisation, "seed": seed, "model": model}
+    return _cached(key, src_sentences, tgt_sentences,
+                   lambda: _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model), cache)
 
 
 def _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model) -> list[set[tuple[int, int]]]:
@@ -92,11 +152,12 @@ def symmetrise(forward: set[tuple[int, int]], reverse: set[tuple[int, int]], n_s
     links = forward & reverse
     neighbours = [(-1, 0), (0, -1), (1, 0), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1)]
 
-    def src_aligned(i):
-        return any(a == i for a, _ in links)
+    rows, cols = {i for i, _ in links}, {j for _, j in links}  # aligned source / target positions
 
-    def tgt_aligned(j):
-        return any(b == j for _, b in links)
+    def add(i, j):
+        links.add((i, j))
+        rows.add(i)
+        cols.add(j)
 
     added = True
     while added:  # grow-diag
@@ -106,11 +167,11 @@ def symmetrise(forward: set[tuple[int, int]], reverse: set[tuple[int, int]], n_s
                 ni, nj = i + di, j + dj
                 if not (0 <= ni < n_src and 0 <= nj < n_tgt) or (ni, nj) in links:
                     continue
-                if (ni, nj) in union and (not src_aligned(ni) or not tgt_aligned(nj)):
-                    links.add((ni, nj))
+                if (ni, nj) in union and (ni not in rows or nj not in cols):
+                    add(ni, nj)
                     added = True
     for direction in (forward, reverse):  # final-and
         for i, j in sorted(direction):
-            if not src_aligned(i) and not tgt_aligned(j):
-                links.add((i, j))
+            if i not in rows and j not in cols:
+                add(i, j)
     return links

@@ -26,7 +26,7 @@ from xalign.data.paper_tables import paper_table
 from xalign.data.static import read_vec
 from xalign.data.words import punct_tokens
 from xalign.measures import layerwise as LW
-from xalign.measures.aligner import align_eflomal
+from xalign.measures.aligner import UNSEEDED, align_words
 from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
 from xalign.papers.gaschi2022 import report as RP
@@ -142,16 +142,15 @@ def run_table2(P, run) -> tuple[pd.DataFrame, pd.DataFrame]:
             run.notes.append(f"Table II {gp}: no MUSE dictionary ({str(exc)[:120]}...)")
         extra = aligner_text[gp]()[: P.aligner_extra] if gp in aligner_text else []
         res = extraction_precision(gold, dictionary, [punct_tokens(s) for s, _ in extra],
-                                   [punct_tokens(t) for _, t in extra], seed=P.seed + 1)
+                                   [punct_tokens(t) for _, t in extra], seed=P.seed + 1, aligner=P.aligner)
         if res.dictionary is not None:
             rows.append({"method": "dictionary", "pair": gp, "value": 100 * res.dictionary,
                          "n pairs": res.n_dictionary})
-        # eflomal seeds itself from /dev/urandom: its links are cached, but a cold cache samples new ones
         rows.append({"method": "aligner", "pair": gp, "value": 100 * res.aligner, "n pairs": res.n_aligner,
-                     "unseeded": True})
+                     **({"unseeded": True} if P.aligner in UNSEEDED else {})})
     table2 = run.compare("table2", pd.DataFrame(rows), keys=["method", "pair"],
                          title="Table II: precision of extracted pairs",
-                         note="aligner: eflomal (paper: fast_align); gold: RWTH de-en, Hansards en-fr, WPT05 ro-en")
+                         note=f"aligner: {P.aligner} (paper: fast_align); gold: RWTH de-en, Hansards en-fr, WPT05 ro-en")
     variants = variants_on_gold_sets(as_list(P.gold_pairs))  # the mirror's MUSE files; ro-en has none
     table2_var = run.record("table2_variants", RP.table2_variants(variants),
                             "Table II: dictionary precision under each protocol choice",
@@ -162,7 +161,7 @@ def run_table2(P, run) -> tuple[pd.DataFrame, pd.DataFrame]:
 def run_encoding(P, enc, extraction: Extraction, layers: list[int], rng: np.random.Generator):
     """Encode every sentence once (every layer), with the words every experiment needs.
 
-    For the Fig. 5 pair (``P.dist_pair``) it also extracts aligner pairs (eflomal) and draws
+    For the Fig. 5 pair (``P.dist_pair``) it also extracts aligner pairs (``P.aligner``) and draws
     random pairs from ``rng``.
 
     Returns:
@@ -171,8 +170,8 @@ def run_encoding(P, enc, extraction: Extraction, layers: list[int], rng: np.rand
     extra_pairs = {}
     if P.dist_pair in extraction.corpus:
         src_tok, tgt_tok = extraction.tokens[P.dist_pair]
-        links = align_eflomal([[t.text for t in s] for s in src_tok], [[t.text for t in s] for s in tgt_tok],
-                              seed=P.seed + 1)
+        links = align_words([[t.text for t in s] for s in src_tok], [[t.text for t in s] for s in tgt_tok],
+                            aligner=P.aligner, seed=P.seed + 1)
         aligner_pairs = PR.pairs_from_links(src_tok, tgt_tok, links)
         n_dist = min(P.n_pairs, len(aligner_pairs))
         extra_pairs = {
@@ -262,8 +261,10 @@ def run_fig5(P, run, extraction: Extraction, encoded, extra_pairs: dict, layers:
                                     "cosine": IC.cosine_rows(*IC.pair_vectors(ps, *dist_sides, layer=li))})
                       for name, ps in groups.items()])
     summary = fig5.groupby("pairs")["cosine"].describe()[["count", "mean", "std", "25%", "50%", "75%"]]
-    run.figure("Fig. 5", summary.reset_index().assign(unseeded=lambda d: d.pairs == "aligner pairs"),
-               "Fig. 5 data: cosine of word pairs by extraction method (aligner pairs: eflomal, not seedable)")
+    rows = summary.reset_index()
+    if P.aligner in UNSEEDED:
+        rows = rows.assign(unseeded=lambda d: d.pairs == "aligner pairs")
+    run.figure("Fig. 5", rows, f"Fig. 5 data: cosine of word pairs by extraction method (aligner pairs: {P.aligner})")
     return fig5, layers[li]
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from xalign.data.readers import GoldAlignment
 from xalign.data.words import Token
-from xalign.measures.aligner import align_eflomal
+from xalign.measures.aligner import align_words
 from xalign.papers.gaschi2022.pairs import extract_dictionary_pairs, pairs_from_links, precision
 
 
@@ -28,13 +28,15 @@ def _as_tokens(sentences: list[list[str]]) -> list[list[Token]]:
 
 def extraction_precision(gold: GoldAlignment, dictionary: dict[str, set[str]] | None,
                          extra_src: list[list[str]] = (), extra_tgt: list[list[str]] = (),
-                         symmetrisation: str = "grow-diag-final-and", seed: int = 1) -> ExtractionPrecision:
-    """Precision of dictionary pairs and of eflomal pairs on a gold-aligned test set.
+                         symmetrisation: str = "grow-diag-final-and", seed: int = 1,
+                         aligner: str = "fast_align") -> ExtractionPrecision:
+    """Precision of dictionary pairs and of word-aligner pairs on a gold-aligned test set.
 
     The aligner is trained on the gold sentences plus any extra tokenised
     parallel text (``extra_src``/``extra_tgt``), as aligners are in practice;
     only the gold sentences are scored. ``dictionary=None`` skips that method.
     Pairs are counted with repetitions (every extracted occurrence).
+    ``aligner``: ``"fast_align"`` (deterministic) or ``"eflomal"`` (unseeded; ``seed`` names its sample).
     """
     src, tgt = _as_tokens(gold.src), _as_tokens(gold.tgt)
     dict_prec, n_dict = None, 0
@@ -43,7 +45,7 @@ def extraction_precision(gold: GoldAlignment, dictionary: dict[str, set[str]] | 
         dict_prec, n_dict = precision(dpairs, gold.possible), len(dpairs)
     train_src = [[t.text for t in s] for s in src] + [[w.lower() for w in s] for s in extra_src]
     train_tgt = [[t.text for t in s] for s in tgt] + [[w.lower() for w in s] for s in extra_tgt]
-    links = align_eflomal(train_src, train_tgt, symmetrisation=symmetrisation, seed=seed)[: len(src)]
+    links = align_words(train_src, train_tgt, aligner=aligner, symmetrisation=symmetrisation, seed=seed)[: len(src)]
     apairs = pairs_from_links(src, tgt, links)
     return ExtractionPrecision(dict_prec, precision(apairs, gold.possible), n_dict, len(apairs), len(src))
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xalign.core.cache import text_hash
+from xalign.core.draws import shuffled_indices
 from xalign.data.words import UNSEGMENTED, Token, tokenize
 
 
@@ -127,14 +128,22 @@ def random_pairs(src_tokens, tgt_tokens, n: int, rng: np.random.Generator,
     return out
 
 
-def sample_distinct(pairs: list[WordPair], n: int, rng: np.random.Generator) -> np.ndarray:
+def sample_distinct(pairs: list[WordPair], n: int, rng: np.random.Generator | int) -> np.ndarray:
     """Indices of up to ``n`` pairs with pairwise distinct (source word, target word) types.
 
     Occurrences are shuffled and the first occurrence of each type is kept,
     so repeated samples differ in which context represents a word pair
     (Gaschi et al. sample distinct pairs to avoid favouring contextual models).
+    ``rng`` an int seed: each occurrence's place in the shuffle comes from the
+    seed and the occurrence itself (its words, sentences and positions), so one
+    added or removed pair changes no other pair's chance; a Generator: one
+    shared permutation (every pair's place hangs on the list's length).
     """
-    order = rng.permutation(len(pairs))
+    if isinstance(rng, (int, np.integer)):
+        order = shuffled_indices(int(rng), [["pair", p.src.text, p.tgt.text, p.src_sent, p.tgt_sent, p.src_index,
+                                              p.tgt_index] for p in pairs])
+    else:
+        order = rng.permutation(len(pairs))
     seen, keep = set(), []
     for i in order:
         key = (pairs[i].src.text, pairs[i].tgt.text)

@@ -26,8 +26,8 @@ from xalign.papers.gaschi2022 import pairs as PR
 
 
 def distinct_samples(word_pairs: list[PR.WordPair], n: int, runs: int, seed: int) -> list[np.ndarray]:
-    """``runs`` samples of up to n pairs with distinct word types (seed + run for each)."""
-    return [PR.sample_distinct(word_pairs, n, np.random.default_rng(seed + r)) for r in range(runs)]
+    """``runs`` samples of up to n pairs with distinct word types (seed + run for each, drawn per pair)."""
+    return [PR.sample_distinct(word_pairs, n, seed + r) for r in range(runs)]
 
 
 def pair_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: dict[str, tuple],

@@ -5,7 +5,7 @@ Vocabulary (the paper's Table 1 labels):
 - alignment level: ``token`` (aligned words in parallel sentences, in
   context), ``avg_type`` (a word's mean contextual vector over up to 1000
   contexts of the training text), ``iso_type`` (the word fed alone);
-- training signal: ``wa`` (word alignments of parallel text, eflomal),
+- training signal: ``wa`` (word alignments of parallel text, fast_align),
   ``sa`` (parallel sentences, each represented by the average of its words'
   vectors of the chosen level), ``dict`` (MUSE 0-5000 training dictionary;
   type levels only);

@@ -9,7 +9,7 @@ mirror holds:
    Multilingual Wordnet; senses that share a translation are collapsed into
    one cluster (:func:`sense_clusters`). Every (word, translation) is a pair.
 2. **Contextualisation.** A pair is kept when, in word-aligned parallel text
-   (eflomal, symmetrised), the two words are aligned in at least two
+   (fast_align by default, symmetrised), the two words are aligned in at least two
    *different* sentence pairs: the source context comes from one, the target
    context from another (:func:`contextualize`), so the two contexts are never
    translations of each other (checked by :func:`check_non_parallel`).
@@ -41,6 +41,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from xalign.core.draws import item_rng, priorities, sample_indices
 from xalign.data.words import Token, _is_cjk
 from xalign.measures.mapping import row_norms
 
@@ -152,8 +153,13 @@ class BTSRItem:
 
 
 def contextualize(pairs: list[TranslationPair], src_tokens: list[list[Token]], tgt_tokens: list[list[Token]],
-                  links: list[set[tuple[int, int]]], rng: np.random.Generator) -> list[BTSRItem]:
-    """Contexts for every pair aligned in at least two sentence pairs (two of them drawn at random)."""
+                  links: list[set[tuple[int, int]]], seed: int) -> list[BTSRItem]:
+    """Contexts for every pair aligned in at least two sentence pairs (two of them drawn at random).
+
+    Each pair's two contexts are drawn with a generator of its own (from ``seed``
+    and the pair's words, :func:`xalign.core.draws.item_rng`): a changed link
+    changes only the draw of the pair it belongs to.
+    """
     wanted = {(p.src, p.tgt): p for p in pairs}
     occ: dict[tuple[str, str], dict[int, tuple[int, int]]] = defaultdict(dict)
     for k, (s, t, ls) in enumerate(zip(src_tokens, tgt_tokens, links)):
@@ -166,7 +172,7 @@ def contextualize(pairs: list[TranslationPair], src_tokens: list[list[Token]], t
         sents = sorted(occ[key])
         if len(sents) < 2:
             continue
-        a, b = rng.choice(len(sents), size=2, replace=False)
+        a, b = item_rng(seed, ["btsr-contexts", *key]).choice(len(sents), size=2, replace=False)
         ks, kt = sents[a], sents[b]
         p = wanted[key]
         items.append(BTSRItem(p.src, p.tgt, p.cluster, ks, occ[key][ks][0], kt, occ[key][kt][1], len(sents)))
@@ -194,7 +200,7 @@ RANK_AMONG = ("vocabulary", "items")
 
 def select_items(items: list[BTSRItem], src_freq: Counter, tgt_freq: Counter, src_amb: dict[str, int],
                  tgt_amb: dict[str, int], top: int = 250, n_max: int | None = None,
-                 rng: np.random.Generator | None = None, rank_among: str = "vocabulary") -> list[BTSRItem]:
+                 seed: int = 0, rank_among: str = "vocabulary") -> list[BTSRItem]:
     """Items whose source or target word is among the ``top`` most frequent or most ambiguous words.
 
     ``rank_among="vocabulary"`` (the paper, Sec. 4 "Creation of Test Data"):
@@ -205,7 +211,7 @@ def select_items(items: list[BTSRItem], src_freq: Counter, tgt_freq: Counter, sr
     ``rank_among="items"`` is this book's first reading (ranks among the
     items' own words), kept to show its effect. Ties are broken
     alphabetically; ``top=0`` keeps every item. ``n_max`` draws a random
-    subset (kept in order).
+    subset (kept in order), each item's chance from ``seed`` and its words alone.
     """
     if rank_among not in RANK_AMONG:
         raise ValueError(f"rank_among must be one of {RANK_AMONG}, got {rank_among!r}")
@@ -220,14 +226,13 @@ def select_items(items: list[BTSRItem], src_freq: Counter, tgt_freq: Counter, sr
         keep_tgt = top_words(tgt_freq, top) | top_words(tgt_amb, top)
         items = [it for it in items if it.src_word in keep_src or it.tgt_word in keep_tgt]
     if n_max is not None and len(items) > n_max:
-        rng = rng or np.random.default_rng(0)
-        idx = np.sort(rng.choice(len(items), size=n_max, replace=False))
+        idx = sample_indices(seed, [["btsr-item", it.src_word, it.tgt_word] for it in items], n_max)
         items = [items[i] for i in idx]
     return items
 
 
 def candidate_space(items: list[BTSRItem], tgt_tokens: list[list[Token]], n_candidates: int,
-                    tgt_lang: str, rng: np.random.Generator, contextualized: list[BTSRItem] | None = None
+                    tgt_lang: str, seed: int, contextualized: list[BTSRItem] | None = None
                     ) -> tuple[list[tuple[int, int]], np.ndarray, dict]:
     """Candidate (sentence, token index) list, the gold row of each item, and counts.
 
@@ -243,7 +248,9 @@ def candidate_space(items: list[BTSRItem], tgt_tokens: list[list[Token]], n_cand
     Every candidate but the golds lies outside the sentence pairs the test
     items use; fillers are distinct words (``valid_word``), each in one random
     occurrence; candidates are unique tokens, so two items may share a gold
-    row. At most ``n_candidates`` rows (the golds always).
+    row. At most ``n_candidates`` rows (the golds always). Every random choice
+    (which contextualised targets, which fillers, which occurrence of a filler)
+    is drawn per candidate from ``seed`` and the candidate itself.
     """
     used = {it.src_sent for it in items} | {it.tgt_sent for it in items}
     cands: list[tuple[int, int]] = []
@@ -259,7 +266,7 @@ def candidate_space(items: list[BTSRItem], tgt_tokens: list[list[Token]], n_cand
     others = sorted({(it.tgt_sent, it.tgt_index) for it in contextualized or ()} - set(row))
     others = [c for c in others if c[0] not in used]
     if len(others) > n_candidates - len(cands):
-        keep = np.sort(rng.choice(len(others), size=max(0, n_candidates - len(cands)), replace=False))
+        keep = sample_indices(seed, [["btsr-candidate", *c] for c in others], max(0, n_candidates - len(cands)))
         others = [others[i] for i in keep]
     for c in others:
         add(c)
@@ -272,11 +279,11 @@ def candidate_space(items: list[BTSRItem], tgt_tokens: list[list[Token]], n_cand
             if tok.text not in excluded and valid_word(tok.text, tgt_lang):
                 where[tok.text].append((k, j))
     words = sorted(where)
-    order = rng.permutation(len(words))
+    order = np.argsort(priorities(seed, [["btsr-filler", w] for w in words]), kind="stable")
     n_fill = max(0, min(n_candidates - len(cands), len(words)))
     for w in order[:n_fill]:
         occ = where[words[w]]
-        add(occ[int(rng.integers(len(occ)))])
+        add(occ[int(item_rng(seed, ["btsr-filler-context", words[w]]).integers(len(occ)))])
     n_form = Counter(tgt_tokens[k][j].text for k, j in cands)
     counts = {"contextualized_candidates": len(others), "filler_words_available": len(words),
               "same_form_distractors": sum(n_form[it.tgt_word] - 1 for it in items),  # summed over the queries
@@ -329,14 +336,13 @@ def build_btsr(pairs: list[TranslationPair], src_amb: dict[str, int], tgt_amb: d
     change. ``stats["test_pairs_ranked_among_items"]`` counts the pairs the
     first reading of the selection (ranks among the items' own words) keeps.
     """
-    rng = np.random.default_rng(seed)
-    items_all = contextualize(pairs, src_tokens, tgt_tokens, links, rng)
+    items_all = contextualize(pairs, src_tokens, tgt_tokens, links, seed)
     src_freq = src_freq if src_freq is not None else Counter(t.text for s in src_tokens for t in s)
     tgt_freq = tgt_freq if tgt_freq is not None else Counter(t.text for s in tgt_tokens for t in s)
-    items = select_items(items_all, src_freq, tgt_freq, src_amb, tgt_amb, top, n_test, rng)
+    items = select_items(items_all, src_freq, tgt_freq, src_amb, tgt_amb, top, n_test, seed)
     first = select_items(items_all, src_freq, tgt_freq, src_amb, tgt_amb, top, rank_among="items")
     check_non_parallel(items, src_texts, tgt_texts)
-    cands, gold, counts = candidate_space(items, tgt_tokens, n_candidates, tgt_lang, rng,
+    cands, gold, counts = candidate_space(items, tgt_tokens, n_candidates, tgt_lang, seed,
                                           items_all if same_form else None)
     stats = {"translation_pairs": len(pairs), "source_words": len({p.src for p in pairs}),
              "contextualized_pairs": len(items_all), "test_pairs": len(items),

@@ -73,7 +73,8 @@ def run_btsr_set(run, P: SimpleNamespace) -> tuple[dict[str, PairData], pd.DataF
     for lang in langs:
         corpus = corpora.load_parallel("en", lang, as_list(P.sources), P.max_per_source)
         pair_data[lang] = prepare_pair(corpus, seed=P.seed, top=P.top, n_test=P.n_test,
-                                       n_candidates=P.n_candidates, query=P.query, n_retrieval=P.n_retrieval)
+                                       n_candidates=P.n_candidates, query=P.query, n_retrieval=P.n_retrieval,
+                                       aligner=P.aligner)
     stats = report.btsr_stats_table(pair_data)
     run.record("btsr_set", stats, title="Rebuilt BTSR set: sizes",
                note="BTSR-style set rebuilt with the paper's recipe from WordNet/OMW and XNLI/Tatoeba(/WMT21); "

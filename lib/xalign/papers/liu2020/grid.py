@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from xalign.core.draws import sample_indices
 from xalign.core.threads import torch_threads
 from xalign.measures.mapping import Alignment, fit_alignments
 from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
@@ -243,7 +244,7 @@ def btsr_sample(data: PairData, n: int = 8, seed: int = 0, width: int = 70) -> p
     import pandas as pd
 
     items = data.btsr.items
-    idx = np.sort(np.random.default_rng(seed).choice(len(items), size=min(n, len(items)), replace=False))
+    idx = sample_indices(seed, [["btsr-sample", it.src_word, it.tgt_word] for it in items], n)
 
     def show(text, tok):
         a, b = max(0, tok.start - width // 2), tok.end + width // 2
