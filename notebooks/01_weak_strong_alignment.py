@@ -81,7 +81,7 @@ from IPython.display import Markdown, display
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.encoders import load_encoder
 from xalign.core.layers import parse_layers
-from xalign.core.profiles import as_list
+from xalign.core.profiles import ParameterError, as_list
 from xalign.data import corpora as C
 from xalign.data.datasets import DataNotFoundError
 from xalign.data.static import read_vec
@@ -93,7 +93,7 @@ from xalign.papers.gaschi2022 import pairs as PR
 from xalign.papers.gaschi2022 import report as RP
 from xalign.papers.gaschi2022 import weakstrong as WS
 from xalign.papers.gaschi2022.extraction_eval import extraction_precision, variants_on_gold_sets
-from xalign.papers.meta import parameters
+from xalign.papers.meta import check_model_layers, parameters
 
 P = parameters("gaschi2022", profile, globals())  # the profile's values; -p overrides win
 PAIRS = as_list(P.pairs)
@@ -117,7 +117,11 @@ enc = load_encoder(P.model)
 if P.autocast:
     enc.autocast = P.autocast
 run.use_encoder(enc)
+check_model_layers("gaschi2022", P, enc.n_layers, P.model)  # a layer beyond the model is an error, not the last
 LAYERS = parse_layers(P.layers or None, enc.n_layers)  # None, "" or []: every layer (0 = embeddings)
+if P.dist_layer not in LAYERS:
+    raise ParameterError(f"parameter 'dist_layer' = {P.dist_layer} is not among the evaluated layers {LAYERS}: "
+                         "give one of them, or add it to 'layers'")
 print(f"{enc.name} ({enc.revision}): {enc.n_layers} hidden-state layers, dim {enc.dim}, "
       f"prefix {enc.prefix!r}, device {enc.device}, precision {run.precision}")
 
@@ -364,7 +368,7 @@ run.figure("Fig. 4", LW.summarise(fig4.rename(columns={"cosine": "value"}), ["pa
 
 # %%
 if P.dist_pair in PAIRS:
-    li = LAYERS.index(P.dist_layer) if P.dist_layer in LAYERS else len(LAYERS) - 1
+    li = LAYERS.index(P.dist_layer)
     groups = {"dictionary pairs": [word_pairs[P.dist_pair][i] for i in
                                    PR.sample_distinct(word_pairs[P.dist_pair], P.n_pairs, rng)], **extra_pairs}
     dist_sides = IC.sides_of(encoded, P.dist_pair, "words")

@@ -112,7 +112,7 @@ from xalign.data import corpora, sentdata
 from xalign.data.readers import DataFormatError
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import finetune, report, transfer
-from xalign.papers.meta import parameters
+from xalign.papers.meta import check_model_layers, parameters
 
 hf_logging.set_verbosity_error()  # no weight-loading reports in the book
 hf_logging.disable_progress_bar()
@@ -180,6 +180,8 @@ except DataFormatError as exc:  # the mirror's track 6 has 500 inputs for 250 sc
 
 # %%
 ENC = {m: load_encoder(m, progress=False) for m in MODELS}  # progress bars per language instead
+for m, e in ENC.items():
+    check_model_layers("calibrated2023", P, e.n_layers, m)  # xnli_layer within every model
 SENT = {m: load_sentence_encoder(m) for m in SENTENCE_MODELS}
 run.use_encoder(ENC[MODELS[0]])
 VAL_BEFORE = {m: cal.validation_retrieval(e, VAL_PAIRS, n=P.val_n, seed=P.seed, method=P.method)

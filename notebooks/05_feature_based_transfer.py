@@ -94,7 +94,7 @@ from xalign.core.profiles import as_list
 from xalign.data import taskdata
 from xalign.measures import probe, probe_tasks
 from xalign.measures.sentbank import SentenceBank, cbow_bank, union_batcher
-from xalign.papers.meta import parameters
+from xalign.papers.meta import check_model_layers, parameters
 from xalign.papers.nyholm2020 import multisent, report
 
 pd.set_option("display.precision", 1)
@@ -105,6 +105,7 @@ STUDY = [lang for lang in as_list(P.study_languages) if lang in LANGS]
 XED_LANGS = as_list(P.xed_languages)
 run = ChapterRun("05_feature_based_transfer", "nyholm2020", profile, vars(P))
 enc = load_encoder(P.model)
+check_model_layers("nyholm2020", P, enc.n_layers, P.model)  # layer 99 is an error, not 99 % n_layers
 enc.autocast = P.autocast or None
 run.use_encoder(enc)
 LAST = enc.n_layers - 1
