@@ -41,6 +41,7 @@ from xalign.core.devices import (
 )
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
+from xalign.core.model_checks import check_model_folder, check_tokenizer
 from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core.encoders.materialize_offline_model
     _OFFLINE_ALIASES,
     OFFLINE_DEFAULT,
@@ -375,11 +376,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()
         source, revision = str(path), _local_revision(path)
-    elif Path(name).expanduser().is_dir():
-        path = Path(name).expanduser()
-        if not (path / "config.json").exists():
-            raise OSError(f"{path} is a directory but not a model: it has no config.json (expected a saved "
-                          f"Hugging Face model: config.json, weights, tokenizer files)")
+    elif (path := check_model_folder(name)) is not None:  # a local path: what is wrong with it is named
         source, revision = str(path), _local_revision(path)
     else:
         source, revision = name, None
@@ -399,6 +396,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
                       f"{OFFLINE_DEFAULT!r}.") from exc
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"{name}: word pooling needs a fast tokenizer (character offsets)")
+    check_tokenizer(tokenizer, name)
     if revision is None:
         revision = getattr(model.config, "_commit_hash", None) or "unknown"
     if hasattr(model, "get_encoder") and getattr(model.config, "is_encoder_decoder", False):

@@ -252,4 +252,4 @@ def check_layers(ranges: Mapping[str, dict], values: Mapping, n_layers: int, mod
         for i in layer_values(entry, values[name]):
             if not -n_layers <= i < n_layers:
                 raise ParameterError(f"{prefix}parameter {name!r} = {values[name]!r}: layer {i} is beyond model "
-                                     f"{model!r}, whose layers are 0..{n_layers - 1} (0 = embeddings)")
+                                     f"{model!r}, whose layers are 0..{n_layers - 1} (0 = embeddings): give {name} within them")
