@@ -8,7 +8,8 @@ from xalign.core.encoders import load_encoder
 from xalign.core.model_checks import ModelFolderError, check_tokenizer, layer_count, looks_like_path
 from xalign.core.st_encoder import st_module_names
 
-WORDS = "the cat sat on a mat while der Hund lief über die Straße und el perro corre por la calle".split()
+WORDS = ("the", "cat", "sat", "on", "a", "mat", "while", "der", "Hund", "lief", "über", "die", "Straße", "und",
+         "el", "perro", "corre", "por", "la", "calle")
 SENTENCES = [" ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(3 + i % 9)) for i in range(300)]
 
 
@@ -38,7 +39,7 @@ def test_a_folder_without_tokenizer_files_is_an_error(tiny, tmp_path):
 
 def test_a_tokenizer_of_special_tokens_only_is_refused():
     class FiveTokens:
-        all_special_ids = [0, 1, 2, 3, 4]
+        all_special_ids = (0, 1, 2, 3, 4)
 
         def __len__(self):
             return 5
