@@ -72,7 +72,10 @@ def _as_unit_tensor(X, device: str):
     t = torch.as_tensor(np.asarray(X) if not isinstance(X, torch.Tensor) else X)
     if t.ndim != 2:
         raise ValueError(f"expected a 2-d array of row vectors, got shape {tuple(t.shape)}")
-    t = torch.nn.functional.normalize(t.to(device=device, dtype=torch.float32), dim=1)
+    t = t.to(device=device, dtype=torch.float32)
+    # each row scaled by its largest |entry| first: the squares of entries beyond ~1.8e19 overflow float32,
+    # and normalize() then divides by inf and gives a zero row that scores 0.0 against everything
+    t = torch.nn.functional.normalize(t / t.abs().amax(dim=1, keepdim=True).clamp_min(1e-30), dim=1)
     # a NaN or an infinity makes its row NaN; unit rows cannot overflow the sum (one pass, not isfinite's four)
     if not torch.isfinite(t.sum()):
         raise ValueError("input contains NaN or infinite values")
