@@ -96,6 +96,8 @@ def test_the_runner_checks_layers_against_a_local_model(tmp_path):
     model.mkdir()
     (model / "config.json").write_text(json.dumps({"model_type": "bert", "num_hidden_layers": 2,
                                                    "hidden_size": 32, "num_attention_heads": 2}))
+    (model / "model.safetensors").write_bytes(b"")  # present: only config.json is read before the run
+    (model / "tokenizer.json").write_text("{}")
     with pytest.raises(ParameterError, match=r"layer 3 is beyond model .*0\.\.2"):
         check_parameters(CH1, {"profile": "smoke", "model": str(model), "dist_layer": 3})
 
@@ -162,3 +164,12 @@ def test_papermill_run_of_a_notebook_refuses_a_misspelt_name(tmp_path):
         pm.execute_notebook(str(source), str(tmp_path / "out2.ipynb"), parameters={"n_pairs": "abc"},
                             kernel_name="python3", progress_bar=False)
     assert sys.executable  # the kernel is this environment's python3
+
+
+def test_a_model_path_that_is_no_model_is_refused_before_the_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("papermill.execute_notebook", lambda *a, **k: pytest.fail("the chapter ran"), raising=False)
+    assert main(["run", "01", "--profile", "smoke", "--model", str(tmp_path / "missing")]) == 2
+    assert "missing' does not exist" in capsys.readouterr().err
+    (tmp_path / "model.bin").write_bytes(b"0")
+    with pytest.raises(ParameterError, match=r"parameter 'model': model path .*model.bin' is a file"):
+        check_parameters(CH1, {"profile": "smoke", "model": str(tmp_path / "model.bin")})

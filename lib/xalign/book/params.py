@@ -7,7 +7,7 @@ immediate error that names the parameter and lists the valid names or the range.
 
 from __future__ import annotations
 
-from xalign.core.model_checks import layer_count
+from xalign.core.model_checks import ModelFolderError, check_model_folder, layer_count
 from xalign.core.profiles import PROFILE_NAMES, ParameterError, as_list
 from xalign.papers import meta
 
@@ -21,7 +21,8 @@ def check_parameters(chapter: str, parameters: dict) -> None:
     The ranges are those of the paper's ``profiles.yaml`` (:func:`xalign.papers.meta.checked_parameters`, the
     same check the notebook makes when papermill runs it directly). Layer parameters are also checked against
     the model's layer count where its ``config.json`` is on disk (a local folder, the converted offline model
-    or the Hugging Face cache); otherwise the notebook checks them once the model is loaded.
+    or the Hugging Face cache); otherwise the notebook checks them once the model is loaded. A model given as
+    a local path that is missing, a file or an incomplete folder is refused here too.
     """
     paper = meta.chapter_paper(chapter)
     profiles = meta.profiles(paper)
@@ -35,6 +36,10 @@ def check_parameters(chapter: str, parameters: dict) -> None:
     values = meta.checked_parameters(paper, profile, {k: v for k, v in parameters.items() if k != "profile"})
     for name in MODEL_NAMES:
         for model in as_list(getattr(values, name, None)):
+            try:
+                check_model_folder(model)  # a local path that is no model: named now, not in the first cell
+            except ModelFolderError as exc:
+                raise ParameterError(f"{chapter}: parameter {name!r}: {exc}") from None
             n_layers = layer_count(model)
             if n_layers is not None:
                 meta.check_model_layers(paper, values, n_layers, model)
