@@ -81,6 +81,20 @@ def test_huge_and_tiny_vectors_score_as_their_directions(scale):
     assert np.array_equal(ids, ref_ids) and np.allclose(sims, ref_sims, atol=1e-6)
 
 
+def test_ordinary_rows_are_normalised_bit_for_bit_as_before_and_inputs_are_not_changed():
+    import torch
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 8)).astype(np.float32)
+    X[3] *= np.float32(1e30)
+    keep = X.copy()
+    unit = R._as_unit_tensor(X, "cpu")
+    assert np.array_equal(X, keep)  # the huge row is scaled in a copy
+    rows = np.arange(30) != 3
+    assert torch.equal(unit[rows], torch.nn.functional.normalize(torch.from_numpy(keep[rows]), dim=1))
+    assert np.allclose(unit[3].numpy(), keep[3] / np.linalg.norm(keep[3].astype(np.float64)), atol=1e-6)
+
+
 def test_an_infinite_entry_is_still_an_error():
     U = np.ones((3, 4), np.float32)
     U[1, 2] = np.inf
