@@ -345,6 +345,9 @@ display(Markdown(
 
 # %%
 lp = P.cls_pair if P.cls_pair in PAIRS else PAIRS[0]
+if lp != P.cls_pair:  # recorded with the results, not silent
+    run.notes.append(f"Fig. 4: cls_pair {P.cls_pair} is not among pairs {PAIRS}; drawn for {lp}")
+    print(run.notes[-1])
 first_s, first_t = (side.sentences["first"] for side in IC.sides_of(encoded, lp, "sentences"))
 perm = rng.permutation(len(first_t))
 fig4 = pd.concat([
@@ -384,6 +387,9 @@ if P.dist_pair in PAIRS:
     run.figure("Fig. 5", fig5_summary.reset_index().assign(unseeded=lambda d: d.pairs == "aligner pairs"),
                "Fig. 5 data: cosine of word pairs by extraction method (aligner pairs: eflomal, not seedable)")
     display(fig5_summary.round(3))
+else:
+    run.notes.append(f"Fig. 5 not drawn: dist_pair {P.dist_pair} is not among pairs {PAIRS}")
+    print(run.notes[-1])
 
 # %% [markdown]
 # ## Weak alignment across layers (Table III, Fig. 6)
@@ -504,8 +510,11 @@ if P.mask_pair in PAIRS:
     U, V = IC.pair_vectors(pool, *IC.sides_of(encoded, lp, "words"))
     encoded.release()  # the pool's words are copied out: the pair's memory goes to the masked forward passes
     Um, Vm = IC.masked_pair_vectors(enc, pool, [s for s, _ in corpus[lp]], [t for _, t in corpus[lp]], layers=LAYERS)
-    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, min(P.n_pairs, int(0.8 * len(pool))), P.runs, P.seed,
-                                     LAYERS)
+    n_fig8 = min(P.n_pairs, int(0.8 * len(pool)))  # each run samples 80% of the pool
+    if n_fig8 < P.n_pairs:
+        run.notes.append(f"Fig. 8: N = {n_fig8} pairs per run (80% of a pool of {len(pool)}), not n_pairs = {P.n_pairs}")
+        print(run.notes[-1])
+    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, n_fig8, P.runs, P.seed, LAYERS)
     ax = sns.lineplot(fig8.assign(value=100 * fig8["value"]), x="layer", y="value", hue="input",
                       errorbar=("ci", 95), marker="o")
     ax.set(title=f"Fig. 8: top-1 accuracy with masked targets ({lp}, {enc.name})", xlabel="layer",
@@ -514,6 +523,9 @@ if P.mask_pair in PAIRS:
     fig8_summary = LW.summarise(fig8, ["input", "layer"], scale=100)
     run.figure("Fig. 8", fig8_summary, "Fig. 8 data: S_weak with words vs masked words (%)")
     display(fig8_summary.pivot(index="layer", columns="input", values="mean").round(1))
+else:
+    run.notes.append(f"Fig. 8 not drawn: mask_pair {P.mask_pair} is not among pairs {PAIRS}")
+    print(run.notes[-1])
 
 # %% [markdown]
 # ## Summary
