@@ -63,12 +63,6 @@ def resolve(profiles: Mapping[str, dict], profile: str, **overrides) -> SimpleNa
     return SimpleNamespace(**base)
 
 
-def resolve_from(profiles: Mapping[str, dict], profile: str, namespace: Mapping) -> SimpleNamespace:
-    """:func:`resolve` with the overrides read from a notebook's namespace (its parameters cell)."""
-    names = profiles[profile] if profile in profiles else next(iter(profiles.values()))
-    return resolve(profiles, profile, **{k: namespace[k] for k in names if k in namespace})
-
-
 def as_list(value) -> list:
     """A parameter that may be given as "a,b,c" (papermill -p) or as a list."""
     if value is None:
