@@ -67,7 +67,7 @@ from xalign.core.layers import parse_layers
 from xalign.papers.gaschi2022 import experiments as EX
 from xalign.papers.gaschi2022 import figures as FG
 from xalign.papers.gaschi2022 import report as RP
-from xalign.papers.meta import parameters
+from xalign.papers.meta import check_model_layers, parameters
 
 display.book_style()
 P = parameters("gaschi2022", profile, globals())  # the profile's values; -p overrides win
@@ -76,6 +76,7 @@ enc = load_encoder(P.model)
 if P.autocast:
     enc.autocast = P.autocast
 run.use_encoder(enc)
+check_model_layers("gaschi2022", P, enc.n_layers, P.model)  # a layer beyond the model is an error
 LAYERS = parse_layers(P.layers or None, enc.n_layers)  # None, "" or []: every layer (0 = embeddings)
 
 # %% tags=["show-input"]

@@ -67,13 +67,14 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 from xalign.book import display
 from xalign.book.results import ChapterRun
 from xalign.core.encoders import load_encoder
-from xalign.papers.meta import parameters
+from xalign.papers.meta import check_model_layers, parameters
 from xalign.papers.nyholm2020 import experiments, plots, report
 
 display.book_style()
 P = parameters("nyholm2020", profile, globals())  # the profile's values; -p overrides win
 run = ChapterRun("05_feature_based_transfer", "nyholm2020", profile, vars(P))
 enc = load_encoder(P.model)
+check_model_layers("nyholm2020", P, enc.n_layers, P.model)  # layer 99 is an error, not 99 % n_layers
 enc.autocast = P.autocast or None
 run.use_encoder(enc)
 

@@ -13,6 +13,7 @@ import yaml
 
 import xalign
 from xalign.book import publish as PB
+from xalign.core.param_ranges import describe
 from xalign.papers import meta
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,6 +130,7 @@ def test_run_it_section_is_generated_from_the_profiles_and_the_parameters_cell()
         for p in ("smoke", "default", "paper"):
             assert PB._cell(profiles[p][name]).replace("|", "/") in row
         assert docs[name].replace("|", "/") in row
+        assert row.endswith(f" | {describe(meta.ranges('gaschi2022')[name]).replace('|', '/')} |")
     assert "xalign run 01 --profile smoke" in text
     assert f"{{download}}`download the .py <{chapter}.py>`" in text
 

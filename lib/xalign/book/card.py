@@ -30,11 +30,12 @@ from __future__ import annotations
 import platform
 import re
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 
 import numpy as np
 
+from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
 
@@ -425,8 +426,3 @@ def _summary(mid: str, per_layer: dict[str, dict], order: list[str]) -> dict:
     best = max(layers, key=lambda r: (np.nan_to_num(r["value"], nan=-np.inf), -layers.index(r)))
     return {"title": title, "level": level, "unit": unit, "layers": layers, "best_layer": best["layer"],
             "main_score": round(best["value"], 2), "main_ci": [round(best["lo"], 2), round(best["hi"], 2)]}
-
-
-def with_sizes(config: CardConfig, **sizes) -> CardConfig:
-    """A config with some sizes changed (``xalign card --set tatoeba_n=50``)."""
-    return replace(config, **sizes)

@@ -23,7 +23,6 @@ Every row is compared: no row is exempt (the word aligner is deterministic now).
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 from dataclasses import dataclass, field

@@ -14,6 +14,9 @@ def _parse_params(pairs: list[list[str]] | None) -> dict:
     """``-p NAME VALUE`` pairs; values are read as YAML (numbers, lists, booleans)."""
     out = {}
     for name, value in pairs or []:
+        if not value.strip():  # an empty value is a value (checked against the range), not "use the profile"
+            out[name] = value
+            continue
         try:
             out[name] = yaml.safe_load(value)
         except yaml.YAMLError as exc:
@@ -159,8 +162,13 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "card":
         from xalign.book.card import CardConfig, run_card, run_cards, with_sizes
         from xalign.book.card_page import save_card
+        from xalign.core.profiles import ParameterError
 
-        cfg = with_sizes(CardConfig(), **_parse_params(args.set))
+        try:
+            cfg = with_sizes(CardConfig(), **_parse_params(args.set))
+        except ParameterError as exc:
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
         cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
                  if args.cluster else (run_card(model, cfg) for model in args.models))
         for card in cards:

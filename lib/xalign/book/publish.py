@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 import sys
 
+from xalign.core.param_ranges import describe
 from xalign.core.profiles import PROFILE_NAMES
 from xalign.papers import meta
 
@@ -151,11 +152,13 @@ def run_it_markdown(chapter: str, source: str = "", run: dict | None = None) -> 
     docs = parameter_docs(source)
     number = chapter.split("_", 1)[0]
     names = list(profiles[PROFILE_NAMES[0]])
-    head = "| parameter | what it sets | " + " | ".join(PROFILE_NAMES) + " |\n"
-    head += "|---|---|" + "---|" * len(PROFILE_NAMES) + "\n"
+    ranges = meta.ranges(paper)
+    head = "| parameter | what it sets | " + " | ".join(PROFILE_NAMES) + " | valid values |\n"
+    head += "|---|---|" + "---|" * len(PROFILE_NAMES) + "---|\n"
     rows = "".join(
         f"| `{n}` | {docs.get(n, '').replace('|', '/')} | "
-        + " | ".join(_cell(profiles[p][n]).replace("|", "/") for p in PROFILE_NAMES) + " |\n" for n in names)
+        + " | ".join(_cell(profiles[p][n]).replace("|", "/") for p in PROFILE_NAMES)
+        + f" | {describe(ranges[n]).replace('|', '/')} |\n" for n in names)
     return f"""## Run it
 
 This page is the executed notebook. Its source is
@@ -171,8 +174,9 @@ xalign run {number} --profile paper      # the paper's own models (a GPU helps)
 xalign run {number} -p model xlm-roberta-base -p seed 1   # any parameter, any Hugging Face encoder
 ```
 
-{_this_run(run)}A parameter given with `-p` wins over the profile's value. The profiles
-(`xalign/papers/{paper}/profiles.yaml`, read when this page was built):
+{_this_run(run)}A parameter given with `-p` wins over the profile's value; a value outside its valid values is an
+error before any work starts. The profiles and ranges (`xalign/papers/{paper}/profiles.yaml`, read when
+this page was built):
 
 {head}{rows}"""
 

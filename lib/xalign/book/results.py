@@ -78,6 +78,8 @@ class ChapterRun:
     def set_headline(self, sentence: str, key_figure: str = "") -> None:
         """Record the chapter's result in one sentence (with its interval) and the glue name of its key figure."""
         self.headline, self.key_figure = sentence, key_figure or self.key_figure
+    #: the encoders recorded by use_encoder, whose input counts (blank, truncated texts) save() writes
+    encoders: list = field(default_factory=list, repr=False)
 
     def model_name(self) -> str:
         """The model the numbers come from: the encoder recorded by :meth:`use_encoder`,
@@ -91,6 +93,17 @@ class ChapterRun:
         self.model, self.model_revision = encoder.name, encoder.revision
         inner = getattr(encoder, "encoder", None) or encoder  # a WordEncoder wraps an Encoder
         self.precision = precision_of(inner) if hasattr(inner, "model") else None
+        if not any(e is encoder for e in self.encoders):
+            self.encoders.append(encoder)  # the object given: a released WordEncoder keeps its counts, not its model
+
+    def encoder_counts(self) -> dict[str, int]:
+        """What the recorded encoders counted so far: ``n_truncated_texts`` (cut at their token limit) and
+        ``n_blank_texts`` (empty, whitespace- or zero-width-only), summed over the encoders."""
+        def count(e, name: str) -> int:
+            inner = getattr(e, "encoder", None) or e
+            return int(getattr(inner, name, None) or getattr(e, name, 0) or 0)
+
+        return {name: sum(count(e, name) for e in self.encoders) for name in ("n_truncated_texts", "n_blank_texts")}
 
     def compare(self, table: str, ours: pd.DataFrame, keys: list[str], title: str = "",
                 value: str = "value", paper: pd.DataFrame | None = None, note: str = "",
@@ -185,6 +198,7 @@ class ChapterRun:
             **kernel_usage(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "notes": self.notes, "headline": self.headline, "key_figure": self.key_figure,
+            "encoder_counts": self.encoder_counts(),
             "tables": {k: vars(v) for k, v in self.tables.items()},
         }
         path = self.path()

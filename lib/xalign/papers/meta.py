@@ -1,19 +1,27 @@
 """What every paper package ships: its profiles (``profiles.yaml``) and metadata (``paper.yaml``).
 
 ``paper.yaml`` holds the title, citation, chapter and the list of the paper's
-tables and figures; ``profiles.yaml`` the chapter's run profiles. Both are
-package data, read relative to this file, so an installed wheel finds them.
+tables and figures; ``profiles.yaml`` the chapter's run profiles and every
+parameter's declared range. Both are package data, read relative to this file,
+so an installed wheel finds them.
+
+:func:`checked_parameters` is the one place a chapter's parameters are resolved and checked
+(names, ranges); ``xalign run`` (:func:`xalign.book.params.check_parameters`), the notebook's
+first cell (:func:`parameters`, papermill used directly) and the Python API all go through it.
 """
 
 from __future__ import annotations
 
+import ast
 import functools
+from collections.abc import Mapping
 from pathlib import Path
 from types import SimpleNamespace
 
 import yaml
 
-from xalign.core.profiles import load_profiles, resolve_from
+from xalign.core.param_ranges import check_layers, check_values, load_ranges
+from xalign.core.profiles import ParameterError, load_profiles, resolve
 
 HERE = Path(__file__).resolve().parent
 #: paper packages in book order
@@ -38,9 +46,85 @@ def metadata(paper: str) -> dict:
     return yaml.safe_load((paper_dir(paper) / "paper.yaml").read_text(encoding="utf-8"))
 
 
+@functools.cache
+def ranges(paper: str) -> dict[str, dict]:
+    """The declared range of each of the paper's parameters (``ranges:`` of its ``profiles.yaml``)."""
+    return load_ranges(paper_dir(paper) / "profiles.yaml")
+
+
+def checked_parameters(paper: str, profile: str, overrides: Mapping) -> SimpleNamespace:
+    """The profile's values with the non-None ``overrides`` applied, every value checked against its range.
+
+    Args:
+        paper: the paper package.
+        profile: smoke | default | paper.
+        overrides: parameter name -> value (``None``: the profile's value).
+
+    Returns:
+        The parameters as attributes (``profile`` included).
+
+    Raises:
+        ParameterError: an unknown profile or name, or a value outside its declared range (the message
+            names the parameter, the value and the range).
+    """
+    chapter = metadata(paper)["chapter"]
+    try:
+        values = resolve(profiles(paper), profile, **dict(overrides))
+    except ParameterError as exc:
+        raise ParameterError(f"{chapter}: {exc}") from None
+    check_values(ranges(paper), vars(values), chapter)
+    return values
+
+
+def injected_names(namespace: Mapping) -> list[str]:
+    """Names papermill injected into a running notebook (its ``# Parameters`` cell), read from IPython's ``In``.
+
+    papermill writes the ``-p`` values as a cell of assignments headed ``# Parameters`` after the
+    parameters cell; a misspelt name there is a new global the chapter never reads. Outside IPython
+    (no ``In`` list) nothing is known: an empty list.
+    """
+    names = []
+    history = namespace.get("In")
+    if not isinstance(history, list):
+        return names
+    for source in history:
+        if not isinstance(source, str) or not source.lstrip().startswith("# Parameters"):
+            continue
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        names += [t.id for node in tree.body if isinstance(node, ast.Assign)
+                  for t in node.targets if isinstance(t, ast.Name)]
+    return names
+
+
 def parameters(paper: str, profile: str, namespace: dict) -> SimpleNamespace:
-    """A chapter's parameters: the profile's values, overridden by the non-None names in ``namespace``."""
-    return resolve_from(profiles(paper), profile, namespace)
+    """A chapter's parameters: the profile's values, overridden by the non-None names in ``namespace``.
+
+    Called in each notebook's first code cell with ``globals()``: the same checks as ``xalign run``
+    (:func:`checked_parameters`), and a name papermill injected that the chapter does not declare is an
+    error (papermill itself only logs a warning for it).
+    """
+    known = profiles(paper).get(profile) or next(iter(profiles(paper).values()))
+    unknown = sorted({n for n in injected_names(namespace) if n not in known and n != "profile"})
+    if unknown:
+        raise ParameterError(f"{metadata(paper)['chapter']}: unknown parameter(s) {unknown}; "
+                             f"valid names: {', '.join(known)}")
+    return checked_parameters(paper, profile, {k: namespace[k] for k in known if k in namespace})
+
+
+def check_model_layers(paper: str, values, n_layers: int, model: str) -> None:
+    """Check the layer parameters (``layer: true`` in the ranges) against a model with ``n_layers`` hidden states.
+
+    Args:
+        paper: the paper package.
+        values: the chapter's parameters (a namespace or a mapping).
+        n_layers: the model's hidden-state count, the embedding layer included (12 layers -> 13).
+        model: the model's name, for the message.
+    """
+    values = values if isinstance(values, Mapping) else vars(values)
+    check_layers(ranges(paper), values, n_layers, model, metadata(paper)["chapter"])
 
 
 def chapter_paper(chapter: str) -> str:

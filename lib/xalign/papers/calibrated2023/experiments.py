@@ -27,6 +27,7 @@ from xalign.core.profiles import as_list
 from xalign.data.paper_tables import paper_table
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import finetune, report, transfer
+from xalign.papers.meta import check_model_layers
 
 CHAPTER = "03_calibrated_retrieval_transfer_rate"
 PAPER = "calibrated2023"
@@ -94,6 +95,8 @@ def run_setup(P, run) -> Setup:
     val_pairs = [tuple(p.split("-")) for p in as_list(P.val_pairs)]
     sizes = data_sizes(as_list(P.tatoeba_langs), val_pairs)
     encoders = {m: load_encoder(m, progress=False) for m in models}  # progress bars per language instead
+    for m, e in encoders.items():
+        check_model_layers("calibrated2023", P, e.n_layers, m)  # xnli_layer within every model
     sentence_encoders = {m: load_sentence_encoder(m) for m in sentence_models}
     run.use_encoder(encoders[models[0]])
     return Setup(models=models, sentence_models=sentence_models, tatoeba_langs=as_list(P.tatoeba_langs),

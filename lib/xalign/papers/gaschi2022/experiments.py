@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from xalign.core.profiles import as_list
+from xalign.core.profiles import ParameterError, as_list
 from xalign.data import corpora as C
 from xalign.data.datasets import DataNotFoundError
 from xalign.data.paper_tables import paper_table
@@ -232,6 +232,8 @@ def run_fig4(P, run, encoded, layers: list[int], rng: np.random.Generator) -> tu
     """
     pairs = list(encoded)  # iterating names the pairs; `in encoded` would read one
     lp = P.cls_pair if P.cls_pair in pairs else pairs[0]
+    if lp != P.cls_pair:  # recorded with the results, not silent
+        run.notes.append(f"Fig. 4: cls_pair {P.cls_pair} is not among pairs {pairs}; drawn for {lp}")
     first_s, first_t = (side.sentences["first"] for side in IC.sides_of(encoded, lp, "sentences"))
     perm = rng.permutation(len(first_t))
     fig4 = pd.concat([
@@ -251,8 +253,12 @@ def run_fig5(P, run, extraction: Extraction, encoded, extra_pairs: dict, layers:
         (tidy frame: pairs (group), cosine; the layer), or (None, None) when ``P.dist_pair`` is not run.
     """
     if P.dist_pair not in extraction.word_pairs:
+        run.notes.append(f"Fig. 5 not drawn: dist_pair {P.dist_pair} is not among pairs {list(extraction.word_pairs)}")
         return None, None
-    li = layers.index(P.dist_layer) if P.dist_layer in layers else len(layers) - 1
+    if P.dist_layer not in layers:
+        raise ParameterError(f"parameter 'dist_layer' = {P.dist_layer} is not among the evaluated layers {layers}: "
+                             "give one of them, or add it to 'layers'")
+    li = layers.index(P.dist_layer)
     dictionary = extraction.word_pairs[P.dist_pair]
     groups = {"dictionary pairs": [dictionary[i] for i in PR.sample_distinct(dictionary, P.n_pairs, rng)],
               **extra_pairs}
@@ -320,14 +326,17 @@ def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) ->
     """
     lp = P.mask_pair
     if lp not in extraction.word_pairs:
+        run.notes.append(f"Fig. 8 not drawn: mask_pair {lp} is not among pairs {list(extraction.word_pairs)}")
         return None
     wp, corpus = extraction.word_pairs[lp], extraction.corpus[lp]
     pool = [wp[i] for i in PR.sample_distinct(wp, P.mask_pool, np.random.default_rng(P.seed))]
     U, V = IC.pair_vectors(pool, *IC.sides_of(encoded, lp, "words"))
     encoded.release()  # the pool's words are copied out: the pair's memory goes to the masked forward passes
     Um, Vm = IC.masked_pair_vectors(enc, pool, [s for s, _ in corpus], [t for _, t in corpus], layers=layers)
-    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, min(P.n_pairs, int(0.8 * len(pool))), P.runs, P.seed,
-                                     layers)
+    n_fig8 = min(P.n_pairs, int(0.8 * len(pool)))  # each run samples 80% of the pool
+    if n_fig8 < P.n_pairs:
+        run.notes.append(f"Fig. 8: N = {n_fig8} pairs per run (80% of a pool of {len(pool)}), not n_pairs = {P.n_pairs}")
+    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, n_fig8, P.runs, P.seed, layers)
     run.figure("Fig. 8", LW.summarise(fig8, ["input", "layer"], scale=100),
                "Fig. 8 data: S_weak with words vs masked words (%)")
     return fig8
