@@ -6,9 +6,12 @@ under a key that names everything its value depends on:
 
 - ``name``: what is computed (``"gaschi2022.pair_layer_scores"``);
 - ``key``: the parameters (JSON-serialisable; arrays go in via :func:`array_digest`);
-- ``code``: the modules whose source defines the computation; their source
-  text (as this process imported it) is hashed into the key, so an edit to the
-  metric recomputes instead of serving a stale number.
+- ``code``: the functions (and classes) that compute it, with the ``compute``
+  callable itself: their definitions and every xalign definition they reach
+  (:mod:`xalign.core.code_closure`, as this process imported them) are hashed
+  into the key, so an edit of the metric or of a helper it calls recomputes
+  instead of serving a stale number, while an unrelated edit in the same module
+  keeps the value.
 
 Entries are written atomically next to the embeddings (one store); a damaged
 entry is reported, removed and recomputed.
@@ -17,17 +20,15 @@ entry is reported, removed and recomputed.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import pickle
 import warnings
 from collections.abc import Callable, Iterable
-from types import ModuleType
 
 import numpy as np
 
 from xalign.core.atomic import atomic_path
 from xalign.core.cache import EmbeddingCache, key_digest
-from xalign.core.sources import source_of
+from xalign.core.code_closure import code_digest, in_xalign
 
 MEMO_VERSION = 1
 
@@ -44,24 +45,8 @@ def array_digest(*arrays) -> str:
     return h.hexdigest()
 
 
-def code_digest(modules: Iterable[ModuleType | Callable]) -> str:
-    """sha256 over the source of ``modules`` (a function counts as its module).
-
-    An xalign module counts with the source this process imported (:mod:`xalign.core.sources`),
-    not the file as it is now: an edit while a chapter runs must not file the old code's value
-    under the new code's key. Other modules (and one imported before the recording began) are
-    read from their files.
-    """
-    h = hashlib.sha256()
-    for m in modules:
-        mod = inspect.getmodule(m) if not isinstance(m, ModuleType) else m
-        h.update(mod.__name__.encode())
-        h.update(source_of(mod).encode())
-    return h.hexdigest()
-
-
 def memo_key(name: str, key: dict, code: Iterable = ()) -> dict:
-    """The full store key of one memoised value."""
+    """The full store key of one memoised value (``code``: see :func:`xalign.core.code_closure.code_digest`)."""
     return {"memo": name, "version": MEMO_VERSION, "key": key, "code": code_digest(code)}
 
 
@@ -73,7 +58,7 @@ def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable =
     interrupted run leaves no half entry. ``store`` defaults to the shared cache.
     """
     store = store if store is not None else EmbeddingCache()
-    full = memo_key(name, key, code)
+    full = memo_key(name, key, [compute, *code] if in_xalign(compute) else code)
     path = store.root / "memo" / f"{key_digest(full)}.pkl"
     if store.enabled and path.exists():
         try:

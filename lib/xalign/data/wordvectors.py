@@ -157,7 +157,7 @@ def _word_tokens(encoder, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]
     words = list(words)
     key = {"model": encoder.name, "revision": encoder.revision, "prefix": encoder.prefix,
            "max_length": encoder.max_length, "words": text_hash(words)}
-    return cached("wordvectors.word_tokens", key, lambda: _tokenize_words(encoder, words), code=[_tokenize_words],
+    return cached("wordvectors.word_tokens", key, lambda: _tokenize_words(encoder, words), code=[type(encoder)],
                   store=getattr(encoder, "cache", None))
 
 

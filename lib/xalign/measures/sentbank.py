@@ -40,11 +40,10 @@ def memo_bank(name: str, enc, texts: Sequence[str], key: dict, compute, code=())
     """``compute()`` memoised in the encoder's cache under the encoder, the texts and ``key``.
 
     A warm rerun then reads the bank (only the layers kept) instead of every
-    all-layer cache chunk. ``code``: modules besides this one and the encoder's."""
-    import sys
-
+    all-layer cache chunk. The key holds the code ``compute`` runs, the encoder's class
+    and ``code`` (further functions or classes it calls through objects)."""
     full = {**encoder_identity(enc), "texts": text_hash(texts), **key}
-    return cached(name, full, compute, code=[sys.modules[__name__], type(enc), *code], store=enc.cache)
+    return cached(name, full, compute, code=[type(enc), *code], store=enc.cache)
 
 
 @dataclass
