@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import warnings
 import zipfile
 from pathlib import Path
@@ -33,6 +34,20 @@ def text_hash(texts) -> str:
 
 def key_digest(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+
+#: what reading a damaged entry raises: truncated or flipped bytes (zip, npy header, JSON, UTF-8), a
+#: missing member, a directory or an unreadable file in its place
+UNREADABLE = (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError, TypeError, IndexError)
+
+
+def remove_entry(path: Path) -> None:
+    """Remove a damaged entry, whatever is in its place (a file, a link, a directory)."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 class EmbeddingCache:
@@ -61,7 +76,7 @@ class EmbeddingCache:
         try:
             with np.load(path) as z:
                 out = {k: z[k] for k in z.files}
-        except (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError) as exc:
+        except UNREADABLE as exc:
             return self._drop_damaged(path, exc)
         self.hits += 1
         return out
@@ -70,7 +85,7 @@ class EmbeddingCache:
         """A damaged entry (disk full, a copy cut short): say which, remove it; the caller recomputes."""
         warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
                       "removed, it will be recomputed", RuntimeWarning, stacklevel=3)
-        path.unlink(missing_ok=True)
+        remove_entry(path)
         self.misses += 1
         self.damaged += 1
 
@@ -91,7 +106,7 @@ class EmbeddingCache:
             return None
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError) as exc:
+        except UNREADABLE as exc:
             return self._drop_damaged(path, exc)
         self.hits += 1
         return value
@@ -103,7 +118,8 @@ class EmbeddingCache:
     def clear(self) -> int:
         """Delete every entry; returns how many were removed."""
         n = 0
-        for f in [*self.root.glob("*/*.npz"), *self.root.glob("*/*.json"), *self.root.glob("memo/*.pkl")]:
+        for f in [*self.root.glob("*/*.npz"), *self.root.glob("*/*.json"),
+                  *self.root.glob("memo/*.pkl")]:  # .pkl: memos of the old format, never read
             f.unlink()
             n += 1
         return n

@@ -13,24 +13,25 @@ under a key that names everything its value depends on:
   instead of serving a stale number, while an unrelated edit in the same module
   keeps the value.
 
-Entries are written atomically next to the embeddings (one store); a damaged
-entry is reported, removed and recomputed.
+Entries are written atomically next to the embeddings (one store), as data that
+cannot run code when read (:mod:`xalign.core.memo_codec`); a damaged entry is
+reported, removed and recomputed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import pickle
 import warnings
 from collections.abc import Callable, Iterable
 
 import numpy as np
 
+from xalign.core import memo_codec
 from xalign.core.atomic import atomic_path
-from xalign.core.cache import EmbeddingCache, key_digest
+from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest, remove_entry
 from xalign.core.code_closure import code_digest, in_xalign
 
-MEMO_VERSION = 1
+MEMO_VERSION = 2  # 2: stored as data (memo_codec), keyed on the code called
 
 
 def array_digest(*arrays) -> str:
@@ -54,26 +55,29 @@ def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable =
            store: EmbeddingCache | None = None):
     """``compute()``, or the value stored under (name, key, code) by an earlier call.
 
-    The value is pickled (tables keep their dtypes); the write is atomic, so an
-    interrupted run leaves no half entry. ``store`` defaults to the shared cache.
+    The value is stored as data only (:mod:`xalign.core.memo_codec`: arrays and JSON in an ``.npz``
+    read with ``allow_pickle=False``), so an entry replaced in a shared cache cannot run code; tables
+    keep their dtypes. The write is atomic, so an interrupted run leaves no half entry. An entry that
+    cannot be read (truncated, a flipped byte, a directory in its place) is reported by name, removed
+    and recomputed; entries of the old pickle format (``.pkl``) are never read. ``store`` defaults to
+    the shared cache.
     """
     store = store if store is not None else EmbeddingCache()
     full = memo_key(name, key, [compute, *code] if in_xalign(compute) else code)
-    path = store.root / "memo" / f"{key_digest(full)}.pkl"
-    if store.enabled and path.exists():
+    path = store.root / "memo" / f"{key_digest(full)}.npz"
+    if store.enabled and (path.exists() or path.is_symlink()):
         try:
-            with open(path, "rb") as fh:
-                value = pickle.load(fh)
+            value = memo_codec.load(path)
             store.hits += 1
             return value
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, OSError) as exc:
+        except UNREADABLE as exc:
             warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); "
                           "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
-            path.unlink(missing_ok=True)
+            remove_entry(path)
             store.damaged += 1
     store.misses += 1
     value = compute()
     if store.enabled:
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            memo_codec.dump(value, fh)
     return value
