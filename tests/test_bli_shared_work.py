@@ -9,7 +9,8 @@ from xalign.data.static import StaticVectors
 from xalign.measures import rcsls
 from xalign.measures.bli import evaluate_bli, rank_targets, retrieve, target_densities
 from xalign.measures.bli_grid import evaluate_directions
-from xalign.measures.retrieval import cosine_topk, csls_topk
+from xalign.measures.csls import csls_topk
+from xalign.measures.retrieval import cosine_topk
 
 
 class _ProductLog:

@@ -23,7 +23,7 @@ _FACE = {
     "load_encoder": "xalign.core.encoders",
     "Encoder": "xalign.core.encoders",
     "csls": "xalign.measures.retrieval",
-    "csls_topk": "xalign.measures.retrieval",
+    "csls_topk": "xalign.measures.csls",
     "cosine_topk": "xalign.measures.retrieval",
     "alignment_scores": "xalign.measures.retrieval",
     "s_weak": "xalign.measures.retrieval",

@@ -122,7 +122,7 @@ def _mean_topk(q, kk, k, exclude_self, block):
 def csls(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
     """CSLS similarity of every u_i with every v_j (Eq. 2); returns (n_U, n_V) float32.
 
-    The output itself is n_U x n_V; for large sets use :func:`csls_topk`.
+    The output itself is n_U x n_V; to search large sets use :func:`xalign.measures.csls.csls_topk`.
     """
     dev = _device(device)
     u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
@@ -134,25 +134,6 @@ def csls(U, V, k: int = 10, block: int | None = None, device: str | None = None)
         blk = 2 * (u[s : s + rows] @ v.T) - r_v[s : s + rows, None] - r_u[None, :]
         out[s : s + rows] = blk.cpu().numpy()
     return out
-
-
-def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None,
-              device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn)."""
-    positive_int("topn", topn, len(V), "the number of candidates")
-    dev = _device(device)
-    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
-    r_v = _mean_topk(u, v, k, False, block)
-    r_u = _mean_topk(v, u, k, False, block)
-    rows = _block_rows(v.shape[0], block, v.device)
-    idx = np.empty((u.shape[0], topn), np.int64)
-    val = np.empty((u.shape[0], topn), np.float32)
-    for s in range(0, u.shape[0], rows):
-        blk = 2 * (u[s : s + rows] @ v.T) - r_v[s : s + rows, None] - r_u[None, :]
-        top = blk.topk(min(topn, v.shape[0]), dim=1)
-        idx[s : s + rows] = top.indices.cpu().numpy()
-        val[s : s + rows] = top.values.cpu().numpy()
-    return idx, val
 
 
 def cosine_topk(U, V, topn: int = 1, block: int | None = None,

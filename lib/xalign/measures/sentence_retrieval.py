@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from xalign.measures.retrieval import cosine_topk, csls_topk
+from xalign.measures.csls import csls_topk
+from xalign.measures.retrieval import cosine_topk
 
 METHODS = ("cosine", "csls")
 DIRECTIONS = ("xx->en", "en->xx")

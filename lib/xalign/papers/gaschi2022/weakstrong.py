@@ -19,7 +19,8 @@ import pandas as pd
 from xalign.core.memo import array_digest, cached
 from xalign.data.static import StaticVectors
 from xalign.measures import layerwise as LW
-from xalign.measures.retrieval import alignment_scores, csls_topk, s_weak
+from xalign.measures.csls import csls_topk
+from xalign.measures.retrieval import alignment_scores, s_weak
 from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
 

@@ -1,22 +1,22 @@
-"""CSLS top-k in two blocked matrix products instead of three, optionally with bf16 products.
+"""CSLS retrieval: the ``topn`` best CSLS candidates of each query, exact, in two blocked products.
 
-``CSLS(u_i, v_j) = 2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)`` (Conneau et al. 2018).
-:func:`xalign.measures.retrieval.csls_topk` computes it in three blocked
-N x N x d products: ``U V^T`` for r_V, ``V U^T`` for r_U, and ``U V^T`` again
-for the scores. Here the first and the third are the same product: one pass
+``CSLS(u_i, v_j) = 2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)`` (Conneau et al. 2018), with ``r_V(u)`` the
+mean of the k largest cosines of u with the rows of V. :func:`csls_topk` is the library's one CSLS
+search (the written-out definition, three N x N x d products, is the tests' reference,
+``tests/csls_reference.py``). Written out, CSLS needs ``U V^T`` for r_V, ``V U^T`` for r_U, and
+``U V^T`` again for the scores. Here the first and the third are the same product: one pass
 over ``V U^T`` gives r_U, then each query block's ``S = u V^T`` gives its r_V
 (the mean of the row's k largest entries) and, from the same S, the scores
 ``2 S - r_U`` (r_V(u_i) is a constant of the row: it does not change which
 candidates win and is subtracted from their scores afterwards). Memory stays
-O(block x N).
+O(block x N). Duplicate candidates (bitwise-equal rows, equal scores) are listed lowest index first.
 
 ``precision="bfloat16"`` runs the products on bf16 copies of the unit vectors
 (AVX512-BF16 / AMX on recent CPUs, tensor cores on GPUs) and keeps densities
 and scores in float32. Cosines then carry an error of about 1e-3, so a query
 whose two best candidates are closer than that may swap them;
-``tests/test_csls_fast.py`` states the agreement with float32 on random data.
-float32 (the default) gives :func:`~xalign.measures.retrieval.csls_topk`'s
-results (same candidates; scores equal up to float rounding).
+``tests/test_csls.py`` states the agreement with float32 on random data.
+float32 (the default) gives the definition's candidates (scores equal up to float rounding).
 
 **No full-width top-k.** With AMX the bf16 products are so fast (0.14 s for one 20,000 x 20,000 x 384
 product on two cores) that torch's top-k over the N x N scores and the row maxima of ``2 S - r_U``
@@ -54,9 +54,17 @@ BLOCK_ROWS = 512  # queries per block (at most 256 MiB of float32 scores; see th
 
 
 def block_rows(n_cols: int, block: int | None = None, device=None) -> int:
-    """Rows per block against ``n_cols`` candidates: ``block`` if given; on a CPU :data:`BLOCK_ROWS`
-    or fewer where 256 MiB of float32 scores hold fewer; on a GPU as many as its block budget
-    (:func:`xalign.measures.retrieval.block_bytes`) holds. Memory O(block x N) either way."""
+    """Query rows per block against ``n_cols`` candidates (memory O(block x n_cols) either way).
+
+    Args:
+        n_cols: candidates per row.
+        block: an explicit row count (wins everywhere).
+        device: a name or ``torch.device`` (None: CPU).
+
+    Returns:
+        ``block`` if given; on a CPU :data:`BLOCK_ROWS` or fewer where 256 MiB of float32 scores hold
+        fewer; on a GPU as many as its block budget (:func:`xalign.measures.retrieval.block_bytes`) holds.
+    """
     return _block_rows(n_cols, block, device, cpu_rows=BLOCK_ROWS)
 
 
@@ -152,13 +160,26 @@ def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
     return columns, values - r_v[:, None], r_v
 
 
-def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, device: str | None = None,
-                   precision: str = "float32", group: int = GROUP) -> tuple[np.ndarray, np.ndarray]:
-    """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn).
+def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None, device: str | None = None,
+              precision: str = "float32", group: int = GROUP) -> tuple[np.ndarray, np.ndarray]:
+    """The ``topn`` best CSLS candidates in V for each query in U (exact in float32).
 
-    Same contract as :func:`xalign.measures.retrieval.csls_topk`, two products instead of three;
-    ``precision="bfloat16"`` runs the products in bf16 (see the module notes); ``group``: columns
-    per group of :mod:`xalign.measures.group_topk` (the results do not depend on it).
+    Args:
+        U: (n_U, d) queries (numpy or torch; rows are L2-normalised here).
+        V: (n_V, d) candidates.
+        k: neighbours in the densities r_V(u) and r_U(v) (>= 1; fewer candidates: all of them).
+        topn: candidates returned per query, 1 to n_V.
+        block: queries per block (default: :func:`block_rows`); memory O(block x n_V).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+        precision: ``"float32"`` (exact up to float rounding) or ``"bfloat16"`` products (see the module notes).
+        group: columns per group of :mod:`xalign.measures.group_topk` (the results do not depend on it).
+
+    Returns:
+        (indices, scores): (n_U, topn) int64 rows of V, best first, and their (n_U, topn) float32
+        CSLS scores in [-4, 4]. Duplicate candidates (bitwise-equal rows) come lowest index first.
+
+    Raises:
+        ValueError: a bad k, topn, block, group or precision, widths that differ, NaN or infinite input.
     """
     import torch
 
@@ -179,4 +200,40 @@ def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, d
         columns, scores, _ = csls_block(product_block(u[s : s + rows], layout.keys, buf), layout, k, topn, group)
         idx[s : s + rows] = layout.candidate[columns].cpu().numpy()
         val[s : s + rows] = scores.cpu().numpy()
+    _lowest_index_first(idx, duplicate_classes(v))
     return idx, val
+
+
+def duplicate_classes(v) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows of ``v`` (n, d) that are bitwise equal (the same candidate twice: equal scores for every query).
+
+    Returns None when every row is distinct, else (class (n,) of each row, members (n,) rows ordered by
+    class then index, start (n_classes + 1,) of each class in ``members``).
+    """
+    import torch
+
+    a = v.view(torch.int16) if v.dtype == torch.bfloat16 else v
+    a = np.ascontiguousarray(a.cpu().numpy())
+    rows = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+    _, cls, counts = np.unique(rows, return_inverse=True, return_counts=True)
+    if counts.max(initial=1) == 1:
+        return None
+    members = np.argsort(cls, kind="stable")
+    return cls.ravel(), members, np.concatenate([[0], np.cumsum(counts)])
+
+
+def _lowest_index_first(idx: np.ndarray, classes) -> None:
+    """Duplicate candidates listed lowest index first (in place): the n-th candidate of a row from a
+    class of bitwise-equal rows becomes the class's n-th lowest row (their scores are equal, up to the
+    products' rounding, which is then no tie-breaker)."""
+    if classes is None:
+        return
+    cls, members, start = classes
+    sizes = np.diff(start)
+    for i in np.flatnonzero((sizes[cls[idx]] > 1).any(1)):
+        seen: dict[int, int] = {}
+        for j, c in enumerate(cls[idx[i]]):
+            if sizes[c] > 1:
+                n = seen.get(c, 0)
+                idx[i, j] = members[start[c] + n]
+                seen[c] = n + 1
