@@ -120,7 +120,7 @@ def uncached_encode(enc, texts: list[str], autocast: str | None):
 def bench_encode(n: int, repeats: int) -> None:
     import torch
 
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]

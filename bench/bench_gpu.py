@@ -56,7 +56,7 @@ def best_times(contenders: dict, repeats: int) -> dict[str, float]:
 
 def bench_encode(n: int, repeats: int) -> None:
     from xalign.core.devices import CPU_CHUNK_TEXTS
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]

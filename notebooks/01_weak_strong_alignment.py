@@ -79,8 +79,8 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from xalign.book.results import ChapterRun, paper_table
-from xalign.core.encoders import load_encoder
 from xalign.core.layers import parse_layers
+from xalign.core.loading import load_encoder
 from xalign.core.profiles import as_list
 from xalign.data import corpora as C
 from xalign.data.datasets import DataNotFoundError

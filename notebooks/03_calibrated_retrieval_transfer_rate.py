@@ -105,7 +105,7 @@ from matplotlib.ticker import PercentFormatter
 from transformers.utils import logging as hf_logging
 
 from xalign.book.results import ChapterRun, paper_table
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 from xalign.core.profiles import as_list
 from xalign.core.sentvec import load_sentence_encoder
 from xalign.data import corpora, sentdata

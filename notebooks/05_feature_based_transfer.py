@@ -89,7 +89,7 @@ import seaborn as sns
 from IPython.display import Markdown, display
 
 from xalign.book.results import ChapterRun, paper_table
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 from xalign.core.profiles import as_list
 from xalign.data import taskdata
 from xalign.measures import probe, probe_tasks

@@ -141,13 +141,13 @@ def test_finetuning_changes():
 
 
 def _patch_checkpoint_loading(monkeypatch, loaded=None):
-    from xalign.core import encoders
+    from xalign.core import loading
 
     def load(path, prefix="", progress=False):
         if loaded is not None:
             loaded.append(str(path))
         return FakeEncoder()
-    monkeypatch.setattr(encoders, "load_encoder", load)
+    monkeypatch.setattr(loading, "load_encoder", load)
     sts_layers = []
 
     def fake_sts(enc, tracks, layers=None, n=None, loader=None):

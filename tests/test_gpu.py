@@ -55,7 +55,7 @@ def row_cosines(A, B):
 def encoded(tmp_path_factory):
     """Every layer's mean-pooled sentence vectors and word vectors, per (device, precision) set-up."""
     from xalign.core.cache import EmbeddingCache
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     from xalign.core.precision import precision_of
 
     spans = word_spans(SENTENCES)
@@ -97,7 +97,7 @@ def test_gpu_vectors_agree_with_cpu_float32(encoded, setup, floor):
 def test_gpu_encoder_batches_by_the_gpu_default_unless_told(tmp_path):
     from xalign.core.cache import EmbeddingCache
     from xalign.core.devices import GPU_BATCH_TOKENS, GPU_CHUNK_TEXTS
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     enc = load_encoder(progress=False, device="cuda", cache=EmbeddingCache(tmp_path))
     assert (enc.batch_tokens, enc.chunk_size) == (GPU_BATCH_TOKENS, GPU_CHUNK_TEXTS)

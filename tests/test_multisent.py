@@ -80,7 +80,7 @@ def test_thesis_probes():
 
 @pytest.mark.slow
 def test_real_tokenizer_path():
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     enc = load_encoder(progress=False)
     tok = enc.tokenizer

@@ -20,7 +20,7 @@ __version__ = "0.2.0"
 
 #: public name -> module that defines it
 _FACE = {
-    "load_encoder": "xalign.core.encoders",
+    "load_encoder": "xalign.core.loading",
     "Encoder": "xalign.core.encoders",
     "csls": "xalign.measures.retrieval",
     "csls_topk": "xalign.measures.csls",

@@ -237,7 +237,7 @@ class WordEncoder:
         self.encoder = None
         self._released: str | None = None  # describe() of a released encoder
         if backend == "layer":
-            from xalign.core.encoders import load_encoder
+            from xalign.core.loading import load_encoder
 
             self.encoder = load_encoder(model, device=device, progress=progress)
             self.encoder.autocast = autocast  # resolved (None, "float32", "auto", ...) by xalign.core.precision

@@ -204,7 +204,7 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
     """
     from xalign.core import memo
     from xalign.core.devices import default_device
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     from xalign.data.sentdata import sts2017_pairs, tatoeba_pairs
 
     val_pairs = [tuple(p) for p in val_pairs]

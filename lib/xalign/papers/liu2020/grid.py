@@ -210,7 +210,7 @@ def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:
 
 def load_variant_encoders(variants, models: dict[str, str], autocast: str | None = None, **kw) -> dict:
     """One loaded encoder per model key the variants need (``multi``, ``mono_en``, ...), each loaded once."""
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     need = []
     for v in variants:
