@@ -69,6 +69,8 @@ class ChapterRun:
     #: True only when the run uses the paper's own model(s) and data; otherwise a
     #: table with every paper cell matched is still only "partly" reproduced.
     paper_setup: bool = False
+    #: the encoders given to use_encoder, read again at save() for what they counted while encoding
+    encoders: list = field(default_factory=list, repr=False)
 
     def model_name(self) -> str:
         """The model the numbers come from: the encoder recorded by :meth:`use_encoder`,
@@ -76,12 +78,22 @@ class ChapterRun:
         return self.model or params_model(self.params) or "unknown-model"
 
     def use_encoder(self, encoder) -> None:
-        """Record the encoder the numbers come from: name, revision and the precision it computes in."""
+        """Record the encoder the numbers come from: name, revision and the precision it computes in.
+
+        :meth:`save` also records what the encoder counted while the chapter ran: ``n_blank_texts``,
+        the empty or whitespace-only texts it encoded (they all share one vector).
+        """
         from xalign.core.precision import precision_of
 
         self.model, self.model_revision = encoder.name, encoder.revision
         inner = getattr(encoder, "encoder", None) or encoder  # a WordEncoder wraps an Encoder
         self.precision = precision_of(inner) if hasattr(inner, "model") else None
+        if not any(e is inner for e in self.encoders):
+            self.encoders.append(inner)
+
+    def n_blank_texts(self) -> int:
+        """Empty or whitespace-only texts the recorded encoders have encoded so far."""
+        return int(sum(getattr(e, "n_blank_texts", 0) for e in self.encoders))
 
     def compare(self, table: str, ours: pd.DataFrame, keys: list[str], title: str = "",
                 value: str = "value", paper: pd.DataFrame | None = None, note: str = "",
@@ -165,6 +177,8 @@ class ChapterRun:
     def save(self) -> Path:
         from xalign.data.datasets import provenance
 
+        blank = self.n_blank_texts()
+        blank_note = f"{blank} empty or whitespace-only texts were encoded; they all share one vector"
         out = {
             "chapter": self.chapter, "paper": self.paper, "profile": self.profile,
             "model": self.model_name(), "model_revision": self.model_revision, "precision": self.precision,
@@ -175,7 +189,8 @@ class ChapterRun:
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             **kernel_usage(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "notes": self.notes,
+            "n_blank_texts": blank,
+            "notes": self.notes + ([blank_note] if blank else []),
             "tables": {k: vars(v) for k, v in self.tables.items()},
         }
         path = self.path()
