@@ -77,10 +77,12 @@ class Encoder:
 
     @property
     def n_layers(self) -> int:
+        """Hidden-state layers the model returns, the embedding layer (0) included: 13 for a 12-layer model."""
         return self.model.config.num_hidden_layers + 1
 
     @property
     def dim(self) -> int:
+        """Width of each vector (the model's hidden size)."""
         return self.model.config.hidden_size
 
     def _layers(self, layers) -> list[int]:
@@ -94,16 +96,33 @@ class Encoder:
     # ------------------------------------------------------------------ public
     def encode_sentences(self, texts: Sequence[str], pooling: str = "mean",
                          layers=None) -> np.ndarray:
-        """Sentence vectors; returns (n_texts, n_layers_selected, dim) float32."""
+        """Sentence vectors of one pooling.
+
+        Args:
+            texts: the n_texts sentences (the encoder's ``prefix`` is prepended).
+            pooling: ``"mean"`` (real tokens), ``"first"`` (``[CLS]`` / ``<s>``) or ``"tokens"`` (the text's own tokens).
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
+
+        Returns:
+            (n_texts, n_layers_selected, dim) float32.
+        """
         if pooling not in SENTENCE_POOLINGS:
             raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {pooling!r}")
         return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
 
     def encode_words(self, texts: Sequence[str], spans: Sequence[Sequence[Span]],
                      layers=None, mask: bool = False, layer_mean: bool = False) -> np.ndarray:
-        """Word vectors for character spans; returns (n_spans_total, n_layers_sel, dim).
+        """Word vectors: the mean of the sub-words overlapping each character span.
 
-        Rows follow the order of ``spans`` flattened text by text (L = 1 with ``layer_mean``).
+        Args:
+            texts: the n_texts sentences.
+            spans: per text, the (start, end) character spans of its words.
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
+            mask: replace each span by one mask token and return the mask token's vector.
+            layer_mean: average the selected layers first (L = 1).
+
+        Returns:
+            (n_spans_total, L, dim) float32, rows in the order of ``spans`` flattened text by text.
         """
         return self.encode(texts, spans=spans, poolings=(), layers=layers, mask=mask,
                            layer_mean=layer_mean)["words"]
@@ -113,10 +132,19 @@ class Encoder:
                desc: str | None = None, layer_mean: bool = False) -> dict[str, np.ndarray]:
         """Run the model once per chunk and return every requested representation.
 
-        Returns a dict with one (n_texts, L, dim) array per sentence pooling and,
-        if ``spans`` is given, ``"words"``: (n_spans_total, L, dim). With
-        ``layer_mean`` the selected layers are averaged before pooling and
-        caching, so L is 1 (12x less memory and disk than keeping 12 layers).
+        Args:
+            texts: the n_texts sentences (cached per chunk of ``chunk_size`` texts).
+            spans: per text, (start, end) character spans of words (adds ``"words"``).
+            poolings: sentence poolings among ``"mean"``, ``"first"``, ``"tokens"``.
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
+            mask: replace each span by one mask token (the paper's masked-target experiment).
+            desc: progress bar label.
+            layer_mean: average the selected layers before pooling and caching (L = 1; 12x less
+                memory and disk than keeping 12 layers).
+
+        Returns:
+            pooling -> (n_texts, L, dim) float32 per sentence pooling and, with ``spans``,
+            ``"words"``: (n_spans_total, L, dim).
         """
         from xalign.core.progress import bar
 
@@ -190,10 +218,16 @@ class Encoder:
     def cached(self, texts: Sequence[str], spans: Sequence[Sequence[Span]] | None = None,
                poolings: Sequence[str] = ("mean",), layers=None, mask: bool = False,
                layer_mean: bool = False) -> bool:
-        """True when :meth:`encode` with these arguments would be served wholly from the cache.
+        """Would :meth:`encode` with these arguments be served wholly from the cache?
 
         Looks for the cache entries only (no array is read, no model runs): a warm run can skip
         inputs it does not need in memory yet.
+
+        Args:
+            texts, spans, poolings, layers, mask, layer_mean: as for :meth:`encode`.
+
+        Returns:
+            True when every chunk's entries are there.
         """
         if not self.cache.enabled:
             return False
@@ -256,13 +290,21 @@ class Encoder:
     def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
                     span_tokens: list[list[list[int]]] | None = None,
                     layer_mean: bool = False, own_tokens: list[list[int]] | None = None) -> dict[str, np.ndarray]:
-        """The model on ready token ids (no cache): pooling -> (n, L, dim) float32.
+        """The model on ready token ids (no cache).
 
-        Batches are sorted by length and sized by ``batch_tokens``; ``"mean"``
-        averages over the real tokens (special tokens and a prefix included), ``"first"`` is
-        token 0, ``"tokens"`` averages over ``own_tokens`` (token indices per text: the
-        text's own tokens); ``span_tokens`` (token indices per word, per text) adds
-        ``"words"``: (n_words_total, L, dim).
+        Batches are sorted by length and sized by ``batch_tokens``.
+
+        Args:
+            ids: per text, its token ids (special tokens and a prefix included).
+            poolings: ``"mean"`` averages over the real tokens, ``"first"`` is token 0, ``"tokens"``
+                averages over ``own_tokens``.
+            layers: layer indices, 0 to n_layers - 1.
+            span_tokens: per text, per word, its token indices (adds ``"words"``).
+            layer_mean: average the layers first (L = 1).
+            own_tokens: per text, the indices of its own tokens (for ``"tokens"``).
+
+        Returns:
+            pooling -> (n, L, dim) float32, and ``"words"``: (n_words_total, L, dim).
         """
         import torch
 
@@ -338,7 +380,11 @@ def _apply_masks(ids, span_tokens, mask_id):
 
 
 def set_threads(n: int | None = None) -> None:
-    """Use ``n`` CPU threads for torch (default: all cores)."""
+    """Use ``n`` CPU threads for torch.
+
+    Args:
+        n: threads (default: all cores).
+    """
     import torch
 
     torch.set_num_threads(n or os.cpu_count() or 1)

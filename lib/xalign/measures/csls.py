@@ -77,20 +77,50 @@ def _product_dtype(precision: str):
 
 
 def product_block(q, keys, out):
-    """``q @ keys.T`` into the first rows of ``out`` (>= rows, n_keys): the (rows, n_keys) block."""
+    """``q @ keys.T`` into the first rows of ``out``.
+
+    Args:
+        q: (rows, d) queries (torch).
+        keys: (n_keys, d) candidates.
+        out: a (>= rows, n_keys) buffer of q's dtype.
+
+    Returns:
+        The (rows, n_keys) block of ``out``.
+    """
     import torch
 
     return torch.mm(q, keys.T, out=out[: q.shape[0]])
 
 
 def density_block(q, keys, k: int, out, group: int = GROUP):
-    """Mean of the k largest cosines of each row of ``q`` against ``keys``: (rows,) float32.
-    ``out``: a (>= rows, n_keys) buffer of q's dtype."""
+    """Mean of the k largest cosines of each row of ``q`` against ``keys``.
+
+    Args:
+        q: (rows, d) unit queries (torch).
+        keys: (n_keys, d) unit candidates.
+        k: neighbours averaged (capped at n_keys).
+        out: a (>= rows, n_keys) buffer of q's dtype.
+        group: columns per group of :mod:`xalign.measures.group_topk`.
+
+    Returns:
+        (rows,) float32.
+    """
     return topk_values(product_block(q, keys, out), min(k, keys.shape[0]), group).float().mean(1)
 
 
 def densities(q, keys, k: int, block: int | None = None, group: int = GROUP):
-    """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
+    """r_keys(q) for every row of q, in blocks of rows.
+
+    Args:
+        q: (n_q, d) unit vectors (torch).
+        keys: (n_keys, d) unit vectors.
+        k: neighbours averaged.
+        block: rows per block (default :func:`block_rows`).
+        group: columns per group.
+
+    Returns:
+        (n_q,) float32.
+    """
     import torch
 
     rows = block_rows(keys.shape[0], block, keys.device)
@@ -112,10 +142,18 @@ class ScoreLayout(NamedTuple):
 
 
 def score_layout(v, r_u, group: int = GROUP) -> ScoreLayout:
-    """Lay out the candidates ``v`` (n, d) so that group c holds the c-th ``group`` of them by r_U.
+    """Lay out the candidates so that group c holds the c-th ``group`` of them by density.
 
     With ``Q = n // group``, column ``p < group * Q`` belongs to group ``p mod Q`` and holds the
     candidate of density rank ``(p mod Q) * group + p // Q``; the tail's columns hold the highest ranks.
+
+    Args:
+        v: (n, d) candidate vectors (torch).
+        r_u: (n,) each candidate's density among the queries.
+        group: columns per group.
+
+    Returns:
+        A :class:`ScoreLayout` (keys (n, d), density (n,), min_density (Q,), candidate (n,)).
     """
     import torch
 
@@ -130,8 +168,18 @@ def score_layout(v, r_u, group: int = GROUP) -> ScoreLayout:
 
 
 def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
-    """One query block's scores ``S`` (b, n) against ``layout.keys``: the ``topn`` best candidates
-    (columns of the layout, (b, topn)), their CSLS scores (b, topn) and the block's r_V (b,)."""
+    """The ``topn`` best candidates of one query block.
+
+    Args:
+        S: (b, n) cosines of the block's queries with ``layout.keys``.
+        layout: :func:`score_layout` of the candidates.
+        k: neighbours in r_V.
+        topn: candidates per query.
+        group: columns per group.
+
+    Returns:
+        (columns of the layout (b, topn), their CSLS scores (b, topn), the block's r_V (b,)).
+    """
     import torch
 
     chosen = top_groups(S, min(k, S.shape[1]), group)
@@ -205,10 +253,14 @@ def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None, device
 
 
 def duplicate_classes(v) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """Rows of ``v`` (n, d) that are bitwise equal (the same candidate twice: equal scores for every query).
+    """Rows of ``v`` that are bitwise equal (the same candidate twice: equal scores for every query).
 
-    Returns None when every row is distinct, else (class (n,) of each row, members (n,) rows ordered by
-    class then index, start (n_classes + 1,) of each class in ``members``).
+    Args:
+        v: (n, d) candidate vectors (torch, float32 or bfloat16).
+
+    Returns:
+        None when every row is distinct, else (class (n,) of each row, members (n,) rows ordered by
+        class then index, start (n_classes + 1,) of each class in ``members``).
     """
     import torch
 

@@ -23,7 +23,12 @@ import numpy as np
 def normalize_center(X: np.ndarray, mean: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """L2-normalise rows, subtract the mean (the given one, or X's), normalise again.
 
-    Returns the processed rows and the mean used (to apply to other vectors).
+    Args:
+        X: (n, d) vectors.
+        mean: (d,) mean to subtract (default: that of the normalised X).
+
+    Returns:
+        (processed (n, d) rows, the (d,) mean used, to apply to other vectors).
     """
     X = np.asarray(X, dtype=np.float64)
     X = X / np.maximum(row_norms(X), 1e-12)  # a new array: the steps below work in place
@@ -35,13 +40,27 @@ def normalize_center(X: np.ndarray, mean: np.ndarray | None = None) -> tuple[np.
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of each row of a real (n, d) array, as (n, 1): the values of
-    ``np.linalg.norm(X, axis=1, keepdims=True)`` without its copy of X."""
+    """Euclidean norm of each row, without ``np.linalg.norm``'s copy of X.
+
+    Args:
+        X: (n, d) real array.
+
+    Returns:
+        (n, 1) norms (the values of ``np.linalg.norm(X, axis=1, keepdims=True)``).
+    """
     return np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))
 
 
 def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Orthogonal W (d x d) minimising ||X W - Y||_F for paired rows X (n, d), Y (n, d)."""
+    """The orthogonal map between paired rows: W minimising ``||X W - Y||_F``.
+
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors, row i paired with X's row i.
+
+    Returns:
+        (d, d) orthogonal W.
+    """
     X, Y = np.asarray(X, np.float64), np.asarray(Y, np.float64)
     if X.shape != Y.shape:
         raise ValueError(f"Procrustes needs paired anchors of the same shape, got {X.shape} and {Y.shape}")
@@ -50,7 +69,16 @@ def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 
 def least_squares_map(X: np.ndarray, Y: np.ndarray, ridge: float = 0.0) -> np.ndarray:
-    """Linear M (d x d) minimising ||X M - Y||_F (+ ridge ||M||^2)."""
+    """The linear map M minimising ``||X M - Y||_F + ridge ||M||_F^2``.
+
+    Args:
+        X: (n, d) source rows.
+        Y: (n, d') target rows.
+        ridge: L2 penalty (>= 0).
+
+    Returns:
+        (d, d') M.
+    """
     X, Y = np.asarray(X, np.float64), np.asarray(Y, np.float64)
     A = X.T @ X + ridge * np.eye(X.shape[1])
     return np.linalg.solve(A, X.T @ Y)
@@ -72,11 +100,27 @@ class Alignment:
     mean_tgt: np.ndarray | None
 
     def transform_src(self, X: np.ndarray) -> np.ndarray:
+        """Map source vectors into the shared space.
+
+        Args:
+            X: (m, d) source vectors.
+
+        Returns:
+            (m, d) float32.
+        """
         if self.mean_src is not None:
             X, _ = normalize_center(X, self.mean_src)
         return _times(_times(np.asarray(X, np.float64), self.W), self.M_src).astype(np.float32)
 
     def transform_tgt(self, Y: np.ndarray) -> np.ndarray:
+        """Map target vectors into the shared space.
+
+        Args:
+            Y: (m, d) target vectors.
+
+        Returns:
+            (m, d) float32.
+        """
         if self.mean_tgt is not None:
             Y, _ = normalize_center(Y, self.mean_tgt)
         return _times(np.asarray(Y, np.float64), self.M_tgt).astype(np.float32)
@@ -91,14 +135,38 @@ def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 def fit_alignment(X: np.ndarray, Y: np.ndarray, mim: bool = False, center: bool = True,
                   ridge: float = 1e-3) -> Alignment:
-    """Procrustes from source anchors X to target anchors Y, optionally followed by MIM."""
+    """Procrustes from source anchors X to target anchors Y, optionally followed by MIM.
+
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors, row i paired with X's row i.
+        mim: add the MIM maps: least-squares maps of X W and of Y onto their midpoint (X W + Y) / 2.
+        center: normalise, centre and normalise again first (the means are kept for new vectors).
+        ridge: MIM's ridge penalty.
+
+    Returns:
+        An :class:`Alignment` (``transform_src`` / ``transform_tgt`` map new (m, d) vectors).
+    """
     return fit_alignments(X, Y, (mim,), center, ridge)[0]
 
 
 def fit_alignments(X: np.ndarray, Y: np.ndarray, mims=(False, True), center: bool = True,
                    ridge: float = 1e-3) -> list[Alignment]:
-    """:func:`fit_alignment` for each flag of ``mims``, on the same anchors: the normalising,
-    centring and Procrustes steps they share run once (the values are those of separate fits)."""
+    """:func:`fit_alignment` for each flag of ``mims`` on the same anchors.
+
+    The normalising, centring and Procrustes steps they share run once (the values are those of
+    separate fits).
+
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors.
+        mims: one alignment per flag.
+        center: as for :func:`fit_alignment`.
+        ridge: as for :func:`fit_alignment`.
+
+    Returns:
+        One :class:`Alignment` per flag of ``mims``.
+    """
     if len(X) != len(Y):
         raise ValueError(f"{len(X)} source anchors but {len(Y)} target anchors")
     if len(X) < 2:
