@@ -20,13 +20,12 @@ CSLS (random unit vectors, d = 384, N queries against N candidates, top-1, k = 1
     256 MiB blocks and with cache-sized blocks, each product written into one
     reused block (a fresh block per product would add the kernel's page faults);
     the faster of the two is the floor;
-  - xalign `retrieval.csls_topk` (three products) and `csls_fast.csls_topk_fast`
-    (two products: r_U, then r_V and the scores from the same product),
-    float32 and bf16; target: <= 1.3x the floor of the same precision;
+  - xalign `csls.csls_topk` (two products: r_U, then r_V and the scores from
+    the same product), float32 and bf16; target: <= 1.3x the floor of the same precision;
   - faiss `IndexFlatIP` plain nearest-neighbour search: ONE product, no CSLS,
     so it is compared with one third of the floor, not with CSLS.
 Every N up to --full-max (default 200,000) runs whole, in a child process whose
-peak memory is reported; above 20,000 rows only csls_topk_fast runs whole,
+peak memory is reported; above 20,000 rows only csls_topk runs whole,
 --large-repeats times, and its floors (pure products, linear in the rows) are timed
 on two blocks of rows and extrapolated (N = 200,000 whole: about 35 minutes on 2
 Zen 4 cores; `--full-max 20000` times it on row samples instead, in about 2 minutes). Above
@@ -121,7 +120,7 @@ def uncached_encode(enc, texts: list[str], autocast: str | None):
 def bench_encode(n: int, repeats: int) -> None:
     import torch
 
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]
@@ -178,14 +177,14 @@ def cache_block_rows(n_cols: int) -> int:
 def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]:
     """Whole-N contenders (name -> callable) and, per name, its precision.
 
-    ``large``: only ``csls_topk_fast`` (its floors are timed on a sample of rows, :func:`sampled_csls`);
+    ``large``: only ``csls_topk`` (its floors are timed on a sample of rows, :func:`sampled_csls`);
     bf16 only where native.
     """
     import faiss
     import torch
 
-    from xalign.measures.csls_fast import csls_topk_fast
-    from xalign.measures.retrieval import _block_rows, csls_topk
+    from xalign.measures.csls import csls_topk
+    from xalign.measures.retrieval import _block_rows
 
     t32 = {"u": torch.from_numpy(U), "v": torch.from_numpy(V)}
     t16 = {name: x.bfloat16() for name, x in t32.items()}
@@ -204,16 +203,15 @@ def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]
     from xalign.core.precision import native_bf16
 
     fns = {} if large else {f"floor: 3 products, fp32, {label}": floor(t32, rows) for label, rows in sizes.items()}
-    fns["csls_fast.csls_topk_fast, fp32"] = lambda: csls_topk_fast(U, V, k=k)
+    fns["csls.csls_topk, fp32"] = lambda: csls_topk(U, V, k=k)
     if not large:
         index = faiss.IndexFlatIP(U.shape[1])
         index.add(V)
-        fns.update({"retrieval.csls_topk, fp32 (3 products)": lambda: csls_topk(U, V, k=k),
-                    "faiss IndexFlatIP plain NN (1 product)": lambda: index.search(U, 1)})
+        fns["faiss IndexFlatIP plain NN (1 product)"] = lambda: index.search(U, 1)
     if native_bf16("cpu"):
         if not large:
             fns.update({f"floor: 3 products, bf16, {label}": floor(t16, rows) for label, rows in sizes.items()})
-        fns["csls_fast.csls_topk_fast, bf16"] = lambda: csls_topk_fast(U, V, k=k, precision="bfloat16")
+        fns["csls.csls_topk, bf16"] = lambda: csls_topk(U, V, k=k, precision="bfloat16")
     return fns, {name: ("bf16" if "bf16" in name else "fp32") for name in fns}
 
 
@@ -238,14 +236,14 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     ``floors_only``: the floors alone; ``pairs``: (U, V) already drawn."""
     import torch
 
-    from xalign.measures.csls_fast import block_rows, csls_block, density_block, product_block, score_layout
+    from xalign.measures.csls import block_rows, csls_block, density_block, product_block, score_layout
     from xalign.measures.retrieval import _block_rows
 
     U, V = pairs if pairs is not None else random_pairs(n)
     base = peak_rss_mib()
     rows, sub_cache = _block_rows(n, None), cache_block_rows(n)
     starts = np.linspace(0, n - rows, blocks).astype(int)
-    # csls_topk_fast's own blocks (block_rows), about as many rows in all as the floors' sample
+    # csls_topk's own blocks (block_rows), about as many rows in all as the floors' sample
     fast_rows = block_rows(n)
     fast_starts = np.linspace(0, n - fast_rows, max(blocks, round(blocks * rows / fast_rows))).astype(int)
     from xalign.core.precision import native_bf16
@@ -254,7 +252,7 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     kinds = (("fp32", torch.float32), ("bf16", torch.bfloat16)) if native_bf16("cpu") else (("fp32", torch.float32),)
     for label, dtype in kinds:
         u, v = torch.from_numpy(U).to(dtype), torch.from_numpy(V).to(dtype)
-        layout = score_layout(v, torch.zeros(n))  # as csls_topk_fast lays the candidates out
+        layout = score_layout(v, torch.zeros(n))  # as csls_topk lays the candidates out
         buf = torch.empty(fast_rows, n, dtype=dtype)
 
         def floor(sub, u=u, v=v):
@@ -276,9 +274,9 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
         fns = {f"floor: 3 products, {label}, 256 MiB blocks": floor(rows),
                f"floor: 3 products, {label}, cache blocks": floor(sub_cache)}
         if not floors_only:
-            fns[f"csls_fast.csls_topk_fast, {label}"] = fast
+            fns[f"csls.csls_topk, {label}"] = fast
         best = interleaved(fns, repeats)
-        sampled = {name: (len(fast_starts) * fast_rows if name.startswith("csls_fast") else len(starts) * rows)
+        sampled = {name: (len(fast_starts) * fast_rows if name.startswith("csls.") else len(starts) * rows)
                    for name in best}
         out.update({name: sec * n / sampled[name] for name, sec in best.items()})
     return {"seconds": out, "rows": int(len(starts) * rows), "block_rows": rows,
@@ -319,8 +317,8 @@ def bench_csls(sizes: list[int], full_max: int, blocks: int, repeats: int, large
                 rel = f"{sec / fl:7.2f}x"
             print(f"{n:8d} {name:42s} {sec:9.2f} {rel}", flush=True)
         for p in sorted({prec[name] for name in best}, reverse=True):
-            ratio = best[f"csls_fast.csls_topk_fast, {p}"] / floors[p]
-            print(f"{n:8d} csls_topk_fast {p} vs its floor: {ratio:.2f}x, target <= {CSLS_TARGET}x: "
+            ratio = best[f"csls.csls_topk, {p}"] / floors[p]
+            print(f"{n:8d} csls_topk {p} vs its floor: {ratio:.2f}x, target <= {CSLS_TARGET}x: "
                   f"{'met' if ratio <= CSLS_TARGET else 'NOT met'}  [{note}]")
         print()
 

@@ -12,7 +12,7 @@ Encoding (the embedded model, WMT19 sentences, every contender warmed up once, t
     float32 weights under bf16 autocast, and float16 in the CPU's chunks of 256 texts.
 CSLS (random unit vectors, d = 384, top-1, k = 10), each N run whole on the GPU:
   - the floor: three N x N x d products in the library's GPU blocks (float32 and bf16);
-  - `retrieval.csls_topk` (float32) and `csls_fast.csls_topk_fast` (float32 and bf16), with the
+  - `csls.csls_topk` (float32 and bf16), with the
     GPU memory each one allocated beyond its inputs.
 The CPU targets of issue 15 (>= 2x, <= 1.3x) are printed for comparison; nothing in CI runs this.
 
@@ -56,7 +56,7 @@ def best_times(contenders: dict, repeats: int) -> dict[str, float]:
 
 def bench_encode(n: int, repeats: int) -> None:
     from xalign.core.devices import CPU_CHUNK_TEXTS
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     texts = wmt_sentences(n)
     prefixed = ["passage: " + x for x in texts]
@@ -87,8 +87,7 @@ def bench_encode(n: int, repeats: int) -> None:
 
 def csls_contenders(U, V, t32, t16, rows: int) -> dict:
     """name -> callable: the two floors (three blocked products on the GPU tensors) and the library's CSLS."""
-    from xalign.measures.csls_fast import csls_topk_fast
-    from xalign.measures.retrieval import csls_topk
+    from xalign.measures.csls import csls_topk
 
     def floor(t):
         def run():
@@ -100,9 +99,8 @@ def csls_contenders(U, V, t32, t16, rows: int) -> dict:
 
     return {"floor: 3 products, fp32": floor(t32),
             "floor: 3 products, bf16": floor(t16),
-            "retrieval.csls_topk, fp32 (3 products)": lambda: csls_topk(U, V, device="cuda"),
-            "csls_fast.csls_topk_fast, fp32": lambda: csls_topk_fast(U, V, device="cuda"),
-            "csls_fast.csls_topk_fast, bf16": lambda: csls_topk_fast(U, V, device="cuda", precision="bfloat16")}
+            "csls.csls_topk, fp32": lambda: csls_topk(U, V, device="cuda"),
+            "csls.csls_topk, bf16": lambda: csls_topk(U, V, device="cuda", precision="bfloat16")}
 
 
 def bench_csls(sizes: list[int], repeats: int) -> None:
@@ -133,8 +131,8 @@ def bench_csls(sizes: list[int], repeats: int) -> None:
             p = "bf16" if "bf16" in name else "fp32"
             print(f"{n:8d} {name:42s} {sec:9.3f} {sec / floors[p]:7.2f}x {extra[name]:22.0f}", flush=True)
         for p in ("fp32", "bf16"):
-            ratio = best[f"csls_fast.csls_topk_fast, {p}"] / floors[p]
-            print(f"{n:8d} csls_topk_fast {p} vs its floor: {ratio:.2f}x in blocks of {rows} queries "
+            ratio = best[f"csls.csls_topk, {p}"] / floors[p]
+            print(f"{n:8d} csls_topk {p} vs its floor: {ratio:.2f}x in blocks of {rows} queries "
                   f"(the CPU target is <= {CSLS_TARGET}x)")
         del t32, t16
         torch.cuda.empty_cache()

@@ -62,8 +62,8 @@ autocast = None          # "auto" (bfloat16 where the hardware supports it, else
 # %%
 from xalign.book import display
 from xalign.book.results import ChapterRun, paper_table
-from xalign.core.encoders import load_encoder
 from xalign.core.layers import parse_layers
+from xalign.core.loading import load_encoder
 from xalign.papers.gaschi2022 import experiments as EX
 from xalign.papers.gaschi2022 import figures as FG
 from xalign.papers.gaschi2022 import report as RP

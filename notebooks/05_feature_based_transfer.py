@@ -66,7 +66,7 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 
 from xalign.book import display
 from xalign.book.results import ChapterRun
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 from xalign.papers.meta import check_model_layers, parameters
 from xalign.papers.nyholm2020 import experiments, plots, report
 

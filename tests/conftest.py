@@ -11,7 +11,7 @@ import pytest
 
 @pytest.fixture(scope="session")
 def encoder():
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     return load_encoder("multilingual-e5-small", progress=False)
 

@@ -53,3 +53,11 @@ def test_bank_memo_key_holds_what_changes_the_vectors(enc, monkeypatch):
     monkeypatch.setattr(enc, "autocast", "bfloat16" if enc.autocast is None else None)
     with pytest.raises(pytest.fail.Exception, match="encoded again"):
         SentenceBank.from_encoder(enc, TEXTS, keep_layers=[-1])
+
+
+def test_bank_layers_are_parsed_by_core_layers():
+    """keep_layers out of range is an error naming the range (it was wrapped: 99 -> layer 8)."""
+    from types import SimpleNamespace
+
+    with pytest.raises(ValueError, match=r"layers \[99\] out of range \(0\.\.12"):
+        SentenceBank.from_encoder(SimpleNamespace(n_layers=13), ["a text"], keep_layers=[99])

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 from xalign.papers.meta import profiles
 
 pytestmark = pytest.mark.slow

@@ -9,7 +9,8 @@ from xalign.data.static import StaticVectors
 from xalign.measures import rcsls
 from xalign.measures.bli import evaluate_bli, rank_targets, retrieve, target_densities
 from xalign.measures.bli_grid import evaluate_directions
-from xalign.measures.retrieval import cosine_topk, csls_topk
+from xalign.measures.csls import csls_topk
+from xalign.measures.retrieval import cosine_topk
 
 
 class _ProductLog:
@@ -131,7 +132,7 @@ def test_rcsls_searches_each_distinct_anchor_once(monkeypatch):
 
 def test_maps_normalise_each_space_once_and_give_the_same_vectors(monkeypatch):
     import xalign.measures.bli_grid as grid
-    from xalign.measures import bli, mapping
+    from xalign.measures import bli_maps, mapping
 
     src, tgt, pairs = _spaces(n_src=60, n_tgt=70)
     vec = {"en": src, "de": tgt}
@@ -143,17 +144,17 @@ def test_maps_normalise_each_space_once_and_give_the_same_vectors(monkeypatch):
         calls.append(1)
         return orig(*a, **k)
 
-    for mod in (bli, grid, mapping):
+    for mod in (bli_maps, grid, mapping):
         monkeypatch.setattr(mod, "normalize_center", counted, raising=False)
     kw = dict(methods=("procrustes", "rcsls", "vecmap"), retrievals=("nn",), ks=(1,), progress=False, n_boot=20,
               rcsls_options={"n_iter": 2})
     evaluate_directions([("en", "de")], vec, lambda s, t, split: train if split == "train" else test, **kw)
     assert len(calls) == 2  # one per space, shared by the three maps and their application
     for method in ("procrustes", "rcsls", "vecmap"):
-        alignment, _ = bli.fit_map(method, src, tgt, train, {"n_iter": 2})
-        U, V = bli.apply_map(alignment, src, tgt)
+        alignment, _ = bli_maps.fit_map(method, src, tgt, train, {"n_iter": 2})
+        U, V = bli_maps.apply_map(alignment, src, tgt)
         pre = (orig(src.vectors), orig(tgt.vectors))
-        U2, V2 = bli.apply_map(alignment, src, tgt, normalized=pre)
+        U2, V2 = bli_maps.apply_map(alignment, src, tgt, normalized=pre)
         for a, b, ref in ((U, U2, alignment.transform_src(src.vectors)), (V, V2, alignment.transform_tgt(tgt.vectors))):
             np.testing.assert_array_equal(a.vectors, ref)
             np.testing.assert_array_equal(b.vectors, ref)

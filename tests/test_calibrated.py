@@ -141,13 +141,13 @@ def test_finetuning_changes():
 
 
 def _patch_checkpoint_loading(monkeypatch, loaded=None):
-    from xalign.core import encoders
+    from xalign.core import loading
 
     def load(path, prefix="", progress=False):
         if loaded is not None:
             loaded.append(str(path))
         return FakeEncoder()
-    monkeypatch.setattr(encoders, "load_encoder", load)
+    monkeypatch.setattr(loading, "load_encoder", load)
     sts_layers = []
 
     def fake_sts(enc, tracks, layers=None, n=None, loader=None):
@@ -249,11 +249,11 @@ def test_chapter_parameters_turn_list_knobs_into_numbers():
 def test_run_setup_and_no_finetuning_give_what_the_steps_give(monkeypatch):
     """The run_* functions are wiring: their frames equal the library steps called with the parameters."""
     from xalign.book.results import ChapterRun
-    from xalign.core import encoders
+    from xalign.core import loading
     from xalign.papers.calibrated2023 import experiments, report
 
     _fake_data(monkeypatch)
-    monkeypatch.setattr(encoders, "load_encoder", lambda name, progress=False: _NamedFake())
+    monkeypatch.setattr(loading, "load_encoder", lambda name, progress=False: _NamedFake())
     P = experiments.chapter_parameters(_params())
     run = ChapterRun(experiments.CHAPTER, "calibrated2023", "smoke", vars(P))
     setup = experiments.run_setup(P, run)

@@ -114,7 +114,7 @@ def test_batch_tokens_default_follows_the_device(enc):
     """1,024 padded tokens per batch on the CPU (its caches), 16,384 on a GPU (kernel launches dominate
     small batches there; tests/test_gpu.py loads one); a caller's value wins."""
     from xalign.core.devices import default_batch_tokens
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     assert default_batch_tokens("cpu") == 1024
     assert default_batch_tokens("cuda") == default_batch_tokens("cuda:1") == 16384
@@ -127,7 +127,7 @@ def test_chunk_size_default_follows_the_device(enc):
     """Cache chunks of 256 texts on the CPU, 4,096 on a GPU (a batch never spans two chunks, and a GPU's
     16,384-token batches need more than 256 sentences to fill); a caller's value wins."""
     from xalign.core.devices import default_chunk_size
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     assert default_chunk_size("cpu") == 256
     assert default_chunk_size("cuda") == default_chunk_size("cuda:1") == 4096

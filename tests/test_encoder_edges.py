@@ -5,7 +5,7 @@ import time
 import numpy as np
 import pytest
 
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 
 pytestmark = pytest.mark.slow  # loads the real offline encoder (seconds once it is converted)
 

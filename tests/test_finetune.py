@@ -78,7 +78,7 @@ def test_finetune_run_is_cached_and_checkpoints_load(tiny_model, tmp_path, monke
     assert again.directory == res.directory and again.final == res.final
 
     from xalign.core.cache import EmbeddingCache
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     enc = load_encoder(str(res.final), prefix="", device="cpu", cache=EmbeddingCache(tmp_path / "emb"),
                        progress=False)
     assert enc.encode_sentences(["the cat sits"]).shape == (1, 3, 16)

@@ -55,6 +55,89 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     assert len(upward_imports()) == 2
 
 
+def module_name(path: pathlib.Path) -> str:
+    """``measures/retrieval.py`` -> ``measures.retrieval``; a package's ``__init__`` is the package."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the xalign modules it imports, at module level or inside a function (``xalign/__init__``,
+    the lazy package face, left out). ``from xalign.measures import retrieval`` imports the submodule."""
+    files = {module_name(f): f for f in ROOT.rglob("*.py")}
+    files.pop("", None)
+    graph = {}
+    for name, f in files.items():
+        is_package = f.name == "__init__.py"
+        package = name.split(".") if is_package else name.split(".")[:-1]
+        edges = set()
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else []))
+                elif node.module and node.module.startswith("xalign."):
+                    base = node.module[len("xalign."):]
+                elif node.module == "xalign":
+                    base = ""
+                else:
+                    continue
+                for alias in node.names:
+                    sub = f"{base}.{alias.name}" if base else alias.name
+                    edges.add(sub if sub in files else base)
+            elif isinstance(node, ast.Import):
+                edges |= {a.name[len("xalign."):] for a in node.names if a.name.startswith("xalign.")}
+        graph[name] = {m for m in edges if m in files and m != name}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]] | None = None) -> list[list[str]]:
+    """The import circles among the modules: each strongly connected group of two or more (Tarjan)."""
+    graph = import_graph() if graph is None else graph
+    index, low, stack, on_stack, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_circles():
+    assert import_cycles() == []
+
+
+def test_the_check_sees_a_circle_through_a_function_level_import(tmp_path, monkeypatch):
+    fake = tmp_path / "xalign"
+    (fake / "core").mkdir(parents=True)
+    (fake / "core" / "__init__.py").write_text("")
+    (fake / "core" / "a.py").write_text("from xalign.core import b\n")
+    (fake / "core" / "b.py").write_text("def f():\n    from xalign.core.c import g\n")
+    (fake / "core" / "c.py").write_text("def g():\n    from . import a\n")
+    (fake / "core" / "d.py").write_text("import xalign.core.a\n")  # on the way in, not in the circle
+    monkeypatch.setattr(__import__(__name__), "ROOT", fake)
+    assert import_cycles() == [["core.a", "core.b", "core.c"]]
+
+
 def test_modules_stay_small():
     big = {str(f.relative_to(ROOT)): n for f in ROOT.rglob("*.py")
            if (n := len(f.read_text(encoding="utf-8").splitlines())) > 450}

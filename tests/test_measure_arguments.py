@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from xalign.measures import retrieval as R
+from xalign.measures.csls import csls_topk
 
 
 @pytest.fixture
@@ -11,7 +12,7 @@ def spaces(rng):
     return rng.normal(size=(30, 8)).astype(np.float32), rng.normal(size=(30, 8)).astype(np.float32)
 
 
-@pytest.mark.parametrize("fn", [R.alignment_scores, R.s_weak, R.s_strong, R.csls, R.csls_topk])
+@pytest.mark.parametrize("fn", [R.alignment_scores, R.s_weak, R.s_strong, R.csls, csls_topk])
 def test_k_must_be_positive(spaces, fn):
     with pytest.raises(ValueError, match=r"k must be >= 1, got 0"):
         fn(*spaces, k=0)
@@ -20,12 +21,12 @@ def test_k_must_be_positive(spaces, fn):
 @pytest.mark.parametrize("block", [0, -5])
 def test_block_must_be_positive(spaces, block):
     with pytest.raises(ValueError, match=r"block must be >= 1"):
-        R.csls_topk(*spaces, block=block)
+        csls_topk(*spaces, block=block)
     with pytest.raises(ValueError, match=r"block must be >= 1"):
         R.alignment_scores(*spaces, block=block)
 
 
-@pytest.mark.parametrize("fn", [R.csls_topk, R.cosine_topk])
+@pytest.mark.parametrize("fn", [csls_topk, R.cosine_topk])
 def test_topn_cannot_exceed_the_candidates(spaces, fn):
     with pytest.raises(ValueError, match=r"topn must be <= 30 \(the number of candidates\), got 31"):
         fn(*spaces, topn=31)
@@ -33,7 +34,7 @@ def test_topn_cannot_exceed_the_candidates(spaces, fn):
         fn(*spaces, topn=0)
 
 
-@pytest.mark.parametrize("fn", [R.alignment_scores, R.csls_topk, R.cosine_topk, R.csls])
+@pytest.mark.parametrize("fn", [R.alignment_scores, csls_topk, R.cosine_topk, R.csls])
 def test_widths_must_agree(spaces, fn):
     with pytest.raises(ValueError, match="dimension 8 but V of dimension 5"):
         fn(spaces[0], spaces[1][:, :5])
@@ -42,4 +43,4 @@ def test_widths_must_agree(spaces, fn):
 def test_valid_arguments_still_work(spaces):
     s = R.alignment_scores(spaces[0], spaces[0], k=3)
     assert s == {"S_weak": 1.0, "S_strong": s["S_strong"]}
-    assert R.csls_topk(*spaces, k=3, topn=30, block=7)[0].shape == (30, 30)
+    assert csls_topk(*spaces, k=3, topn=30, block=7)[0].shape == (30, 30)

@@ -4,7 +4,7 @@ import shutil
 
 import pytest
 
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 from xalign.core.model_checks import ModelFolderError, check_tokenizer, layer_count, looks_like_path
 from xalign.core.st_encoder import st_module_names
 

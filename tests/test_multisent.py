@@ -80,7 +80,7 @@ def test_thesis_probes():
 
 @pytest.mark.slow
 def test_real_tokenizer_path():
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     enc = load_encoder(progress=False)
     tok = enc.tokenizer
@@ -163,3 +163,16 @@ def test_unk_share_reads_the_tokenizer_attributes_once():
     ids = [[0, 5, 3, 3, 1]] * 1000
     assert unk_share(ids, Tok()) == pytest.approx(2 / 3)
     assert len(reads) <= 2
+
+
+def test_layers_are_parsed_by_core_layers():
+    """A layer out of range is an error naming the range (it was wrapped: 99 -> layer 8), before any work."""
+    from types import SimpleNamespace
+
+    from xalign.papers.nyholm2020.multisent import encode_ids, thesis_bank
+
+    enc = SimpleNamespace(n_layers=13)
+    with pytest.raises(ValueError, match=r"layers \[99\] out of range \(0\.\.12"):
+        encode_ids(enc, [[0, 5, 2]], layers=[99])
+    with pytest.raises(ValueError, match=r"layers \[13\] out of range \(0\.\.12"):
+        thesis_bank(enc, ["a text"], keep_layers=[13])

@@ -5,6 +5,13 @@ from itertools import combinations
 import pytest
 
 from xalign.book import parallel as PL
+from xalign.book.runner import run_chapter
+
+
+def write_parameters(chapter, params, target, root):
+    """A stand-in chapter run (module level: the workers receive it by name)."""
+    target.write_text(f"{chapter} {params['profile']} {root.name}")
+    return target
 
 
 def test_jobs_and_threads_split_the_cores():
@@ -53,4 +60,11 @@ def test_a_failing_chapter_does_not_stop_the_others_and_all_failures_are_named(t
     tasks = [("no-such-chapter", {"profile": "smoke"}, tmp_path / "a.ipynb"),
              ("neither-this-one", {"profile": "smoke"}, tmp_path / "b.ipynb")]
     with pytest.raises(RuntimeError, match="no-such-chapter.*neither-this-one|neither-this-one.*no-such-chapter"):
-        PL.run_chapters_parallel(tasks, tmp_path, jobs=2)
+        PL.run_chapters_parallel(run_chapter, tasks, tmp_path, jobs=2)
+
+
+def test_the_scheduler_runs_the_function_it_is_given(tmp_path):
+    """run_chapters_parallel takes the chapter runner (it no longer imports book.runner: no circle)."""
+    tasks = [(ch, {"profile": "smoke"}, tmp_path / f"{ch}.ipynb") for ch in ("a", "b", "c")]
+    PL.run_chapters_parallel(write_parameters, tasks, tmp_path, jobs=2)
+    assert [(tmp_path / f"{ch}.ipynb").read_text() for ch in "abc"] == [f"{ch} smoke {tmp_path.name}" for ch in "abc"]

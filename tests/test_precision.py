@@ -40,7 +40,7 @@ def test_native_bf16_matches_the_cpu_flags():
 @pytest.mark.slow
 def test_auto_computes_in_the_resolved_precision_and_keys_the_cache_by_it(tmp_path):
     from xalign.core.cache import EmbeddingCache
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     texts = ["Der Hund schläft.", "The dog sleeps under the old wooden table."]
     encs = {}

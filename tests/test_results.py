@@ -73,3 +73,21 @@ def test_figure_stores_series():
     assert run.tables["Fig. 5"].rows == [{"layer": 0, "value": 1.0}, {"layer": 1, "value": 2.0}]
     with pytest.raises(TypeError, match="Fig. 6"):
         run.figure("Fig. 6", [1, 2])
+
+
+def test_blank_texts_the_encoder_counted_reach_the_results(tmp_path, monkeypatch):
+    """Encoder.n_blank_texts grows while the chapter encodes (after use_encoder): save() records it."""
+    from types import SimpleNamespace
+
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path))
+    enc = SimpleNamespace(name="m", revision="r", n_blank_texts=0)
+    run = ChapterRun("01_x", "gaschi2022", "smoke", {})
+    run.use_encoder(enc)
+    run.use_encoder(SimpleNamespace(name="m", revision="r", encoder=enc))  # a WordEncoder around the same one
+    enc.n_blank_texts += 2
+    saved = json.loads(run.save().read_text())
+    assert saved["n_blank_texts"] == 2
+    assert any("2 empty or whitespace-only texts" in n for n in saved["notes"])
+    quiet = ChapterRun("01_y", "gaschi2022", "smoke", {})
+    quiet.use_encoder(SimpleNamespace(name="m", revision="r", n_blank_texts=0))
+    assert json.loads(quiet.save().read_text())["n_blank_texts"] == 0

@@ -51,7 +51,7 @@ def tiny_st(tmp_path_factory):
 def test_st_model_uses_its_own_modules(tiny_st, tmp_path):
     from sentence_transformers import SentenceTransformer
 
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     from xalign.core.st_encoder import STEncoder, st_module_names
 
     path, _ = tiny_st

@@ -77,7 +77,7 @@ def test_word_vectors_from_the_offline_encoder_and_sentence_transformers(tmp_pat
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules as models
 
-    from xalign.core.encoders import load_encoder, materialize_offline_model
+    from xalign.core.loading import load_encoder, materialize_offline_model
     from xalign.data.wordvectors import (
         WordEncoder,
         encoder_word_vectors,

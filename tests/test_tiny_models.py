@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from xalign.core.encoders import load_encoder
+from xalign.core.loading import load_encoder
 from xalign.core.tiny import build_tiny_model
 
 

@@ -20,10 +20,10 @@ __version__ = "0.2.0"
 
 #: public name -> module that defines it
 _FACE = {
-    "load_encoder": "xalign.core.encoders",
+    "load_encoder": "xalign.core.loading",
     "Encoder": "xalign.core.encoders",
     "csls": "xalign.measures.retrieval",
-    "csls_topk": "xalign.measures.retrieval",
+    "csls_topk": "xalign.measures.csls",
     "cosine_topk": "xalign.measures.retrieval",
     "alignment_scores": "xalign.measures.retrieval",
     "s_weak": "xalign.measures.retrieval",

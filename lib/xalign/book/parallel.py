@@ -23,6 +23,8 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 REFERENCE_COLD_S = {"01": 752.0, "02": 425.0, "03": 1150.0, "04": 1461.0, "05": 665.0}
 #: orders tried in full up to this many chapters (8! = 40,320 simulations); beyond, longest first
 MAX_SEARCHED = 8
+#: what runs one chapter: run(chapter, parameters, target notebook, book root) -> the notebook written
+RunChapter = Callable[[str, dict, Path, Path], Path]
 
 
 def default_jobs(n_chapters: int, cores: int | None = None) -> int:
@@ -67,17 +69,24 @@ def quickest_order(chapters: list[str], last_wall: Callable[[str], float | None]
     return list(min(permutations(longest), key=lambda order: makespan(list(order), seconds, jobs)))
 
 
-def _run_one(chapter: str, params: dict, target: str, root: str, threads: int) -> str:
+def _run_one(run: RunChapter, chapter: str, params: dict, target: str, root: str, threads: int) -> str:
     for var in THREAD_VARIABLES:   # read by the kernel this process starts
         os.environ[var] = str(threads)
-    from xalign.book.runner import run_chapter
-
-    return str(run_chapter(chapter, params, Path(target), Path(root)))
+    return str(run(chapter, params, Path(target), Path(root)))
 
 
-def run_chapters_parallel(tasks: list[tuple[str, dict, Path]], root: Path, jobs: int,
+def run_chapters_parallel(run: RunChapter, tasks: list[tuple[str, dict, Path]], root: Path, jobs: int,
                           threads: int | None = None) -> None:
-    """Run ``(chapter, parameters, target)`` tasks, ``jobs`` at a time, in the order given.
+    """Run ``run(chapter, parameters, target, root)`` for each ``(chapter, parameters, target)`` task,
+    ``jobs`` at a time, in the order given, each in its own process.
+
+    Args:
+        run: the function that runs one chapter (:func:`xalign.book.runner.run_chapter`); a module-level
+            function, since it is sent to the worker processes by name.
+        tasks: (chapter, parameters, target notebook path) per chapter.
+        root: the book's root folder.
+        jobs: chapters at a time (>= 1).
+        threads: CPU threads per chapter (default: :func:`threads_per_job`).
 
     Every chapter runs to its end even when another fails; the failures are then
     raised together (each failed notebook is kept as ``<chapter>.failed.ipynb``).
@@ -89,7 +98,7 @@ def run_chapters_parallel(tasks: list[tuple[str, dict, Path]], root: Path, jobs:
         for chapter, params, target in tasks:
             print(f"[xalign] running {chapter} (profile {params.get('profile')}, {threads} thread(s), "
                   f"{jobs} chapters at a time)", flush=True)
-            pending[pool.submit(_run_one, chapter, params, str(target), str(root), threads)] = chapter
+            pending[pool.submit(_run_one, run, chapter, params, str(target), str(root), threads)] = chapter
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:

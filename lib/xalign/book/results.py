@@ -74,12 +74,12 @@ class ChapterRun:
     headline: str = ""
     #: the glue name of the chapter's key figure (the front page shows it as a thumbnail)
     key_figure: str = ""
+    #: the encoders given to use_encoder, read again at save() for what they counted while encoding
+    encoders: list = field(default_factory=list, repr=False)
 
     def set_headline(self, sentence: str, key_figure: str = "") -> None:
         """Record the chapter's result in one sentence (with its interval) and the glue name of its key figure."""
         self.headline, self.key_figure = sentence, key_figure or self.key_figure
-    #: the encoders recorded by use_encoder, whose input counts (blank, truncated texts) save() writes
-    encoders: list = field(default_factory=list, repr=False)
 
     def model_name(self) -> str:
         """The model the numbers come from: the encoder recorded by :meth:`use_encoder`,
@@ -87,7 +87,11 @@ class ChapterRun:
         return self.model or params_model(self.params) or "unknown-model"
 
     def use_encoder(self, encoder) -> None:
-        """Record the encoder the numbers come from: name, revision and the precision it computes in."""
+        """Record the encoder the numbers come from: name, revision and the precision it computes in.
+
+        :meth:`save` also records what the encoder counted while the chapter ran: ``n_blank_texts``,
+        the empty or whitespace-only texts it encoded (they all share one vector).
+        """
         from xalign.core.precision import precision_of
 
         self.model, self.model_revision = encoder.name, encoder.revision
@@ -104,6 +108,10 @@ class ChapterRun:
             return int(getattr(inner, name, None) or getattr(e, name, 0) or 0)
 
         return {name: sum(count(e, name) for e in self.encoders) for name in ("n_truncated_texts", "n_blank_texts")}
+
+    def n_blank_texts(self) -> int:
+        """Empty, whitespace- or zero-width-only texts the recorded encoders have encoded so far."""
+        return self.encoder_counts()["n_blank_texts"]
 
     def compare(self, table: str, ours: pd.DataFrame, keys: list[str], title: str = "",
                 value: str = "value", paper: pd.DataFrame | None = None, note: str = "",
@@ -187,6 +195,8 @@ class ChapterRun:
     def save(self) -> Path:
         from xalign.data.datasets import provenance
 
+        blank = self.n_blank_texts()
+        blank_note = f"{blank} empty or whitespace-only texts were encoded; they all share one vector"
         out = {
             "chapter": self.chapter, "paper": self.paper, "profile": self.profile,
             "model": self.model_name(), "model_revision": self.model_revision, "precision": self.precision,
@@ -197,8 +207,9 @@ class ChapterRun:
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             **kernel_usage(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "notes": self.notes, "headline": self.headline, "key_figure": self.key_figure,
-            "encoder_counts": self.encoder_counts(),
+            "notes": self.notes + ([blank_note] if blank else []),
+            "headline": self.headline, "key_figure": self.key_figure,
+            "n_blank_texts": blank, "encoder_counts": self.encoder_counts(),
             "tables": {k: vars(v) for k, v in self.tables.items()},
         }
         path = self.path()

@@ -229,7 +229,7 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
             run_chapter(chapter, params, target, root)
     else:
         order = quickest_order([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile), jobs)
-        run_chapters_parallel(sorted(tasks, key=lambda t: order.index(t[0])), root, jobs)
+        run_chapters_parallel(run_chapter, sorted(tasks, key=lambda t: order.index(t[0])), root, jobs)
     write_text(root / "book" / "_generated" / "status.md", status_markdown(profile))
     write_text(root / "book" / "_generated" / "datasets.md", datasets_markdown())
     write_text(root / "book" / "_generated" / "compare.md", compare_markdown())

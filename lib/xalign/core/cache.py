@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import warnings
 import zipfile
 from pathlib import Path
@@ -34,6 +35,20 @@ def text_hash(texts) -> str:
 
 def key_digest(key: dict) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+
+
+#: what reading a damaged entry raises: truncated or flipped bytes (zip, npy header, JSON, UTF-8), a
+#: missing member, a directory or an unreadable file in its place
+UNREADABLE = (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError, TypeError, IndexError)
+
+
+def remove_entry(path: Path) -> None:
+    """Remove a damaged entry, whatever is in its place (a file, a link, a directory)."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 class EmbeddingCache:
@@ -62,7 +77,7 @@ class EmbeddingCache:
         try:
             with np.load(path) as z:
                 out = {k: z[k] for k in z.files}
-        except (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError) as exc:
+        except UNREADABLE as exc:
             return self._drop_damaged(path, exc)
         self.hits += 1
         return out
@@ -71,7 +86,7 @@ class EmbeddingCache:
         """A damaged entry (disk full, a copy cut short): say which, remove it; the caller recomputes."""
         warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
                       "removed, it will be recomputed", RuntimeWarning, stacklevel=3)
-        path.unlink(missing_ok=True)
+        remove_entry(path)
         self.misses += 1
         self.damaged += 1
 
@@ -92,7 +107,7 @@ class EmbeddingCache:
             return None
         try:
             value = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError) as exc:
+        except UNREADABLE as exc:
             return self._drop_damaged(path, exc)
         self.hits += 1
         return value

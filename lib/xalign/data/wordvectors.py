@@ -157,7 +157,7 @@ def _word_tokens(encoder, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]
     words = list(words)
     key = {"model": encoder.name, "revision": encoder.revision, "prefix": encoder.prefix,
            "max_length": encoder.max_length, "words": text_hash(words)}
-    return cached("wordvectors.word_tokens", key, lambda: _tokenize_words(encoder, words), code=[_tokenize_words],
+    return cached("wordvectors.word_tokens", key, lambda: _tokenize_words(encoder, words), code=[type(encoder)],
                   store=getattr(encoder, "cache", None))
 
 
@@ -237,7 +237,7 @@ class WordEncoder:
         self.encoder = None
         self._released: str | None = None  # describe() of a released encoder
         if backend == "layer":
-            from xalign.core.encoders import load_encoder
+            from xalign.core.loading import load_encoder
 
             self.encoder = load_encoder(model, device=device, progress=progress)
             self.encoder.autocast = autocast  # resolved (None, "float32", "auto", ...) by xalign.core.precision

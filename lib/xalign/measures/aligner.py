@@ -98,10 +98,18 @@ def align_fast_align(src_sentences: list[list[str]], tgt_sentences: list[list[st
 def align_eflomal(src_sentences: list[list[str]], tgt_sentences: list[list[str]],
                   symmetrisation: str = "grow-diag-final-and", seed: int = 1,
                   model: int = 3, cache: bool = True) -> list[set[tuple[int, int]]]:
-    """eflomal links (unseeded: see the module docstring); inputs are token lists (lower-case them first).
+    """Word alignment links per sentence pair, by eflomal (unseeded: see the module docstring).
 
-    ``seed`` is part of the cache key (a new seed gives a fresh sample); eflomal
-    itself cannot be seeded. ``cache=False`` always runs the aligner.
+    Args:
+        src_sentences: per pair, its source tokens (lower-case them first).
+        tgt_sentences: per pair, its target tokens.
+        symmetrisation: how the two directions combine (:func:`symmetrise`).
+        seed: part of the cache key (a new seed gives a fresh sample); eflomal itself cannot be seeded.
+        model: eflomal's model (1-3).
+        cache: False always runs the aligner.
+
+    Returns:
+        Per pair, a set of (source index i, target index j) links.
     """
     _check_inputs(src_sentences, tgt_sentences, symmetrisation)
     key = {"kind": "eflomal-links", "symmetrisation": symmetrisation, "seed": seed, "model": model}
@@ -139,7 +147,18 @@ def _parse_links(line: str) -> set[tuple[int, int]]:
 
 def symmetrise(forward: set[tuple[int, int]], reverse: set[tuple[int, int]], n_src: int, n_tgt: int,
                method: str = "grow-diag-final-and") -> set[tuple[int, int]]:
-    """Combine the two directional alignments (both given as (src i, tgt j) links)."""
+    """Combine the two directional alignments.
+
+    Args:
+        forward: source->target links, as (src i, tgt j).
+        reverse: target->source links, also as (src i, tgt j).
+        n_src: source tokens.
+        n_tgt: target tokens.
+        method: one of :data:`SYMMETRISATIONS` (``"forward"`` / ``"reverse"``: one direction only).
+
+    Returns:
+        The symmetrised (src i, tgt j) links.
+    """
     if method == "forward":
         return set(forward)
     if method == "reverse":

@@ -16,9 +16,8 @@ among the top k, with a bootstrap confidence interval over the queries
 translations include the source word itself (a multilingual model maps both
 to nearly the same vector, so they are near-free hits): their number is
 reported, and P@k without them. :func:`stem_hits` is the stem-based soft match of
-Wickramasinghe and de Silva's Algorithm 1. :func:`fit_map` learns the
-supervised maps (Procrustes, RCSLS, VecMap) on vocabulary-normalised
-vectors (unit length, centred on the vocabulary mean, unit length).
+Wickramasinghe and de Silva's Algorithm 1. The supervised maps evaluated this
+way are learnt in :mod:`xalign.measures.bli_maps`.
 """
 
 from __future__ import annotations
@@ -32,12 +31,10 @@ import pandas as pd
 from xalign.core.memory import blocks_reused, scratch
 from xalign.data.static import StaticVectors
 from xalign.measures.group_topk import topk_values
-from xalign.measures.mapping import Alignment, normalize_center, procrustes
 from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
 from xalign.measures.validate import positive_int, same_width
 
 RETRIEVALS = ("nn", "csls")
-MAPPINGS = ("procrustes", "rcsls", "vecmap")
 
 
 @dataclass
@@ -60,7 +57,16 @@ class Lexicon:
 
 
 def build_lexicon(pairs: Sequence[tuple[str, str]], src_vocab, tgt_vocab) -> Lexicon:
-    """Group (source, target) pairs by source word and keep what both vocabularies cover."""
+    """Group (source, target) pairs by source word and keep what both vocabularies cover.
+
+    Args:
+        pairs: (source word, target word) test pairs.
+        src_vocab: the source words (anything supporting ``in``).
+        tgt_vocab: the target words.
+
+    Returns:
+        A :class:`Lexicon`: the covered queries and, per query, its gold translations.
+    """
     if not pairs:
         raise ValueError("empty test dictionary")
     gold: dict[str, set[str]] = {}
@@ -74,9 +80,20 @@ def build_lexicon(pairs: Sequence[tuple[str, str]], src_vocab, tgt_vocab) -> Lex
 
 def retrieve(Q, T, topn: int = 10, retrieval: str = "nn", k: int = 10, S=None,
              block: int | None = None, device: str | None = None) -> np.ndarray:
-    """Indices (n_Q, topn) of the best targets in T for each query row of Q.
+    """The best targets in T for each query row of Q.
 
-    ``S``: the whole source vocabulary (CSLS's ``r_S``; defaults to Q).
+    Args:
+        Q: (n_Q, d) query vectors.
+        T: (n_T, d) target vectors.
+        topn: targets per query.
+        retrieval: ``"nn"`` (cosine) or ``"csls"``.
+        k: CSLS neighbours.
+        S: (n_S, d) the whole source vocabulary, for CSLS's r_S (default Q).
+        block: query rows per block (default: the library's similarity blocks).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (n_Q, topn) int64 rows of T, best first.
     """
     if retrieval not in RETRIEVALS:
         raise ValueError(f"retrieval must be one of {RETRIEVALS}, got {retrieval!r}")
@@ -87,12 +104,21 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
                      device: str | None = None) -> list[np.ndarray]:
     """CSLS's r_S(t) for every row of T: the mean of its k largest cosines with the rows of S.
 
-    One (n_T, n_S) product, in blocks of rows, serves every entry of
-    ``source_masks``: None (all of S) or an (n_S,) bool mask (a pruned source
-    vocabulary). Returns one (n_T,) float32 array per mask (NaN for a mask
-    that keeps no word: there are no neighbours, and no queries either).
-    Blocks come from :func:`~xalign.core.memory.scratch` (one buffer for all of
-    them inside :func:`~xalign.core.memory.blocks_reused`).
+    One (n_T, n_S) product, in blocks of rows, serves every entry of ``source_masks``. Blocks come
+    from :func:`~xalign.core.memory.scratch` (one buffer for all of them inside
+    :func:`~xalign.core.memory.blocks_reused`).
+
+    Args:
+        T: (n_T, d) target vectors.
+        S: (n_S, d) source vectors.
+        k: neighbours averaged.
+        source_masks: None (all of S) or an (n_S,) bool mask (a pruned source vocabulary), per result.
+        block: query rows per block (default: the library's similarity blocks).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        One (n_T,) float32 array per mask (NaN for a mask that keeps no word: there are no
+        neighbours, and no queries either).
     """
     import torch
 
@@ -148,12 +174,24 @@ def _mask_index(mask, n: int, dev):
 
 def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k: int = 10, S=None,
                  tgt_density=None, block: int | None = None, device: str | None = None) -> dict[str, np.ndarray]:
-    """Indices (n_Q, topn) of the best targets in T for each query row of Q, per retrieval.
+    """The best targets in T for each query row of Q, per retrieval.
 
-    NN and CSLS share one product Q T^T per block of query rows (CSLS's
-    query density r_T(q) comes from it too). ``tgt_density``: r_S(t) of every
-    target (:func:`target_densities` against ``S``, the whole source
-    vocabulary, default Q), when already known.
+    NN and CSLS share one product Q T^T per block of query rows (CSLS's query density r_T(q)
+    comes from it too).
+
+    Args:
+        Q: (n_Q, d) query vectors.
+        T: (n_T, d) target vectors.
+        topn: targets per query.
+        retrievals: among ``"nn"`` and ``"csls"``.
+        k: CSLS neighbours.
+        S: (n_S, d) the whole source vocabulary, for r_S(t) (default Q).
+        tgt_density: (n_T,) r_S(t) of every target when already known (:func:`target_densities`).
+        block: query rows per block (default: the library's similarity blocks).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        retrieval -> (n_Q, topn) int64 rows of T, best first.
     """
     bad = [r for r in retrievals if r not in RETRIEVALS]
     if bad:
@@ -189,18 +227,36 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
 
 
 def exact_hits(predictions: Sequence[Sequence[str]], gold: Sequence[frozenset[str]], k: int) -> np.ndarray:
-    """Per query: is any gold translation among the first k predicted words? (n,) bool."""
+    """Per query: is any gold translation among the first k predicted words?
+
+    Args:
+        predictions: per query, its ranked predicted words.
+        gold: per query, its gold translations.
+        k: predictions read.
+
+    Returns:
+        (n_queries,) bool.
+    """
     _check_k(predictions, gold, k)
     return np.array([not g.isdisjoint(p[:k]) for p, g in zip(predictions, gold)], bool)
 
 
 def stem_hits(predictions: Sequence[Sequence[str]], gold: Sequence[frozenset[str]], k: int,
               stem: Callable[[str], str] | None = None, stem_many=None) -> np.ndarray:
-    """Stem-based soft match (Wickramasinghe and de Silva, Algorithm 1); (n,) bool.
+    """Stem-based soft match (Wickramasinghe and de Silva, Algorithm 1).
 
-    A query counts if a gold word is among its top k; otherwise, with
-    ``full = topk | stem(topk)``, if a gold word or its stem is in ``full``.
-    Give ``stem`` (one word) or ``stem_many`` (a list, faster).
+    A query counts if a gold word is among its top k; otherwise, with ``full = topk | stem(topk)``,
+    if a gold word or its stem is in ``full``.
+
+    Args:
+        predictions: per query, its ranked predicted words.
+        gold: per query, its gold translations.
+        k: predictions read.
+        stem: one word -> its stem.
+        stem_many: a list of words -> their stems (faster; give this or ``stem``).
+
+    Returns:
+        (n_queries,) bool.
     """
     _check_k(predictions, gold, k)
     if stem_many is None:
@@ -233,15 +289,27 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
                  n_boot: int = 1000, tgt_density=None) -> pd.DataFrame:
     """P@k of translating ``src`` words into ``tgt`` words for a test dictionary.
 
-    Returns a long frame: ``retrieval``, ``k``, ``match`` ("exact", and
-    "stem" when a ``stemmer`` with ``stem_many`` is given), ``precision`` (%),
-    ``lo`` / ``hi`` (its 95% bootstrap interval over the queries, %),
-    ``coverage`` (%), ``n_queries`` (covered source words), ``n_test``,
-    ``n_identical`` (queries whose gold includes the source string itself),
-    ``precision_no_identical`` with ``lo_no_identical`` / ``hi_no_identical``
-    (P@k over the other queries). CSLS densities use the whole ``src``
-    vocabulary; ``tgt_density`` (n_tgt,) passes them in when already known
-    (:func:`target_densities` of ``tgt`` against ``src``).
+    CSLS densities use the whole ``src`` vocabulary.
+
+    Args:
+        src: the (n_src, d) source space.
+        tgt: the (n_tgt, d) target space.
+        pairs: (source word, target word) test pairs.
+        ks: the k of each P@k.
+        retrievals: among ``"nn"`` and ``"csls"``.
+        csls_k: CSLS neighbours.
+        stemmer: adds ``match == "stem"`` rows when it has ``stem_many`` (:func:`stem_hits`).
+        block: query rows per block.
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+        n_boot: bootstrap resamples of the queries for the intervals.
+        tgt_density: (n_tgt,) r_src(t) when already known (:func:`target_densities` of ``tgt`` against ``src``).
+
+    Returns:
+        A long frame: ``retrieval``, ``k``, ``match`` ("exact", and "stem"), ``precision`` (%),
+        ``lo`` / ``hi`` (its 95% bootstrap interval over the queries, %), ``coverage`` (%),
+        ``n_queries`` (covered source words), ``n_test``, ``n_identical`` (queries whose gold includes
+        the source string itself), ``precision_no_identical`` with ``lo_no_identical`` /
+        ``hi_no_identical`` (P@k over the other queries).
     """
     from xalign.measures.intervals import accuracy_ci
 
@@ -280,96 +348,31 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
 
 
 def identical_queries(lex: Lexicon) -> np.ndarray:
-    """(n_queries,) bool: is the source word itself one of its gold translations (in the target vocabulary)?"""
+    """Is the source word itself one of its gold translations (in the target vocabulary)?
+
+    Args:
+        lex: the test lexicon (:func:`build_lexicon`).
+
+    Returns:
+        (n_queries,) bool.
+    """
     return np.array([s in g for s, g in zip(lex.sources, lex.gold)], bool)
 
 
 def self_translation_check(vectors: StaticVectors, n: int = 500, retrieval: str = "nn") -> pd.DataFrame:
-    """Known answer: translate the first ``n`` words of a space into the same space with the identity
-    dictionary. Nearest-neighbour P@1 must be 100 (each word is its own nearest neighbour)."""
+    """Known answer: translate the first ``n`` words of a space into the same space with the identity dictionary.
+
+    Nearest-neighbour P@1 must be 100 (each word is its own nearest neighbour).
+
+    Args:
+        vectors: the space.
+        n: words translated.
+        retrieval: ``"nn"`` or ``"csls"``.
+
+    Returns:
+        :func:`evaluate_bli`'s frame for that dictionary.
+    """
     words = vectors.words[:n]
     if not words:
         raise ValueError("no words in the space")
     return evaluate_bli(vectors, vectors, [(w, w) for w in words], ks=(1,), retrievals=(retrieval,), n_boot=200)
-
-
-def anchor_indices(src: StaticVectors, tgt: StaticVectors,
-                   pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Row indices (into src and tgt) of the training pairs both vocabularies cover."""
-    keep = [(src.index[s], tgt.index[t]) for s, t in pairs if s in src.index and t in tgt.index]
-    if len(keep) < 2:
-        raise ValueError(f"only {len(keep)} of {len(pairs)} training pairs are in both vocabularies")
-    i, j = zip(*keep)
-    return np.asarray(i), np.asarray(j)
-
-
-def fit_map(method: str, src: StaticVectors, tgt: StaticVectors, train_pairs: Sequence[tuple[str, str]],
-            rcsls_options: dict | None = None, vecmap_options: dict | None = None,
-            normalized: tuple | None = None) -> tuple[Alignment, dict]:
-    """Learn a supervised source->target map on the covered training pairs.
-
-    ``method``: ``"procrustes"`` (orthogonal), ``"rcsls"`` (Joulin et al.
-    2018; negatives: the whole vocabularies unless ``rcsls_options`` says
-    ``n_negatives``) or ``"vecmap"`` (Artetxe et al. 2018 supervised
-    multi-step). ``normalized``: ``(normalize_center(src.vectors),
-    normalize_center(tgt.vectors))`` when already computed. Returns the
-    :class:`xalign.measures.mapping.Alignment` (apply with
-    ``transform_src`` / ``transform_tgt`` or :func:`apply_map`) and facts about the fit.
-    """
-    if method not in MAPPINGS:
-        raise ValueError(f"method must be one of {MAPPINGS}, got {method!r}")
-    i, j = anchor_indices(src, tgt, train_pairs)
-    (Xn, mean_x), (Yn, mean_y) = normalized or (normalize_center(src.vectors), normalize_center(tgt.vectors))
-    if Xn.shape != src.vectors.shape or Yn.shape != tgt.vectors.shape:
-        raise ValueError("normalized vectors do not match the vocabularies")
-    X, Y = Xn[i], Yn[j]
-    d_t = Y.shape[1]
-    info = {"method": method, "n_train_pairs": len(train_pairs), "n_anchors": len(i)}
-    if method == "procrustes":
-        return Alignment(procrustes(X, Y), np.eye(d_t), np.eye(d_t), mean_x, mean_y), info
-    if method == "rcsls":
-        from xalign.measures.rcsls import fit_rcsls
-
-        opts = dict(rcsls_options or {})
-        n_neg = opts.pop("n_negatives", None)
-        fit = fit_rcsls(X, Y, Zs=Xn[:n_neg], Zt=Yn[:n_neg], **opts)
-        info.update(loss_start=fit.losses[0], loss_end=fit.losses[-1], steps=len(fit.losses) - 1)
-        return Alignment(fit.W, np.eye(d_t), np.eye(d_t), mean_x, mean_y), info
-    from xalign.measures.vecmap import fit_vecmap
-
-    fit = fit_vecmap(X, Y, **(vecmap_options or {}))
-    d = fit.A_src.shape[1]
-    return Alignment(fit.A_src, np.eye(d), fit.A_tgt, mean_x, mean_y), info
-
-
-def apply_map(alignment: Alignment | None, src: StaticVectors, tgt: StaticVectors,
-              normalized: tuple | None = None) -> tuple[StaticVectors, StaticVectors]:
-    """Both vocabularies in the shared space of ``alignment`` (None: unchanged).
-
-    The same vectors as ``alignment.transform_src`` / ``transform_tgt``;
-    ``normalized`` (as for :func:`fit_map`) is used where its mean is the
-    alignment's, and products with an identity matrix are skipped.
-    """
-    if alignment is None:
-        return src, tgt
-    pre = normalized or (None, None)
-    X = _centred(src.vectors, alignment.mean_src, pre[0])
-    Y = _centred(tgt.vectors, alignment.mean_tgt, pre[1])
-    return (StaticVectors(src.words, _times(_times(X, alignment.W), alignment.M_src).astype(np.float32)),
-            StaticVectors(tgt.words, _times(Y, alignment.M_tgt).astype(np.float32)))
-
-
-def _centred(V: np.ndarray, mean: np.ndarray | None, pre: tuple | None) -> np.ndarray:
-    """``normalize_center(V, mean)`` (V itself, as float64, without a mean); ``pre`` when it is that already."""
-    if mean is None:
-        return np.asarray(V, np.float64)
-    if pre is not None and pre[0].shape == V.shape and np.array_equal(pre[1], mean):
-        return pre[0]
-    return normalize_center(V, mean)[0]
-
-
-def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """X @ M, skipped when M is the identity (the product would return X itself)."""
-    if M.shape[0] == M.shape[1] and np.array_equal(M, np.eye(M.shape[0])):
-        return X
-    return X @ M

@@ -26,7 +26,8 @@ import pandas as pd
 
 from xalign.data.static import StaticVectors
 from xalign.data.wordvectors import subset
-from xalign.measures.bli import MAPPINGS, RETRIEVALS, apply_map, evaluate_bli, fit_map, target_densities
+from xalign.measures.bli import RETRIEVALS, evaluate_bli, target_densities
+from xalign.measures.bli_maps import MAPPINGS, apply_map, fit_map
 from xalign.measures.mapping import normalize_center
 
 #: bump when what a cell computes changes (old entries are then never read)
@@ -34,7 +35,14 @@ GRID_VERSION = 2
 
 
 def vectors_digest(vectors: StaticVectors) -> str:
-    """sha256 over a space's words (in order) and its vectors' bytes."""
+    """sha256 over a space's words (in order) and its vectors' bytes.
+
+    Args:
+        vectors: the space.
+
+    Returns:
+        A hex digest.
+    """
     from xalign.core.cache import text_hash
 
     h = hashlib.sha256(text_hash(vectors.words).encode())
@@ -78,22 +86,32 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
                         progress: bool = True, cache=None, n_boot: int = 1000) -> tuple[pd.DataFrame, pd.DataFrame]:
     """BLI for every direction and method, with and without vocabulary pruning.
 
-    ``vectors``: one :class:`StaticVectors` per language (the candidate
-    vocabulary). ``dictionary(src, tgt, split)`` returns the train / test
-    pairs. ``methods``: ``"none"`` (the vectors as they are, e.g. a
-    multilingual model's own space) and/or mappings of :data:`MAPPINGS`
-    learned on the train split. Directions with a language of
-    ``prune_langs`` on either side (the source side only with
-    ``prune_source``, the default, as the authors do) are evaluated twice:
-    as is, and with that language's vocabulary pruned
-    (:func:`xalign.data.scripts.script_mask`, ``prune_rule``). ``stemmers``:
-    {target language: stemmer} adds the stem-based match. ``cache``: None
-    (off), True (the default :class:`xalign.core.cache.EmbeddingCache`) or a
-    cache object.
+    Directions with a language of ``prune_langs`` on either side (the source side only with
+    ``prune_source``, the default, as the authors do) are evaluated twice: as is, and with that
+    language's vocabulary pruned (:func:`xalign.data.scripts.script_mask`, ``prune_rule``).
 
-    Returns (results, fits): results in long format (``src``, ``tgt``,
-    ``method``, ``pruned``, then :func:`evaluate_bli`'s columns) and one row
-    per learned map.
+    Args:
+        directions: (source language, target language) pairs.
+        vectors: one :class:`StaticVectors` per language (the candidate vocabulary, (n_lang, d)).
+        dictionary: ``dictionary(src, tgt, split)`` -> the train / test (source, target) pairs.
+        methods: ``"none"`` (the vectors as they are, e.g. a multilingual model's own space) and/or
+            mappings of :data:`~xalign.measures.bli_maps.MAPPINGS` learned on the train split.
+        retrievals: among ``"nn"`` and ``"csls"``.
+        ks: the k of each P@k.
+        csls_k: CSLS neighbours.
+        prune_langs: languages whose vocabulary is also evaluated pruned.
+        prune_rule: the pruning rule of :func:`xalign.data.scripts.script_mask`.
+        prune_source: prune only where the language is the source.
+        stemmers: {target language: stemmer} adds the stem-based match.
+        rcsls_options: keyword arguments of :func:`xalign.measures.rcsls.fit_rcsls`.
+        vecmap_options: keyword arguments of :func:`xalign.measures.vecmap.fit_vecmap`.
+        progress: show a progress bar.
+        cache: None (off), True (the default :class:`xalign.core.cache.EmbeddingCache`) or a cache object.
+        n_boot: bootstrap resamples for the intervals.
+
+    Returns:
+        (results, fits): results in long format (``src``, ``tgt``, ``method``, ``pruned``, then
+        :func:`~xalign.measures.bli.evaluate_bli`'s columns, precisions in %) and one row per learned map.
     """
     from xalign.core.memory import blocks_reused, freed_memory_returned
     from xalign.core.progress import bar as progress_bar

@@ -45,11 +45,18 @@ class TopGroups(NamedTuple):
 
 
 def group_bounds(S, group: int = GROUP):
-    """(b, Q) upper bounds of the maxima of the ``Q = width // group`` strided groups of ``S`` (b, width).
+    """Upper bounds of the maxima of the ``Q = width // group`` strided groups of ``S``.
 
     Group c holds the columns ``c, c + Q, ..., c + (group - 1) Q``; the last ``width % group``
     columns (the tail) are in no group. Exact for a group that holds an entry >= 0; 0 for a group
-    of negative entries. Same dtype as S; S's rows must be contiguous (any row stride).
+    of negative entries.
+
+    Args:
+        S: (b, width) scores (torch), rows contiguous (any row stride).
+        group: columns per group.
+
+    Returns:
+        (b, Q) bounds, S's dtype.
     """
     import torch
 
@@ -73,8 +80,16 @@ def _bits(S):
 
 
 def top_groups(S, k: int, group: int = GROUP) -> TopGroups:
-    """The k groups of each row with the largest bounds, their entries (and the tail's), and the
-    best bound left out. Where there are at most k groups, all are taken."""
+    """The k groups of each row with the largest bounds, their entries (and the tail's), and the best bound left out.
+
+    Args:
+        S: (b, width) scores (torch).
+        k: groups taken per row (all where there are at most k).
+        group: columns per group.
+
+    Returns:
+        A :class:`TopGroups` (the chosen groups (b, k), their columns and entries, every group's bound).
+    """
     import torch
 
     b, width = S.shape
@@ -97,9 +112,16 @@ def top_groups(S, k: int, group: int = GROUP) -> TopGroups:
 
 
 def topk_values(S, k: int, group: int = GROUP, chosen: TopGroups | None = None):
-    """The k largest entries of each row of ``S`` (b, width >= k), in descending order: (b, k), exact.
+    """The k largest entries of each row of ``S``, exact, in descending order.
 
-    ``chosen``: :func:`top_groups` of ``S`` for this k, if the caller has it already.
+    Args:
+        S: (b, width) scores (torch), width >= k.
+        k: entries per row.
+        group: columns per group.
+        chosen: :func:`top_groups` of ``S`` for this k, if the caller has it already.
+
+    Returns:
+        (b, k) tensor of S's dtype.
     """
     import torch
 

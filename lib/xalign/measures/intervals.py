@@ -38,14 +38,21 @@ def _percentiles(stats: np.ndarray, level: float) -> tuple[float, float]:
 
 def bootstrap_ci(values_or_hits, stat: Callable = np.mean, n_boot: int = 1000, level: float = 0.95,
                  seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval (lo, hi) of ``stat`` over per-item scores.
+    """Percentile bootstrap interval of ``stat`` over per-item scores.
 
-    ``values_or_hits``: one number per item (booleans count as 1/0), or one row per item
-    (n-d: rows are resampled together, e.g. (prediction, gold) for a correlation). ``stat``
-    maps such an array to a number and is applied to ``n_boot`` resamples drawn
-    with replacement (a seeded generator). Returns the ``(1 - level) / 2`` and
-    ``(1 + level) / 2`` quantiles of the resampled statistic, in the unit of
-    ``stat`` (a mean of hits is a share in [0, 1]).
+    ``stat`` is applied to ``n_boot`` resamples drawn with replacement (a seeded generator).
+
+    Args:
+        values_or_hits: (n,) one number per item (booleans count as 1/0), or (n, ...) one row per
+            item (rows are resampled together, e.g. (prediction, gold) for a correlation).
+        stat: maps such an array to a number.
+        n_boot: bootstrap resamples.
+        level: coverage of the interval, in (0, 1).
+        seed: the generator's seed.
+
+    Returns:
+        (lo, hi): the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the resampled
+        statistic, in the unit of ``stat`` (a mean of hits is a share in [0, 1]).
     """
     x = np.asarray(values_or_hits, dtype=float)
     if x.ndim == 0:
@@ -65,8 +72,18 @@ def bootstrap_ci(values_or_hits, stat: Callable = np.mean, n_boot: int = 1000, l
 
 def accuracy_ci(correct, n_boot: int = 1000, level: float = 0.95, seed: int = 0,
                 scale: float = 1.0) -> tuple[float, float]:
-    """Bootstrap interval of an accuracy from one boolean (or 0/1) per item, times ``scale``
-    (1: a share in [0, 1]; 100: percent). No items: ``(nan, nan)``."""
+    """Bootstrap interval of an accuracy.
+
+    Args:
+        correct: (n,) one boolean (or 0/1) per item.
+        n_boot: bootstrap resamples.
+        level: coverage of the interval, in (0, 1).
+        seed: the generator's seed.
+        scale: 1 for a share in [0, 1], 100 for percent.
+
+    Returns:
+        (lo, hi) times ``scale``; no items: ``(nan, nan)``.
+    """
     c = np.asarray(correct)
     if c.size == 0:  # an accuracy over no items is undefined (e.g. no query left after a filter)
         return float("nan"), float("nan")
@@ -82,10 +99,17 @@ def paired_bootstrap_ci(arrays: Sequence, stat: Callable, n_boot: int = 1000, le
                         seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap of ``stat(*arrays)`` resampling the rows of aligned arrays together.
 
-    For statistics of several per-item arrays, e.g. ``stat=lambda pred, gold:
-    spearman(pred, gold)``. Resamples on which ``stat`` is not finite (a
-    constant resample has no correlation) are dropped; if fewer than half are
-    left the interval is (nan, nan).
+    Resamples on which ``stat`` is not finite (a constant resample has no correlation) are dropped.
+
+    Args:
+        arrays: (n, ...) arrays, row i of each about item i.
+        stat: e.g. ``lambda pred, gold: spearman(pred, gold)``.
+        n_boot: bootstrap resamples.
+        level: coverage of the interval, in (0, 1).
+        seed: the generator's seed.
+
+    Returns:
+        (lo, hi); (nan, nan) if fewer than half the resamples are finite.
     """
     arrays = [np.asarray(a) for a in arrays]
     if not arrays:
@@ -107,8 +131,19 @@ def stratified_bootstrap_ci(groups: Sequence, stat: Callable = np.mean, combine:
     """Percentile bootstrap of ``combine([stat(g) for g in groups])``, each group resampled on its own.
 
     For a mean over independent samples, e.g. the average Tatoeba accuracy over languages (each
-    language its own sentences): ``groups`` = one per-item array per language (rows are items; a
-    2-d group is resampled by rows, so ``stat`` may be a correlation of its columns).
+    language its own sentences).
+
+    Args:
+        groups: one per-item array per group (rows are items; a 2-d group is resampled by rows, so
+            ``stat`` may be a correlation of its columns).
+        stat: one group's statistic.
+        combine: the groups' statistics -> one number.
+        n_boot: bootstrap resamples.
+        level: coverage of the interval, in (0, 1).
+        seed: the generator's seed.
+
+    Returns:
+        (lo, hi) in the unit of ``combine``.
     """
     groups = [np.asarray(g) for g in groups]
     if not groups or any(len(g) == 0 for g in groups):

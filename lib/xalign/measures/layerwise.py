@@ -17,7 +17,17 @@ from xalign.core.progress import bar
 
 
 def sample_runs(n_available: int, n: int, runs: int, seed: int) -> list[np.ndarray]:
-    """``runs`` index samples of size min(n, n_available), drawn without replacement."""
+    """``runs`` index samples drawn without replacement, one after another from one generator seeded ``seed``.
+
+    Args:
+        n_available: rows to draw from.
+        n: sample size (capped at ``n_available``).
+        runs: number of samples.
+        seed: random seed.
+
+    Returns:
+        ``runs`` sorted (min(n, n_available),) int arrays of row indices.
+    """
     rng = np.random.default_rng(seed)
     size = min(n, n_available)
     return [np.sort(rng.choice(n_available, size=size, replace=False)) for _ in range(runs)]
@@ -26,13 +36,20 @@ def sample_runs(n_available: int, n: int, runs: int, seed: int) -> list[np.ndarr
 def layerwise_scores(U: np.ndarray, V: np.ndarray, score: Callable[[np.ndarray, np.ndarray], float],
                      samples: list[np.ndarray], layers: list[int] | None = None,
                      desc: str = "layers", rows: tuple[np.ndarray, np.ndarray] | None = None) -> pd.DataFrame:
-    """score(U[idx, l], V[idx, l]) for every layer l and every sample; tidy (layer, run, value).
+    """``score(U[idx, l], V[idx, l])`` for every layer l and every sample idx.
 
-    A score function may return a dict of named scores; the frame then has a
-    ``metric`` column (one row per metric). ``rows = (rows_u, rows_v)`` maps
-    pair i to row ``rows_u[i]`` of U and ``rows_v[i]`` of V, so the pairs'
-    (n, L, dim) vectors need not be gathered into a copy first (only one
-    (n_sample, dim) slice per score is).
+    Args:
+        U: (n_pairs, L, dim) source vectors (or any rows, with ``rows``).
+        V: (n_pairs, L, dim) target vectors.
+        score: (n, dim), (n, dim) -> a float, or a dict of named floats (then a ``metric`` column).
+        samples: index arrays into the pairs (see :func:`sample_runs`).
+        layers: the layer slices to score (default all L).
+        desc: progress bar label.
+        rows: (rows_u, rows_v) mapping pair i to row ``rows_u[i]`` of U and ``rows_v[i]`` of V, so the
+            pairs' vectors need not be gathered into a copy first (only one (n_sample, dim) slice per score is).
+
+    Returns:
+        Tidy frame (layer, run, value[, metric]).
     """
     if rows is None:
         if U.shape[:2] != V.shape[:2]:
@@ -60,7 +77,17 @@ def layerwise_scores(U: np.ndarray, V: np.ndarray, score: Callable[[np.ndarray, 
 
 
 def summarise(df: pd.DataFrame, by: list[str], value: str = "value", scale: float = 1.0) -> pd.DataFrame:
-    """Mean, standard deviation and 95% CI half-width over runs, per group (times ``scale``)."""
+    """Mean, standard deviation and 95% CI half-width over runs, per group.
+
+    Args:
+        df: tidy frame of runs.
+        by: the grouping columns.
+        value: the column summarised.
+        scale: multiplies every statistic (100: fractions to percent).
+
+    Returns:
+        One row per group: the ``by`` columns, ``mean``, ``std``, ``count`` (runs), ``ci95``.
+    """
     g = df.groupby(by, sort=False)[value]
     out = g.agg(["mean", "std", "count"]).reset_index()
     out["std"] = out["std"].fillna(0.0)
@@ -71,7 +98,16 @@ def summarise(df: pd.DataFrame, by: list[str], value: str = "value", scale: floa
 
 
 def best_and_last(summary: pd.DataFrame, group: list[str], layer: str = "layer") -> pd.DataFrame:
-    """Rows of the best layer (highest mean) and of the last layer, per group; adds ``which``."""
+    """Rows of the best layer (highest mean) and of the last layer, per group.
+
+    Args:
+        summary: output of :func:`summarise` (with a ``mean`` column).
+        group: the columns identifying a group.
+        layer: the layer column.
+
+    Returns:
+        The chosen rows with a ``which`` column (``"best"``, ``"last"``, ``"first"``).
+    """
     out = []
     for _, sub in summary.groupby(group, sort=False):
         best = sub.loc[sub["mean"].idxmax()].copy()

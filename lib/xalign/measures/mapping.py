@@ -25,7 +25,12 @@ from xalign.measures.validate import finite
 def normalize_center(X: np.ndarray, mean: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """L2-normalise rows, subtract the mean (the given one, or X's), normalise again.
 
-    Returns the processed rows and the mean used (to apply to other vectors).
+    Args:
+        X: (n, d) vectors.
+        mean: (d,) mean to subtract (default: that of the normalised X).
+
+    Returns:
+        (processed (n, d) rows, the (d,) mean used, to apply to other vectors).
     """
     X = finite("X", X, np.float64)
     X = X / np.maximum(row_norms(X), 1e-12)  # a new array: the steps below work in place
@@ -37,15 +42,29 @@ def normalize_center(X: np.ndarray, mean: np.ndarray | None = None) -> tuple[np.
 
 
 def row_norms(X: np.ndarray) -> np.ndarray:
-    """Euclidean norm of each row of a real (n, d) array, as (n, 1): the values of
-    ``np.linalg.norm(X, axis=1, keepdims=True)`` without its copy of X."""
+    """Euclidean norm of each row, without ``np.linalg.norm``'s copy of X.
+
+    Args:
+        X: (n, d) real array.
+
+    Returns:
+        (n, 1) norms (the values of ``np.linalg.norm(X, axis=1, keepdims=True)``).
+    """
     return np.sqrt(np.add.reduce(X * X, axis=1, keepdims=True))
 
 
 def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """Orthogonal W (d x d) minimising ||X W - Y||_F for paired rows X (n, d), Y (n, d).
+    """The orthogonal map between paired rows: W minimising ``||X W - Y||_F``.
 
-    Raises ValueError for anchors of different shapes or holding NaN or infinite values.
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors, row i paired with X's row i.
+
+    Returns:
+        (d, d) orthogonal W.
+
+    Raises:
+        ValueError: anchors of different shapes or holding NaN or infinite values.
     """
     X, Y = finite("X", X, np.float64), finite("Y", Y, np.float64)
     if X.shape != Y.shape:
@@ -55,7 +74,16 @@ def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
 
 
 def least_squares_map(X: np.ndarray, Y: np.ndarray, ridge: float = 0.0) -> np.ndarray:
-    """Linear M (d x d) minimising ||X M - Y||_F (+ ridge ||M||^2); X and Y must be finite."""
+    """The linear map M minimising ``||X M - Y||_F + ridge ||M||_F^2``.
+
+    Args:
+        X: (n, d) source rows.
+        Y: (n, d') target rows.
+        ridge: L2 penalty (>= 0).
+
+    Returns:
+        (d, d') M.
+    """
     X, Y = finite("X", X, np.float64), finite("Y", Y, np.float64)
     A = X.T @ X + ridge * np.eye(X.shape[1])
     return np.linalg.solve(A, X.T @ Y)
@@ -77,11 +105,27 @@ class Alignment:
     mean_tgt: np.ndarray | None
 
     def transform_src(self, X: np.ndarray) -> np.ndarray:
+        """Map source vectors into the shared space.
+
+        Args:
+            X: (m, d) source vectors.
+
+        Returns:
+            (m, d) float32.
+        """
         if self.mean_src is not None:
             X, _ = normalize_center(X, self.mean_src)
         return _times(_times(finite("X", X, np.float64), self.W), self.M_src).astype(np.float32)
 
     def transform_tgt(self, Y: np.ndarray) -> np.ndarray:
+        """Map target vectors into the shared space.
+
+        Args:
+            Y: (m, d) target vectors.
+
+        Returns:
+            (m, d) float32.
+        """
         if self.mean_tgt is not None:
             Y, _ = normalize_center(Y, self.mean_tgt)
         return _times(finite("Y", Y, np.float64), self.M_tgt).astype(np.float32)
@@ -96,15 +140,41 @@ def _times(X: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 def fit_alignment(X: np.ndarray, Y: np.ndarray, mim: bool = False, center: bool = True,
                   ridge: float = 1e-3) -> Alignment:
-    """Procrustes from source anchors X to target anchors Y, optionally followed by MIM."""
+    """Procrustes from source anchors X to target anchors Y, optionally followed by MIM.
+
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors, row i paired with X's row i.
+        mim: add the MIM maps: least-squares maps of X W and of Y onto their midpoint (X W + Y) / 2.
+        center: normalise, centre and normalise again first (the means are kept for new vectors).
+        ridge: MIM's ridge penalty.
+
+    Returns:
+        An :class:`Alignment` (``transform_src`` / ``transform_tgt`` map new (m, d) vectors).
+    """
     return fit_alignments(X, Y, (mim,), center, ridge)[0]
 
 
 def fit_alignments(X: np.ndarray, Y: np.ndarray, mims=(False, True), center: bool = True,
                    ridge: float = 1e-3) -> list[Alignment]:
-    """:func:`fit_alignment` for each flag of ``mims``, on the same anchors: the normalising,
-    centring and Procrustes steps they share run once (the values are those of separate fits).
-    Anchors holding NaN or infinite values are a ValueError naming X or Y."""
+    """:func:`fit_alignment` for each flag of ``mims`` on the same anchors.
+
+    The normalising, centring and Procrustes steps they share run once (the values are those of
+    separate fits).
+
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors.
+        mims: one alignment per flag.
+        center: as for :func:`fit_alignment`.
+        ridge: as for :func:`fit_alignment`.
+
+    Returns:
+        One :class:`Alignment` per flag of ``mims``.
+
+    Raises:
+        ValueError: anchors holding NaN or infinite values (naming X or Y).
+    """
     X, Y = finite("X", X), finite("Y", Y)
     if len(X) != len(Y):
         raise ValueError(f"{len(X)} source anchors but {len(Y)} target anchors")

@@ -17,7 +17,15 @@ from xalign.measures.probe import Batcher, ProbeSpec, evaluate_features, fit_pre
 
 
 def features(split: Split, vectors: dict[str, np.ndarray]) -> np.ndarray:
-    """Feature rows of a split: the sentence vector, or pair features for two slots."""
+    """Feature rows of a split: the sentence vector, or pair features for two slots.
+
+    Args:
+        split: the split's texts (one or two slots) and labels.
+        vectors: text -> (d,) vector.
+
+    Returns:
+        (n, d) or, for two slots, (n, 4d) float32 (:func:`xalign.measures.probe.pair_features`).
+    """
     vec = [np.stack([vectors[t] for t in slot]) for slot in split.texts]
     if len(vec) == 1:
         return vec[0].astype(np.float32)
@@ -27,7 +35,15 @@ def features(split: Split, vectors: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def embed(batcher: Batcher, texts: Sequence[str]) -> dict[str, np.ndarray]:
-    """Call ``batcher`` once on the distinct texts (sorted); returns text -> vector."""
+    """Call ``batcher`` once on the distinct texts (sorted).
+
+    Args:
+        batcher: texts -> (n, d) vectors.
+        texts: the texts (repeats allowed).
+
+    Returns:
+        text -> (d,) vector.
+    """
     uniq = sorted(set(texts))
     out = np.asarray(batcher(uniq))
     if out.ndim != 2 or len(out) != len(uniq):
@@ -37,9 +53,17 @@ def embed(batcher: Batcher, texts: Sequence[str]) -> dict[str, np.ndarray]:
 
 def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: int = 1111,
              use_dev: bool = True) -> list[dict]:
-    """Encode the task's texts with ``batcher`` and score every probe; one result dict per probe.
+    """Encode the task's texts with ``batcher`` and score every probe.
 
-    ``use_dev``: select on the task's dev split when it has one (else k-fold on train).
+    Args:
+        task: the task (train, optional dev, test splits).
+        batcher: texts -> (n, d) vectors.
+        probes: the probe set-ups.
+        seed: the probes' seed.
+        use_dev: select on the task's dev split when it has one (else k-fold on train).
+
+    Returns:
+        One result dict per probe (accuracy and macro-F1 in percent, with the selection).
     """
     vectors = embed(batcher, task.all_texts())
     X = {name: features(s, vectors) for name, s in (("train", task.train), ("test", task.test))}
@@ -54,7 +78,19 @@ def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: in
 
 def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequence[int],
                    seed: int = 1111, use_dev: bool = True) -> list[dict]:
-    """Test scores after training on stratified random subsets of ``sizes`` training items."""
+    """Test scores after training on stratified random subsets of the training items.
+
+    Args:
+        task: the task.
+        batcher: texts -> (n, d) vectors.
+        spec: the probe.
+        sizes: training items per point.
+        seed: the subsets' and the probe's seed.
+        use_dev: select on the dev split when there is one.
+
+    Returns:
+        One result dict per size.
+    """
     from sklearn.model_selection import train_test_split
 
     vectors = embed(batcher, task.all_texts())
@@ -75,9 +111,19 @@ def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequenc
 
 def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequence[ProbeSpec],
              seed: int = 1111, progress: bool = True, use_dev: bool = True):
-    """Every task x feature set (name -> batcher) x probe; returns a long DataFrame, one row per run.
+    """Every task x feature set x probe.
 
-    ``use_dev``: select and early-stop on each task's dev split where it has one."""
+    Args:
+        tasks: the tasks.
+        batchers: feature set name -> texts -> (n, d) vectors.
+        probes: the probe set-ups.
+        seed: the probes' seed.
+        progress: show a progress bar.
+        use_dev: select and early-stop on each task's dev split where it has one.
+
+    Returns:
+        A long DataFrame, one row per run (scores in percent).
+    """
     import pandas as pd
 
     from xalign.core.progress import bar
@@ -92,10 +138,18 @@ def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequen
 
 def sweep(task: Task, batcher_for: Callable[..., Batcher], grid: Sequence[dict], spec: ProbeSpec,
           seed: int = 1111, progress: bool = True):
-    """One probe over a grid of feature settings (e.g. pooling x layer); returns a DataFrame.
+    """One probe over a grid of feature settings (e.g. pooling x layer).
 
-    ``batcher_for(**point)`` gives the batcher of one grid point; the point's
-    keys become columns.
+    Args:
+        task: the task.
+        batcher_for: ``batcher_for(**point)`` gives the batcher of one grid point.
+        grid: the points (dicts; their keys become columns).
+        spec: the probe.
+        seed: the probe's seed.
+        progress: show a progress bar.
+
+    Returns:
+        A DataFrame, one row per point (scores in percent).
     """
     import pandas as pd
 
@@ -109,7 +163,16 @@ def sweep(task: Task, batcher_for: Callable[..., Batcher], grid: Sequence[dict],
 
 
 def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
-    """The task with a stratified ``frac`` of its training rows moved to a dev split (for selection)."""
+    """The task with a stratified share of its training rows moved to a dev split (for selection).
+
+    Args:
+        task: the task.
+        frac: share of the training rows moved, in (0, 1).
+        seed: the split's seed.
+
+    Returns:
+        A new task.
+    """
     from sklearn.model_selection import train_test_split
 
     idx = np.arange(len(task.train.labels))
@@ -120,17 +183,39 @@ def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
 
 
 def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict | None = None) -> list[dict]:
-    """Evaluate a sequence of (step name, batcher, probes[, task]) on one task; rows carry ``step`` and ``meta``.
+    """Evaluate a sequence of steps on one task.
 
-    A step's optional fourth element replaces ``task`` for that step (e.g. the same
-    data with a dev split for a configuration that early-stops on one)."""
+    A step's optional fourth element replaces ``task`` for that step (e.g. the same data with a dev
+    split for a configuration that early-stops on one).
+
+    Args:
+        task: the task.
+        steps: (step name, batcher, probes[, task]) tuples.
+        seed: the probes' seed.
+        meta: columns added to every row.
+
+    Returns:
+        Result dicts carrying ``step`` and ``meta``.
+    """
     return [{**r, "step": step[0], **(meta or {})} for step in steps
             for r in evaluate(step[3] if len(step) > 3 else task, step[1], step[2], seed=seed)]
 
 
 def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec],
                       seed: int = 1111, use_dev: bool = True) -> list[dict]:
-    """Zero-shot transfer: select and fit each probe once on ``source``, test on every target's test split."""
+    """Zero-shot transfer: select and fit each probe once on ``source``, test on every target's test split.
+
+    Args:
+        source: the training task.
+        targets: tasks whose test splits are scored.
+        batcher: texts -> (n, d) vectors.
+        probes: the probe set-ups.
+        seed: the probes' seed.
+        use_dev: select on the source's dev split when it has one.
+
+    Returns:
+        One result dict per probe and target (accuracy in percent).
+    """
     vectors = embed(batcher, sorted({t for s in [source.train, source.dev] if s is not None
                                      for slot in s.texts for t in slot}
                                     | {t for tg in targets for slot in tg.test.texts for t in slot}))

@@ -54,14 +54,25 @@ def _mean_rows(Z, index):
 
 
 def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048, distinct=None):
-    """The RCSLS loss of ``W`` and its (sub)gradient (torch tensors); see the module docstring.
+    """The RCSLS loss of ``W`` and its (sub)gradient; see the module docstring.
 
-    With A_i the mean of the k target negatives nearest x_i W, and B_i the
-    mean of the k source negatives whose images z W are nearest y_i, the
-    gradient is ``1/n [X^T (A - 2Y) + B^T Y]`` (neighbour sets held fixed,
-    the usual top-k subgradient). ``distinct``: :func:`distinct_rows` of X
-    and of Y (a word in several training pairs repeats its row): the
-    neighbour searches then run once per distinct row.
+    With A_i the mean of the k target negatives nearest x_i W, and B_i the mean of the k source
+    negatives whose images z W are nearest y_i, the gradient is ``1/n [X^T (A - 2Y) + B^T Y]``
+    (neighbour sets held fixed, the usual top-k subgradient).
+
+    Args:
+        W: (d, d) map (torch).
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors.
+        Zs: (n_s, d) source negatives.
+        Zt: (n_t, d) target negatives.
+        k: negatives averaged.
+        block: rows per neighbour-search block.
+        distinct: :func:`distinct_rows` of X and of Y (a word in several training pairs repeats its
+            row): the neighbour searches then run once per distinct row.
+
+    Returns:
+        (loss, a float tensor; gradient, (d, d)).
     """
     import torch
 
@@ -81,9 +92,14 @@ def rcsls_loss_and_grad(W, X, Y, Zs, Zt, k: int = 10, block: int = 2048, distinc
 
 
 def distinct_rows(M: np.ndarray):
-    """(first, inverse) torch index tensors: ``M[first]`` are M's distinct rows and ``M[first][inverse] == M``.
+    """M's distinct rows as index tensors.
 
-    (None, None) when every row is distinct.
+    Args:
+        M: (n, d) rows.
+
+    Returns:
+        (first, inverse) torch index tensors with ``M[first][inverse] == M``; (None, None) when every
+        row is distinct.
     """
     import torch
 
@@ -112,10 +128,23 @@ class RCSLSFit:
 def fit_rcsls(X: np.ndarray, Y: np.ndarray, Zs: np.ndarray | None = None, Zt: np.ndarray | None = None,
               k: int = 10, lr: float = 10.0, n_iter: int = 20, spectral: bool = False,
               init: np.ndarray | None = None, block: int = 2048, device: str | None = None) -> RCSLSFit:
-    """Minimise the RCSLS loss from the Procrustes map (or ``init``); returns :class:`RCSLSFit`.
+    """Minimise the RCSLS loss from the Procrustes map (or ``init``).
 
-    ``Zs`` / ``Zt`` default to the anchors themselves. ``losses[0]`` is the
-    loss of the starting map.
+    Args:
+        X: (n, d) source anchors.
+        Y: (n, d) target anchors, row i paired with X's row i.
+        Zs: (n_s, d) source negatives (default X).
+        Zt: (n_t, d) target negatives (default Y).
+        k: negatives averaged.
+        lr: learning rate.
+        n_iter: gradient steps.
+        spectral: project W onto the unit spectral ball after each step.
+        init: (d, d) starting map (default Procrustes).
+        block: rows per neighbour-search block.
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        An :class:`RCSLSFit`: ``W`` (d, d) and ``losses`` (``losses[0]`` the starting map's).
     """
     import torch
 

@@ -49,10 +49,16 @@ GPU_BLOCK_BYTES = 2 * 2**30  # on a GPU: 2 GiB, at most 1/16 of its memory (fewe
 
 
 def block_bytes(device=None) -> int:
-    """Bytes of float32 scores one block may hold on ``device`` (a name or ``torch.device``; None: CPU).
+    """Bytes of float32 scores one similarity block may hold on ``device``.
 
     On an H200, CSLS at N = 200,000 took 1.96 s (float32) / 0.43 s (bf16) in blocks of 512 queries,
     1.44 s / 0.24 s in 4,096 (2026-11-26): a GPU wants blocks far above a CPU's cache-sized ones.
+
+    Args:
+        device: a name (``"cuda:0"``) or ``torch.device``; None: the CPU.
+
+    Returns:
+        256 MiB on a CPU; on a GPU 2 GiB, at most 1/16 of its memory.
     """
     if not is_gpu(device):
         return DEFAULT_BLOCK_BYTES
@@ -98,10 +104,18 @@ def _block_rows(n_cols: int, block: int | None, device=None, cpu_rows: int = 819
 
 def mean_topk_similarity(Q, K, k: int = 10, exclude_self: bool = False, block: int | None = None,
                          device: str | None = None) -> np.ndarray:
-    """Mean of the k largest cosines of each row of Q against the rows of K; (n_Q,) float32.
+    """Mean of the k largest cosines of each row of Q against the rows of K (the CSLS density r_K(q)).
 
-    With ``exclude_self`` Q and K must be the same set and row i of K is
-    skipped for row i of Q.
+    Args:
+        Q: (n_Q, d) query vectors (numpy or torch; L2-normalised here).
+        K: (n_K, d) vectors the neighbours are taken from.
+        k: neighbours averaged (>= 1; fewer rows in K: all of them).
+        exclude_self: Q and K are the same set and row i of K is skipped for row i of Q.
+        block: query rows per block (default: :func:`block_bytes` of float32 scores).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (n_Q,) float32 mean cosines in [-1, 1].
     """
     dev = _device(device)
     q, kk = _as_unit_tensor(Q, dev), _as_unit_tensor(K, dev)
@@ -129,9 +143,19 @@ def _mean_topk(q, kk, k, exclude_self, block):
 
 
 def csls(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
-    """CSLS similarity of every u_i with every v_j (Eq. 2); returns (n_U, n_V) float32.
+    """CSLS similarity of every u_i with every v_j (Eq. 2): ``2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)``.
 
-    The output itself is n_U x n_V; for large sets use :func:`csls_topk`.
+    The output itself is n_U x n_V; to search large sets use :func:`xalign.measures.csls.csls_topk`.
+
+    Args:
+        U: (n_U, d) queries (numpy or torch; L2-normalised here).
+        V: (n_V, d) candidates.
+        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
+        block: query rows per block (default: :func:`block_bytes` of float32 scores); memory O(block x N).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (n_U, n_V) float32 CSLS scores in [-4, 4].
     """
     dev = _device(device)
     u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
@@ -145,28 +169,20 @@ def csls(U, V, k: int = 10, block: int | None = None, device: str | None = None)
     return out
 
 
-def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None,
-              device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn)."""
-    positive_int("topn", topn, len(V), "the number of candidates")
-    dev = _device(device)
-    u, v = _as_unit_tensor(U, dev), _as_unit_tensor(V, dev)
-    r_v = _mean_topk(u, v, k, False, block)
-    r_u = _mean_topk(v, u, k, False, block)
-    rows = _block_rows(v.shape[0], block, v.device)
-    idx = np.empty((u.shape[0], topn), np.int64)
-    val = np.empty((u.shape[0], topn), np.float32)
-    for s in range(0, u.shape[0], rows):
-        blk = 2 * (u[s : s + rows] @ v.T) - r_v[s : s + rows, None] - r_u[None, :]
-        top = blk.topk(min(topn, v.shape[0]), dim=1)
-        idx[s : s + rows] = top.indices.cpu().numpy()
-        val[s : s + rows] = top.values.cpu().numpy()
-    return idx, val
-
-
 def cosine_topk(U, V, topn: int = 1, block: int | None = None,
                 device: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Plain nearest neighbours by cosine; returns (indices, scores), each (n_U, topn)."""
+    """Plain nearest neighbours by cosine.
+
+    Args:
+        U: (n_U, d) queries (numpy or torch; L2-normalised here).
+        V: (n_V, d) candidates.
+        topn: neighbours per query, 1 to n_V.
+        block: query rows per block (default: :func:`block_bytes` of float32 scores).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (indices, scores): (n_U, topn) int64 rows of V, best first, and their (n_U, topn) float32 cosines.
+    """
     positive_int("topn", topn, len(V), "the number of candidates")
     dev = _device(device)
     same_width(U, V)
@@ -244,13 +260,35 @@ def _prepare(U, V, k, block, device):
 
 
 def weak_hits(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
-    """Per pair: is v_i the CSLS nearest neighbour of u_i among all v_j? (N,) bool."""
+    """Per pair: is v_i the CSLS nearest neighbour of u_i among all v_j? (the terms of Eq. 1)
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i (numpy or torch; L2-normalised here).
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
+        block: query rows per block (default: :func:`block_bytes` of float32 scores); memory O(block x N).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (N,) bool, one per pair.
+    """
     u, v, r_v, r_u = _prepare(U, V, k, block, device)
     return _weak_hits(u, v, r_v, r_u, block)
 
 
 def strong_hits(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
-    """Per pair: does v_i beat every other source vector u_j (j != i) as u_i's neighbour? (N,) bool."""
+    """Per pair: does v_i beat every other source vector u_j (j != i) as u_i's neighbour? (Eq. 3)
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i (numpy or torch; L2-normalised here).
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
+        block: query rows per block (default: :func:`block_bytes` of float32 scores); memory O(block x N).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (N,) bool, one per pair.
+    """
     u, v, _r_v, r_u = _prepare(U, V, k, block, device)
     return _strong_hits(u, v, r_u, k, block)
 
@@ -260,6 +298,16 @@ def strong_hits_xalign01(U, V, k: int = 10, block: int | None = None, device: st
 
     The translation's score subtracted u_i's density among the targets and every
     competitor's subtracted u_i's density among the other sources (see the module notes).
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i (numpy or torch; L2-normalised here).
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
+        block: query rows per block (default: :func:`block_bytes` of float32 scores); memory O(block x N).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+
+    Returns:
+        (N,) bool, one per pair.
     """
     u, v, r_v, r_u = _prepare(U, V, k, block, device)
     return _strong_hits_xalign01(u, v, r_v, r_u, k, block)
@@ -301,13 +349,26 @@ def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
 
 def alignment_scores(U, V, k: int = 10, block: int | None = None, device: str | None = None,
                      with_xalign01: bool = False) -> dict[str, float]:
-    """``{"S_weak": ..., "S_strong": ...}`` in one pass (they share the CSLS density terms).
+    """S_weak and S_strong of N translation pairs in one pass (they share the CSLS density terms).
 
     When no ``block`` is forced and an N x N float32 matrix fits in one block
     (N <= ~8,000), the two similarity matrices are computed once and reused
     (2 matrix products instead of 5); otherwise the blocked passes run.
-    ``with_xalign01`` adds ``"S_strong_xalign01"``: S_strong as computed by
-    xalign 0.1 (wrong density term), for a before/after comparison only.
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i (numpy or torch; L2-normalised here).
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
+        block: query rows per block (default: :func:`block_bytes` of float32 scores); memory O(block x N).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+        with_xalign01: add ``"S_strong_xalign01"``, S_strong as computed by xalign 0.1 (wrong
+            density term), for a before/after comparison only.
+
+    Returns:
+        ``{"S_weak": s, "S_strong": s}``: fractions of the N pairs in [0, 1].
+
+    Raises:
+        ValueError: shapes that differ, a bad k or block, NaN or infinite input.
     """
     _check_pairs(U, V)
     positive_int("k", k)
@@ -325,16 +386,46 @@ def alignment_scores(U, V, k: int = 10, block: int | None = None, device: str | 
 
 
 def s_weak(U, V, k: int = 10, **kw) -> float:
-    """Weak alignment score (Eq. 1): fraction of pairs whose translation is u_i's CSLS nearest neighbour in V."""
+    """Weak alignment score (Eq. 1): the fraction of pairs whose translation is u_i's CSLS nearest neighbour in V.
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i.
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term.
+        **kw: ``block``, ``device`` (see :func:`weak_hits`).
+
+    Returns:
+        A fraction in [0, 1].
+    """
     return float(weak_hits(U, V, k, **kw).mean())
 
 
 def s_strong(U, V, k: int = 10, **kw) -> float:
-    """Strong alignment score (Eq. 3, as the authors compute it): fraction of pairs whose translation
-    beats every other source vector u_j."""
+    """Strong alignment score (Eq. 3, as the authors compute it): the fraction of pairs whose translation
+    beats every other source vector u_j.
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i.
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term.
+        **kw: ``block``, ``device`` (see :func:`strong_hits`).
+
+    Returns:
+        A fraction in [0, 1].
+    """
     return float(strong_hits(U, V, k, **kw).mean())
 
 
 def s_strong_xalign01(U, V, k: int = 10, **kw) -> float:
-    """S_strong AS COMPUTED BY XALIGN 0.1 (WRONG DENSITY TERM); kept only for before/after tables."""
+    """S_strong AS COMPUTED BY XALIGN 0.1 (WRONG DENSITY TERM); kept only for before/after tables.
+
+    Args:
+        U: (N, d) source vectors, row i the translation of V's row i.
+        V: (N, d) target vectors.
+        k: neighbours in each CSLS density term.
+        **kw: ``block``, ``device`` (see :func:`strong_hits_xalign01`).
+
+    Returns:
+        A fraction in [0, 1].
+    """
     return float(strong_hits_xalign01(U, V, k, **kw).mean())

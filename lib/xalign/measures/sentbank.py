@@ -19,18 +19,33 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xalign.core.cache import text_hash
+from xalign.core.layers import parse_layers
 from xalign.core.memo import cached
 from xalign.core.precision import precision_of
 from xalign.measures.probe import Batcher
 
 
 def unique(texts: Sequence[str]) -> list[str]:
-    """Texts without repeats, first occurrence order."""
+    """Texts without repeats, in first-occurrence order.
+
+    Args:
+        texts: any sequence of strings.
+
+    Returns:
+        The distinct texts.
+    """
     return list(dict.fromkeys(texts))
 
 
 def encoder_identity(enc) -> dict:
-    """What an encoder's vectors depend on: its cache keys' fields and its batching (a memo key part)."""
+    """What an encoder's vectors depend on: its cache keys' fields and its batching (a memo key part).
+
+    Args:
+        enc: an :class:`~xalign.core.encoders.Encoder`.
+
+    Returns:
+        A JSON-able dict.
+    """
     return {"model": enc.name, "revision": enc.revision, "prefix": enc.prefix, "max_length": enc.max_length,
             "precision": precision_of(enc), "chunk_size": enc.chunk_size,
             "batch_tokens": enc.batch_tokens}
@@ -39,12 +54,21 @@ def encoder_identity(enc) -> dict:
 def memo_bank(name: str, enc, texts: Sequence[str], key: dict, compute, code=()):
     """``compute()`` memoised in the encoder's cache under the encoder, the texts and ``key``.
 
-    A warm rerun then reads the bank (only the layers kept) instead of every
-    all-layer cache chunk. ``code``: modules besides this one and the encoder's."""
-    import sys
+    A warm rerun then reads the bank (only the layers kept) instead of every all-layer cache chunk.
 
+    Args:
+        name: what is computed (``"sentbank.from_encoder"``).
+        enc: the encoder (its identity and class enter the key; its cache stores the value).
+        texts: the texts the bank holds.
+        key: the other parameters (JSON-able).
+        compute: () -> the value; its code and what it calls enter the key.
+        code: further functions or classes it calls through objects.
+
+    Returns:
+        The value, computed or read back.
+    """
     full = {**encoder_identity(enc), "texts": text_hash(texts), **key}
-    return cached(name, full, compute, code=[sys.modules[__name__], type(enc), *code], store=enc.cache)
+    return cached(name, full, compute, code=[type(enc), *code], store=enc.cache)
 
 
 @dataclass
@@ -69,17 +93,26 @@ class SentenceBank:
     def from_encoder(cls, enc, texts: Sequence[str], poolings: Sequence[str] = ("mean", "first"),
                      keep_layers: Sequence[int] | None = None, block: int = 4096,
                      desc: str | None = None, dtype=np.float32, memo: bool = True) -> SentenceBank:
-        """Encode ``texts`` (all layers, one pass, cached) and keep ``keep_layers`` (default all).
+        """Encode ``texts`` (all layers, one pass, cached) and keep ``keep_layers``.
 
-        The encoder is called on blocks of ``block`` texts (a multiple of its
-        cache chunk) so memory stays bounded and cache entries are the same
-        as for one call. ``dtype=np.float16`` halves the memory of a large
-        bank (batchers still return float32). With ``memo`` the bank itself
-        is kept in the encoder's cache (see :func:`memo_bank`).
+        The encoder is called on blocks of ``block`` texts (a multiple of its cache chunk) so memory
+        stays bounded and cache entries are the same as for one call.
+
+        Args:
+            enc: the encoder.
+            texts: the texts (repeats dropped).
+            poolings: sentence poolings kept.
+            keep_layers: layers kept (any :func:`xalign.core.layers.parse_layers` spec; default all).
+            block: texts per encoder call.
+            desc: progress bar label.
+            dtype: ``np.float16`` halves the memory of a large bank (batchers still return float32).
+            memo: keep the bank itself in the encoder's cache (:func:`memo_bank`).
+
+        Returns:
+            The bank: ``vectors[pooling]`` (n_texts, n_layers_kept, dim).
         """
         texts = unique(texts)
-        all_layers = list(range(enc.n_layers))
-        keep = all_layers if keep_layers is None else [int(x) % enc.n_layers for x in keep_layers]
+        keep = parse_layers(keep_layers, enc.n_layers)
         if memo:
             key = {"poolings": list(poolings), "keep": keep, "dtype": np.dtype(dtype).str}
             return memo_bank("sentbank.from_encoder", enc, texts, key, lambda: cls.from_encoder(
@@ -95,7 +128,14 @@ class SentenceBank:
         return cls(texts, vectors, {p: list(keep) for p in poolings})
 
     def merge(self, other: SentenceBank) -> SentenceBank:
-        """A bank with both banks' texts (same names and layers required)."""
+        """A bank with both banks' texts (same poolings and layers required).
+
+        Args:
+            other: another bank.
+
+        Returns:
+            A new bank: this one's texts, then ``other``'s new ones.
+        """
         if set(self.vectors) != set(other.vectors) or self.layers != other.layers:
             raise ValueError("merge needs banks with the same poolings and layers")
         new = [t for t in other.texts if t not in self.index]
@@ -104,7 +144,16 @@ class SentenceBank:
         return SentenceBank(self.texts + new, vec, dict(self.layers))
 
     def array(self, name: str, layer: int, texts: Sequence[str]) -> np.ndarray:
-        """(len(texts), dim) vectors of one pooling and layer."""
+        """Vectors of one pooling and layer.
+
+        Args:
+            name: the pooling.
+            layer: a kept layer (negative: from the last kept).
+            texts: texts of the bank.
+
+        Returns:
+            (len(texts), dim) float32.
+        """
         if name not in self.vectors:
             raise KeyError(f"no pooling {name!r} in this bank (has {sorted(self.vectors)})")
         layers = self.layers[name]
@@ -119,7 +168,15 @@ class SentenceBank:
         return self.vectors[name][rows, layers.index(layer), :].astype(np.float32)
 
     def batcher(self, name: str, layer: int = -1) -> Batcher:
-        """A SentEval-style batcher serving one pooling and layer (``-1`` = last kept)."""
+        """A SentEval-style batcher serving one pooling and layer.
+
+        Args:
+            name: the pooling.
+            layer: a kept layer (``-1``: the last kept).
+
+        Returns:
+            texts -> (n, dim) float32.
+        """
         def batch(texts: list[str]) -> np.ndarray:
             return self.array(name, layer, texts)
         batch.__name__ = f"{name}@{layer}"
@@ -127,10 +184,16 @@ class SentenceBank:
 
 
 def cbow_vectors(enc, texts: Sequence[str]) -> np.ndarray:
-    """(n, dim): mean of the input embedding rows of each text's sub-word tokens.
+    """Mean of the input embedding rows of each text's sub-word tokens.
 
-    Tokens come from the model's tokenizer on the raw text (no input prefix,
-    no special tokens); a text with no token gets a zero vector.
+    Tokens come from the model's tokenizer on the raw text (no input prefix, no special tokens).
+
+    Args:
+        enc: the encoder (its model's input embeddings).
+        texts: the n texts.
+
+    Returns:
+        (n, dim) float32; a text with no token gets a zero vector.
     """
     emb = enc.model.get_input_embeddings().weight.detach().float().cpu().numpy()
     ids = enc.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
@@ -142,14 +205,32 @@ def cbow_vectors(enc, texts: Sequence[str]) -> np.ndarray:
 
 
 def cbow_bank(enc, texts: Sequence[str], memo: bool = True) -> SentenceBank:
-    """A bank with one pooling, ``"cbow"`` (layer 0): see :func:`cbow_vectors`; memoised with ``memo``."""
+    """A bank with one pooling, ``"cbow"`` (layer 0): see :func:`cbow_vectors`.
+
+    Args:
+        enc: the encoder.
+        texts: the texts (repeats dropped).
+        memo: keep the bank in the encoder's cache.
+
+    Returns:
+        The bank: ``vectors["cbow"]`` (n_texts, 1, dim).
+    """
     texts = unique(texts)
     compute = lambda: SentenceBank(texts, {"cbow": cbow_vectors(enc, texts)[:, None, :]}, {"cbow": [0]})
     return memo_bank("sentbank.cbow_bank", enc, texts, {}, compute) if memo else compute()
 
 
 def union_batcher(banks: Sequence[SentenceBank], name: str, layer: int = -1) -> Batcher:
-    """A batcher over several banks (e.g. one per language): each text from the first bank holding it."""
+    """A batcher over several banks (e.g. one per language): each text from the first bank holding it.
+
+    Args:
+        banks: the banks, searched in order.
+        name: the pooling.
+        layer: a kept layer (``-1``: the last kept).
+
+    Returns:
+        texts -> (n, dim) float32.
+    """
     banks = list(banks)
 
     def batch(texts: list[str]) -> np.ndarray:

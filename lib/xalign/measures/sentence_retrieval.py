@@ -14,14 +14,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from xalign.measures.retrieval import cosine_topk, csls_topk
+from xalign.measures.csls import csls_topk
+from xalign.measures.retrieval import cosine_topk
 
 METHODS = ("cosine", "csls")
 DIRECTIONS = ("xx->en", "en->xx")
 
 
 def nearest(queries, candidates, method: str = "cosine", k: int = 10) -> np.ndarray:
-    """Index of the nearest candidate of each query row; (n_queries,) int64."""
+    """Index of the nearest candidate of each query row.
+
+    Args:
+        queries: (n_queries, d) query vectors.
+        candidates: (n_candidates, d) candidate vectors.
+        method: ``"cosine"`` or ``"csls"`` (:func:`xalign.measures.csls.csls_topk`).
+        k: CSLS neighbours (ignored for cosine).
+
+    Returns:
+        (n_queries,) int64 rows of ``candidates``.
+    """
     if method == "cosine":
         idx, _ = cosine_topk(queries, candidates, topn=1)
     elif method == "csls":
@@ -32,7 +43,17 @@ def nearest(queries, candidates, method: str = "cosine", k: int = 10) -> np.ndar
 
 
 def retrieval_hits(queries, candidates, method: str = "cosine", k: int = 10) -> np.ndarray:
-    """Per query row i: is its nearest candidate candidates[i] (paired row by row)? (n,) bool."""
+    """Per query row i: is its nearest candidate ``candidates[i]`` (paired row by row)?
+
+    Args:
+        queries: (n, d) query vectors.
+        candidates: (n, d) candidates, row i the translation of query i.
+        method: ``"cosine"`` or ``"csls"`` (:func:`xalign.measures.csls.csls_topk`).
+        k: CSLS neighbours (ignored for cosine).
+
+    Returns:
+        (n,) bool.
+    """
     if len(queries) != len(candidates):
         raise ValueError(f"queries and candidates must be paired: {len(queries)} vs {len(candidates)} rows")
     if len(queries) == 0:
@@ -41,16 +62,35 @@ def retrieval_hits(queries, candidates, method: str = "cosine", k: int = 10) -> 
 
 
 def retrieval_accuracy(queries, candidates, method: str = "cosine", k: int = 10) -> float:
-    """Fraction of rows i whose nearest candidate is candidates[i] (paired row by row), in [0, 1]."""
+    """Fraction of rows i whose nearest candidate is ``candidates[i]`` (paired row by row).
+
+    Args:
+        queries: (n, d) query vectors.
+        candidates: (n, d) candidates, row i the translation of query i.
+        method: ``"cosine"`` or ``"csls"`` (:func:`xalign.measures.csls.csls_topk`).
+        k: CSLS neighbours (ignored for cosine).
+
+    Returns:
+        A fraction in [0, 1].
+    """
     return float(retrieval_hits(queries, candidates, method, k).mean())
 
 
 def layerwise_retrieval(X: np.ndarray, Y: np.ndarray, layers: list[int] | None = None,
                         method: str = "cosine", directions=DIRECTIONS, keep_hits: bool = False) -> pd.DataFrame:
-    """Accuracy (percent) per layer and direction for paired (n, L, d) arrays; tidy (layer, direction, value).
+    """Retrieval accuracy per layer and direction for paired sentence vectors.
 
-    ``layers`` labels the L slices (default 0..L-1). ``keep_hits`` adds a ``hits`` column: the
-    per-query boolean array the accuracy is the mean of (for confidence intervals).
+    Args:
+        X: (n, L, d) vectors of the xx side, row i the translation of Y's row i.
+        Y: (n, L, d) vectors of the English side.
+        layers: labels of the L slices (default 0..L-1).
+        method: ``"cosine"`` or ``"csls"``.
+        directions: among ``"xx->en"`` (X queries Y) and ``"en->xx"``.
+        keep_hits: add a ``hits`` column, the per-query (n,) bool array the accuracy is the mean of
+            (for confidence intervals).
+
+    Returns:
+        Tidy frame (layer, direction, value = accuracy in percent, 0-100).
     """
     X, Y = np.asarray(X), np.asarray(Y)
     if X.ndim != 3 or X.shape[:2] != Y.shape[:2]:
@@ -72,14 +112,30 @@ def layerwise_retrieval(X: np.ndarray, Y: np.ndarray, layers: list[int] | None =
 
 
 def add_mean_direction(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Append rows with ``direction == "mean"``: the mean over directions for each group of ``keys``."""
+    """Append rows with ``direction == "mean"``: the mean over directions for each group of ``keys``.
+
+    Args:
+        frame: tidy frame with ``direction`` and ``value`` columns.
+        keys: the columns that identify a group (e.g. ``["pair", "layer"]``).
+
+    Returns:
+        ``frame`` with the mean rows appended.
+    """
     mean = frame.groupby(keys, sort=False, as_index=False)["value"].mean()
     mean["direction"] = "mean"
     return pd.concat([frame, mean], ignore_index=True)
 
 
 def best_layer(frame: pd.DataFrame, value: str = "value") -> int:
-    """The layer with the highest mean ``value`` over all other keys (ties: the lowest layer)."""
+    """The layer with the highest mean ``value`` over all other keys (ties: the lowest layer).
+
+    Args:
+        frame: tidy frame with a ``layer`` column.
+        value: the column to maximise.
+
+    Returns:
+        A layer index.
+    """
     if frame.empty:
         raise ValueError("no scores to choose a layer from")
     means = frame.groupby("layer")[value].mean()

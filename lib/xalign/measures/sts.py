@@ -13,7 +13,15 @@ from scipy.stats import spearmanr
 
 
 def pair_cosines(U: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """Cosine of each row pair (u_i, v_i); (n,) float64. Zero vectors give 0."""
+    """Cosine of each row pair (u_i, v_i); zero vectors give 0.
+
+    Args:
+        U: (n, d) first sentences.
+        V: (n, d) second sentences.
+
+    Returns:
+        (n,) float64 cosines in [-1, 1].
+    """
     U, V = np.asarray(U, np.float64), np.asarray(V, np.float64)
     if U.shape != V.shape or U.ndim != 2:
         raise ValueError(f"expected two (n, d) arrays of the same shape, got {U.shape} and {V.shape}")
@@ -23,7 +31,14 @@ def pair_cosines(U: np.ndarray, V: np.ndarray) -> np.ndarray:
 
 
 def average_ranks(x) -> np.ndarray:
-    """1-based ranks of ``x``, ties sharing their average rank; (n,) float64 (scipy's ``rankdata``)."""
+    """1-based ranks of ``x``, ties sharing their average rank (scipy's ``rankdata``).
+
+    Args:
+        x: (n,) values.
+
+    Returns:
+        (n,) float64 ranks in [1, n].
+    """
     x = np.asarray(x, np.float64)
     if x.ndim != 1:
         raise ValueError(f"average_ranks needs a 1-d array, got shape {x.shape}")
@@ -37,9 +52,17 @@ def average_ranks(x) -> np.ndarray:
 
 
 def spearman(x, y) -> float:
-    """Spearman's rho of two (n,) arrays, bit-identical to ``scipy.stats.spearmanr(x, y).statistic``
-    (Pearson of the average ranks) at a third of its cost, for bootstraps that call it thousands of
-    times. NaN if either array is constant or holds a NaN."""
+    """Spearman's rho, bit-identical to ``scipy.stats.spearmanr(x, y).statistic`` at a third of its cost.
+
+    Pearson of the average ranks, for bootstraps that call it thousands of times.
+
+    Args:
+        x: (n,) values.
+        y: (n,) values.
+
+    Returns:
+        rho in [-1, 1]; NaN if either array is constant or holds a NaN.
+    """
     x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
     if x.shape != y.shape or x.ndim != 1:
         raise ValueError(f"expected two (n,) arrays of one shape, got {x.shape} and {y.shape}")
@@ -49,7 +72,16 @@ def spearman(x, y) -> float:
 
 
 def sts_spearman(U: np.ndarray, V: np.ndarray, gold) -> float:
-    """Spearman's rho x 100 between pair cosines and gold scores."""
+    """Spearman's rho x 100 between pair cosines and gold scores.
+
+    Args:
+        U: (n, d) first sentences.
+        V: (n, d) second sentences.
+        gold: (n,) gold similarity scores.
+
+    Returns:
+        rho x 100, in [-100, 100].
+    """
     gold = np.asarray(gold, np.float64)
     if len(gold) != len(U):
         raise ValueError(f"{len(gold)} gold scores for {len(U)} sentence pairs")
@@ -60,7 +92,17 @@ def sts_spearman(U: np.ndarray, V: np.ndarray, gold) -> float:
 
 
 def layerwise_sts(U: np.ndarray, V: np.ndarray, gold, layers: list[int] | None = None) -> pd.DataFrame:
-    """Spearman x 100 per layer for paired (n, L, d) arrays; tidy (layer, value)."""
+    """Spearman's rho x 100 per layer for paired sentence vectors.
+
+    Args:
+        U: (n, L, d) first sentences.
+        V: (n, L, d) second sentences.
+        gold: (n,) gold similarity scores.
+        layers: labels of the L slices (default 0..L-1).
+
+    Returns:
+        Tidy frame (layer, value in [-100, 100]).
+    """
     if U.ndim != 3 or U.shape != V.shape:
         raise ValueError(f"expected paired (n, L, d) arrays, got {U.shape} and {V.shape}")
     layers = list(range(U.shape[1])) if layers is None else list(layers)

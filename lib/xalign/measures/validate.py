@@ -9,7 +9,20 @@ import numbers
 
 
 def positive_int(name: str, value, upper: int | None = None, upper_name: str = "") -> int:
-    """``value`` as an int in ``1..upper``; raises ``ValueError`` naming ``name`` otherwise."""
+    """``value`` as an int in ``1..upper``.
+
+    Args:
+        name: the parameter's name, for the error.
+        value: what was given.
+        upper: the largest valid value (None: no limit).
+        upper_name: what ``upper`` is (``"the number of candidates"``).
+
+    Returns:
+        ``int(value)``.
+
+    Raises:
+        ValueError: not an integer, or outside ``1..upper`` (naming ``name`` and the range).
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -24,7 +37,16 @@ def positive_int(name: str, value, upper: int | None = None, upper_name: str = "
 
 
 def same_width(U, V, names: tuple[str, str] = ("U", "V")) -> None:
-    """Row vectors of two spaces must have the same dimension."""
+    """Row vectors of two spaces must have the same dimension.
+
+    Args:
+        U: (n_U, d) vectors.
+        V: (n_V, d') vectors.
+        names: the two spaces' names, for the error.
+
+    Raises:
+        ValueError: d != d' (both named).
+    """
     import numpy as np
 
     du, dv = np.shape(U)[-1], np.shape(V)[-1]

@@ -44,7 +44,14 @@ def _whitening_pair(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def whitening_matrix(M: np.ndarray) -> np.ndarray:
-    """``(M^T M)^(-1/2)`` for anchors M (n, d) (a pseudo-inverse square root if M is rank-deficient)."""
+    """``(M^T M)^(-1/2)`` (a pseudo-inverse square root if M is rank-deficient).
+
+    Args:
+        M: (n, d) anchors.
+
+    Returns:
+        (d, d) float64.
+    """
     return _whitening_pair(M)[0]
 
 
@@ -60,7 +67,21 @@ class VecMapFit:
 def fit_vecmap(X: np.ndarray, Z: np.ndarray, whiten: bool = True, src_reweight: float = 0.5,
                trg_reweight: float = 0.5, src_dewhiten: str | None = "src", trg_dewhiten: str | None = "trg",
                dim: int | None = None) -> VecMapFit:
-    """The multi-step supervised map from anchors X -> Z; see the module docstring."""
+    """The multi-step supervised map from anchors X to Z (see the module docstring).
+
+    Args:
+        X: (n, d) source anchors.
+        Z: (n, d) target anchors, row i paired with X's row i.
+        whiten: whiten both sides first.
+        src_reweight: source re-weighting exponent.
+        trg_reweight: target re-weighting exponent.
+        src_dewhiten: ``"src"``, ``"trg"`` or None: whose whitening the source side undoes.
+        trg_dewhiten: the same for the target side.
+        dim: keep this many dimensions (None: all).
+
+    Returns:
+        A :class:`VecMapFit` (``A_src`` (d, dim) and ``A_tgt`` (d, dim) maps).
+    """
     X, Z = finite("X", X, np.float64), finite("Z", Z, np.float64)
     if X.shape != Z.shape:
         raise ValueError(f"anchors must be paired and of one dimension, got {X.shape} and {Z.shape}")

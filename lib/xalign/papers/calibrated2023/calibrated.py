@@ -204,9 +204,8 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
     """
     from xalign.core import memo
     from xalign.core.devices import default_device
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     from xalign.data.sentdata import sts2017_pairs, tatoeba_pairs
-    from xalign.measures import retrieval, sentence_retrieval, sts
 
     val_pairs = [tuple(p) for p in val_pairs]
     if not val_pairs:
@@ -246,7 +245,7 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
         row = memo.cached("calibrated2023.checkpoint_scores",
                           {**key, "checkpoint": checkpoint_identity(path), "fraction": float(fraction)},
                           lambda f=fraction, p=path: evaluate(f, p),
-                          code=[evaluate_checkpoints, sentence_retrieval, retrieval, sts], store=store)
+                          store=store)  # the key holds evaluate's code and what it reaches (load_encoder, the encoders)
         rows.append(row)
     return pd.DataFrame(rows)
 

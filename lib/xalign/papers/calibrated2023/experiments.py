@@ -85,7 +85,7 @@ def run_setup(P, run) -> Setup:
     """
     from transformers.utils import logging as hf_logging
 
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     from xalign.core.sentvec import load_sentence_encoder
 
     hf_logging.set_verbosity_error()  # no weight-loading reports in the book
@@ -196,7 +196,7 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     Records ``table10``, ``checkpoints``, ``Fig. 2``, ``tatoeba_all``, ``sts_all`` and compares
     ``table5`` and ``table6`` with the paper.
     """
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
     from xalign.data import sentdata
 
     enc, best = setup.encoders, plain.best

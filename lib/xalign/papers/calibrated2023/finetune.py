@@ -20,7 +20,7 @@ mean Pooling) built from the encoder's checkpoint directory; the training
 loop is ours (AdamW, linear warm-up and decay, gradient clipping at 1, as in
 sentence-transformers' defaults) so that it needs neither ``datasets`` nor
 ``accelerate``. Each checkpoint is saved as a plain ``transformers``
-directory that :func:`xalign.core.encoders.load_encoder` reads. A finished run is
+directory that :func:`xalign.core.loading.load_encoder` reads. A finished run is
 cached under ``$XALIGN_CACHE/finetuned/<key>``, the key being the base model
 and its revision, the input prefix, the hyper-parameters (seed included), a
 hash of the training data and of the training code (:func:`training_code_digest`);

@@ -18,9 +18,9 @@ import pandas as pd
 
 from xalign.core.memo import array_digest, cached
 from xalign.data.static import StaticVectors
-from xalign.measures import group_topk, retrieval
 from xalign.measures import layerwise as LW
-from xalign.measures.retrieval import alignment_scores, csls_topk, s_weak
+from xalign.measures.csls import csls_topk
+from xalign.measures.retrieval import alignment_scores, s_weak
 from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
 
@@ -57,7 +57,7 @@ def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: Ma
 
     Tidy (pair, layer, run, metric, value in [0, 1]). Each language pair's cache key holds its
     word vectors' digest, the pairs' rows, k, n, runs, seed and layers, and the source of the
-    modules that compute it, so a warm rerun reads it back. ``encoded`` may be an
+    code it runs (:func:`xalign.core.memo.cached`), so a warm rerun reads it back. ``encoded`` may be an
     :class:`~xalign.papers.gaschi2022.incontext.EncodedPairs`: one pair is read at a time.
     """
     return pd.concat([_pair_alignment_scores(lp, wp, encoded, k, n, runs, seed, layers)
@@ -75,7 +75,7 @@ def _pair_alignment_scores(lp: str, wp: list[PR.WordPair], encoded: Mapping[str,
                   lambda: pair_layer_scores({lp: wp}, {lp: (src, tgt)},
                                             lambda U, V: alignment_scores(U, V, k, with_xalign01=True),
                                             n, runs, seed, layers, "S_weak, S_strong"),
-                  code=[retrieval, group_topk, LW, IC, PR, pair_layer_scores])
+                  code=[IC.EncodedSide])
 
 
 def sentence_layer_scores(encoded: Mapping[str, tuple], poolings: dict[str, str], k: int, n: int, runs: int,
@@ -103,7 +103,7 @@ def _pair_sentence_scores(lp: str, encoded: Mapping[str, tuple], poolings: dict[
                                               desc=f"{lp} {label}").assign(pair=lp, pooling=label)
                           for label, pooling in poolings.items()], ignore_index=True)
 
-    return cached("gaschi2022.sentence_layer_scores", key, compute, code=[retrieval, group_topk, LW, IC])
+    return cached("gaschi2022.sentence_layer_scores", key, compute, code=[IC.EncodedSide])
 
 
 def words_vs_masked_scores(U: np.ndarray, V: np.ndarray, Um: np.ndarray, Vm: np.ndarray, k: int, n: int,
@@ -123,7 +123,7 @@ def words_vs_masked_scores(U: np.ndarray, V: np.ndarray, Um: np.ndarray, Vm: np.
             LW.layerwise_scores(Um, Vm, lambda a, b: s_weak(a, b, k), samples, layers, "masked").assign(
                 input="masked")])
 
-    return cached("gaschi2022.words_vs_masked_scores", key, compute, code=[retrieval, group_topk, LW, words_vs_masked_scores])
+    return cached("gaschi2022.words_vs_masked_scores", key, compute)
 
 
 def best_last_rows(runs_df: pd.DataFrame, model_label: str, group: list[str] = ("pair",),

@@ -17,8 +17,6 @@ change's effect:
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pandas as pd
 
@@ -58,7 +56,7 @@ def before_after(sp: PairSpaces, n: int | None = None, ks=(1, 5), max_contexts: 
     key = {"space": space_digest(sp), "n": None if n is None else int(n), "ks": list(ks),
            "max_contexts": int(max_contexts), "seed": int(seed)}
     return memoised("before_after", key, lambda: _before_after(sp, n, ks, max_contexts, seed),
-                    sys.modules[__name__], store)
+                    store=store)
 
 
 def _before_after(sp: PairSpaces, n, ks, max_contexts: int, seed: int) -> pd.DataFrame:
@@ -126,7 +124,7 @@ def known_answers(sp: PairSpaces, store=None) -> pd.DataFrame:
     source of the code, so a change to either runs the checks again.
     """
     return memoised("known_answers", {"space": space_digest(sp)}, lambda: _known_answers(sp),
-                    sys.modules[__name__], store)
+                    store=store)
 
 
 def _known_answers(sp: PairSpaces) -> pd.DataFrame:

@@ -5,7 +5,6 @@ Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabular
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,7 +82,7 @@ def evaluate_grid(sp: PairSpaces, sizes, methods, techniques=TECHNIQUES, bcws: C
            "techniques": list(techniques), "bcws": pairs_digest(bcws), "scws": pairs_digest(scws),
            "ks": list(ks), "retrieval_k": retrieval_k}
     return memoised("grid", key, lambda: _evaluate_grid(sp, sizes, methods, techniques, bcws, scws, ks, retrieval_k),
-                    sys.modules[__name__], store)
+                    store=store)
 
 
 def _evaluate_grid(sp, sizes, methods, techniques, bcws, scws, ks, retrieval_k) -> pd.DataFrame:
@@ -155,7 +154,7 @@ def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retri
            "retrieval_k": retrieval_k, "centred": bool(centred),
            "n_sentences": None if n_sentences is None else int(n_sentences)}
     return memoised("original_space", key, lambda: _original_space_scores(sp, bcws, scws, ks, retrieval_k, centred,
-                                                                          n_sentences), sys.modules[__name__], store)
+                                                                          n_sentences), store=store)
 
 
 def _original_space_scores(sp, bcws, scws, ks, retrieval_k, centred, n_sentences) -> dict:
@@ -192,7 +191,7 @@ def btsr_baselines(sp: PairSpaces, n: int | None = None, ks=(1, 5), store=None) 
             return pd.DataFrame(_baseline_rows(sp, n, ks))
 
     key = {"space": space_digest(sp), "n": None if n is None else int(n), "ks": list(ks)}
-    return memoised("baselines", key, compute, sys.modules[__name__], store)
+    return memoised("baselines", key, compute, store=store)
 
 
 def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:
@@ -212,7 +211,7 @@ def _baseline_rows(sp: PairSpaces, n, ks) -> list[dict]:
 
 def load_variant_encoders(variants, models: dict[str, str], autocast: str | None = None, **kw) -> dict:
     """One loaded encoder per model key the variants need (``multi``, ``mono_en``, ...), each loaded once."""
-    from xalign.core.encoders import load_encoder
+    from xalign.core.loading import load_encoder
 
     need = []
     for v in variants:

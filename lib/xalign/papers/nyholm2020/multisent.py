@@ -29,12 +29,12 @@ a WordPiece vocabulary (mBERT) it is the word itself, exactly
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Sequence
 
 import numpy as np
 
 from xalign.core.cache import text_hash
+from xalign.core.layers import parse_layers
 from xalign.core.precision import precision_of
 from xalign.data import taskdata
 from xalign.data.tasks import Split, Task
@@ -120,14 +120,15 @@ def unk_share(ids: Sequence[Sequence[int]], tokenizer) -> float:
 
 
 def encode_ids(enc, ids: Sequence[Sequence[int]], poolings: Sequence[str] = ("first", "mean"),
-               layers: Sequence[int] | None = None) -> dict[str, np.ndarray]:
+               layers=None) -> dict[str, np.ndarray]:
     """Run ``enc.model`` on given token ids; returns pooling -> (n, L, dim) float32.
 
     ``"first"``: the first token; ``"mean"``: mean over all tokens (special
-    tokens included, like :meth:`xalign.core.encoders.Encoder.encode`). Batches are
-    sorted by length; results are cached per chunk in ``enc.cache``.
+    tokens included, like :meth:`xalign.core.encoders.Encoder.encode`). ``layers``: any
+    :func:`xalign.core.layers.parse_layers` spec (None: all; out of range: a ``ValueError``).
+    Batches are sorted by length; results are cached per chunk in ``enc.cache``.
     """
-    layers = list(range(enc.n_layers)) if layers is None else [int(x) % enc.n_layers for x in layers]
+    layers = parse_layers(layers, enc.n_layers)
     ids = [list(map(int, s))[: enc.max_length] for s in ids]
     out = {p: np.zeros((len(ids), len(layers), enc.dim), np.float32) for p in poolings}
     for start in range(0, len(ids), enc.chunk_size):
@@ -148,14 +149,14 @@ def encode_ids(enc, ids: Sequence[Sequence[int]], poolings: Sequence[str] = ("fi
 
 
 def thesis_bank(enc, texts: Sequence[str], latin1: bool = True, poolings: Sequence[str] = ("first", "mean"),
-                keep_layers: Sequence[int] | None = None) -> tuple[SentenceBank, float]:
+                keep_layers=None) -> tuple[SentenceBank, float]:
     """Sentence vectors along the thesis' input path; returns (bank, unknown-token share).
 
     The bank is keyed by the original texts, so it plugs into the same tasks;
     both are memoised in the encoder's cache (:func:`~xalign.measures.sentbank.memo_bank`).
     """
     texts = unique(texts)
-    keep = list(range(enc.n_layers)) if keep_layers is None else [int(x) % enc.n_layers for x in keep_layers]
+    keep = parse_layers(keep_layers, enc.n_layers)
 
     def compute():
         ids = thesis_ids(texts, enc.tokenizer, latin1)
@@ -163,7 +164,7 @@ def thesis_bank(enc, texts: Sequence[str], latin1: bool = True, poolings: Sequen
         return SentenceBank(texts, vec, {p: keep for p in poolings}), unk_share(ids, enc.tokenizer)
 
     key = {"latin1": bool(latin1), "poolings": list(poolings), "keep": keep}
-    return memo_bank("nyholm2020.thesis_bank", enc, texts, key, compute, code=[sys.modules[__name__]])
+    return memo_bank("nyholm2020.thesis_bank", enc, texts, key, compute)
 
 
 def thesis_probes(task: str = "xnli", max_epoch: int | None = None) -> list[ProbeSpec]:

@@ -1,22 +1,22 @@
-"""CSLS top-k in two blocked matrix products instead of three, optionally with bf16 products.
+"""CSLS retrieval: the ``topn`` best CSLS candidates of each query, exact, in two blocked products.
 
-``CSLS(u_i, v_j) = 2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)`` (Conneau et al. 2018).
-:func:`xalign.measures.retrieval.csls_topk` computes it in three blocked
-N x N x d products: ``U V^T`` for r_V, ``V U^T`` for r_U, and ``U V^T`` again
-for the scores. Here the first and the third are the same product: one pass
+``CSLS(u_i, v_j) = 2 cos(u_i, v_j) - r_V(u_i) - r_U(v_j)`` (Conneau et al. 2018), with ``r_V(u)`` the
+mean of the k largest cosines of u with the rows of V. :func:`csls_topk` is the library's one CSLS
+search (the written-out definition, three N x N x d products, is the tests' reference,
+``tests/csls_reference.py``). Written out, CSLS needs ``U V^T`` for r_V, ``V U^T`` for r_U, and
+``U V^T`` again for the scores. Here the first and the third are the same product: one pass
 over ``V U^T`` gives r_U, then each query block's ``S = u V^T`` gives its r_V
 (the mean of the row's k largest entries) and, from the same S, the scores
 ``2 S - r_U`` (r_V(u_i) is a constant of the row: it does not change which
 candidates win and is subtracted from their scores afterwards). Memory stays
-O(block x N).
+O(block x N). Duplicate candidates (bitwise-equal rows, equal scores) are listed lowest index first.
 
 ``precision="bfloat16"`` runs the products on bf16 copies of the unit vectors
 (AVX512-BF16 / AMX on recent CPUs, tensor cores on GPUs) and keeps densities
 and scores in float32. Cosines then carry an error of about 1e-3, so a query
 whose two best candidates are closer than that may swap them;
-``tests/test_csls_fast.py`` states the agreement with float32 on random data.
-float32 (the default) gives :func:`~xalign.measures.retrieval.csls_topk`'s
-results (same candidates; scores equal up to float rounding).
+``tests/test_csls.py`` states the agreement with float32 on random data.
+float32 (the default) gives the definition's candidates (scores equal up to float rounding).
 
 **No full-width top-k.** With AMX the bf16 products are so fast (0.14 s for one 20,000 x 20,000 x 384
 product on two cores) that torch's top-k over the N x N scores and the row maxima of ``2 S - r_U``
@@ -54,9 +54,17 @@ BLOCK_ROWS = 512  # queries per block (at most 256 MiB of float32 scores; see th
 
 
 def block_rows(n_cols: int, block: int | None = None, device=None) -> int:
-    """Rows per block against ``n_cols`` candidates: ``block`` if given; on a CPU :data:`BLOCK_ROWS`
-    or fewer where 256 MiB of float32 scores hold fewer; on a GPU as many as its block budget
-    (:func:`xalign.measures.retrieval.block_bytes`) holds. Memory O(block x N) either way."""
+    """Query rows per block against ``n_cols`` candidates (memory O(block x n_cols) either way).
+
+    Args:
+        n_cols: candidates per row.
+        block: an explicit row count (wins everywhere).
+        device: a name or ``torch.device`` (None: CPU).
+
+    Returns:
+        ``block`` if given; on a CPU :data:`BLOCK_ROWS` or fewer where 256 MiB of float32 scores hold
+        fewer; on a GPU as many as its block budget (:func:`xalign.measures.retrieval.block_bytes`) holds.
+    """
     return _block_rows(n_cols, block, device, cpu_rows=BLOCK_ROWS)
 
 
@@ -69,20 +77,50 @@ def _product_dtype(precision: str):
 
 
 def product_block(q, keys, out):
-    """``q @ keys.T`` into the first rows of ``out`` (>= rows, n_keys): the (rows, n_keys) block."""
+    """``q @ keys.T`` into the first rows of ``out``.
+
+    Args:
+        q: (rows, d) queries (torch).
+        keys: (n_keys, d) candidates.
+        out: a (>= rows, n_keys) buffer of q's dtype.
+
+    Returns:
+        The (rows, n_keys) block of ``out``.
+    """
     import torch
 
     return torch.mm(q, keys.T, out=out[: q.shape[0]])
 
 
 def density_block(q, keys, k: int, out, group: int = GROUP):
-    """Mean of the k largest cosines of each row of ``q`` against ``keys``: (rows,) float32.
-    ``out``: a (>= rows, n_keys) buffer of q's dtype."""
+    """Mean of the k largest cosines of each row of ``q`` against ``keys``.
+
+    Args:
+        q: (rows, d) unit queries (torch).
+        keys: (n_keys, d) unit candidates.
+        k: neighbours averaged (capped at n_keys).
+        out: a (>= rows, n_keys) buffer of q's dtype.
+        group: columns per group of :mod:`xalign.measures.group_topk`.
+
+    Returns:
+        (rows,) float32.
+    """
     return topk_values(product_block(q, keys, out), min(k, keys.shape[0]), group).float().mean(1)
 
 
 def densities(q, keys, k: int, block: int | None = None, group: int = GROUP):
-    """r_keys(q) for every row of q, in blocks of rows: (n_q,) float32."""
+    """r_keys(q) for every row of q, in blocks of rows.
+
+    Args:
+        q: (n_q, d) unit vectors (torch).
+        keys: (n_keys, d) unit vectors.
+        k: neighbours averaged.
+        block: rows per block (default :func:`block_rows`).
+        group: columns per group.
+
+    Returns:
+        (n_q,) float32.
+    """
     import torch
 
     rows = block_rows(keys.shape[0], block, keys.device)
@@ -104,10 +142,18 @@ class ScoreLayout(NamedTuple):
 
 
 def score_layout(v, r_u, group: int = GROUP) -> ScoreLayout:
-    """Lay out the candidates ``v`` (n, d) so that group c holds the c-th ``group`` of them by r_U.
+    """Lay out the candidates so that group c holds the c-th ``group`` of them by density.
 
     With ``Q = n // group``, column ``p < group * Q`` belongs to group ``p mod Q`` and holds the
     candidate of density rank ``(p mod Q) * group + p // Q``; the tail's columns hold the highest ranks.
+
+    Args:
+        v: (n, d) candidate vectors (torch).
+        r_u: (n,) each candidate's density among the queries.
+        group: columns per group.
+
+    Returns:
+        A :class:`ScoreLayout` (keys (n, d), density (n,), min_density (Q,), candidate (n,)).
     """
     import torch
 
@@ -122,8 +168,18 @@ def score_layout(v, r_u, group: int = GROUP) -> ScoreLayout:
 
 
 def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
-    """One query block's scores ``S`` (b, n) against ``layout.keys``: the ``topn`` best candidates
-    (columns of the layout, (b, topn)), their CSLS scores (b, topn) and the block's r_V (b,)."""
+    """The ``topn`` best candidates of one query block.
+
+    Args:
+        S: (b, n) cosines of the block's queries with ``layout.keys``.
+        layout: :func:`score_layout` of the candidates.
+        k: neighbours in r_V.
+        topn: candidates per query.
+        group: columns per group.
+
+    Returns:
+        (columns of the layout (b, topn), their CSLS scores (b, topn), the block's r_V (b,)).
+    """
     import torch
 
     chosen = top_groups(S, min(k, S.shape[1]), group)
@@ -152,13 +208,26 @@ def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
     return columns, values - r_v[:, None], r_v
 
 
-def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, device: str | None = None,
-                   precision: str = "float32", group: int = GROUP) -> tuple[np.ndarray, np.ndarray]:
-    """The ``topn`` best CSLS candidates in V for each u; returns (indices, scores), each (n_U, topn).
+def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None, device: str | None = None,
+              precision: str = "float32", group: int = GROUP) -> tuple[np.ndarray, np.ndarray]:
+    """The ``topn`` best CSLS candidates in V for each query in U (exact in float32).
 
-    Same contract as :func:`xalign.measures.retrieval.csls_topk`, two products instead of three;
-    ``precision="bfloat16"`` runs the products in bf16 (see the module notes); ``group``: columns
-    per group of :mod:`xalign.measures.group_topk` (the results do not depend on it).
+    Args:
+        U: (n_U, d) queries (numpy or torch; rows are L2-normalised here).
+        V: (n_V, d) candidates.
+        k: neighbours in the densities r_V(u) and r_U(v) (>= 1; fewer candidates: all of them).
+        topn: candidates returned per query, 1 to n_V.
+        block: queries per block (default: :func:`block_rows`); memory O(block x n_V).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+        precision: ``"float32"`` (exact up to float rounding) or ``"bfloat16"`` products (see the module notes).
+        group: columns per group of :mod:`xalign.measures.group_topk` (the results do not depend on it).
+
+    Returns:
+        (indices, scores): (n_U, topn) int64 rows of V, best first, and their (n_U, topn) float32
+        CSLS scores in [-4, 4]. Duplicate candidates (bitwise-equal rows) come lowest index first.
+
+    Raises:
+        ValueError: a bad k, topn, block, group or precision, widths that differ, NaN or infinite input.
     """
     import torch
 
@@ -179,4 +248,44 @@ def csls_topk_fast(U, V, k: int = 10, topn: int = 1, block: int | None = None, d
         columns, scores, _ = csls_block(product_block(u[s : s + rows], layout.keys, buf), layout, k, topn, group)
         idx[s : s + rows] = layout.candidate[columns].cpu().numpy()
         val[s : s + rows] = scores.cpu().numpy()
+    _lowest_index_first(idx, duplicate_classes(v))
     return idx, val
+
+
+def duplicate_classes(v) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Rows of ``v`` that are bitwise equal (the same candidate twice: equal scores for every query).
+
+    Args:
+        v: (n, d) candidate vectors (torch, float32 or bfloat16).
+
+    Returns:
+        None when every row is distinct, else (class (n,) of each row, members (n,) rows ordered by
+        class then index, start (n_classes + 1,) of each class in ``members``).
+    """
+    import torch
+
+    a = v.view(torch.int16) if v.dtype == torch.bfloat16 else v
+    a = np.ascontiguousarray(a.cpu().numpy())
+    rows = a.view(np.dtype((np.void, a.dtype.itemsize * a.shape[1]))).ravel()
+    _, cls, counts = np.unique(rows, return_inverse=True, return_counts=True)
+    if counts.max(initial=1) == 1:
+        return None
+    members = np.argsort(cls, kind="stable")
+    return cls.ravel(), members, np.concatenate([[0], np.cumsum(counts)])
+
+
+def _lowest_index_first(idx: np.ndarray, classes) -> None:
+    """Duplicate candidates listed lowest index first (in place): the n-th candidate of a row from a
+    class of bitwise-equal rows becomes the class's n-th lowest row (their scores are equal, up to the
+    products' rounding, which is then no tie-breaker)."""
+    if classes is None:
+        return
+    cls, members, start = classes
+    sizes = np.diff(start)
+    for i in np.flatnonzero((sizes[cls[idx]] > 1).any(1)):
+        seen: dict[int, int] = {}
+        for j, c in enumerate(cls[idx[i]]):
+            if sizes[c] > 1:
+                n = seen.get(c, 0)
+                idx[i, j] = members[start[c] + n]
+                seen[c] = n + 1

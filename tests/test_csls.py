@@ -1,14 +1,12 @@
-"""CSLS in two products (xalign.measures.csls_fast): known answers, agreement with csls_topk, bf16 tolerance."""
+"""The library's CSLS search (xalign.measures.csls): known answers, the definition, the three-product
+search the chapters used, duplicate candidates, bf16 tolerance."""
 
 import numpy as np
 import pytest
 
-from xalign.measures.csls_fast import csls_topk_fast
-from xalign.measures.retrieval import csls_topk
-
-
-def _unit(x):
-    return x / np.linalg.norm(x, axis=1, keepdims=True)
+from csls_reference import csls_scores, csls_topk_three_products, topk_lowest_index_first
+from csls_reference import unit as _unit
+from xalign.measures.csls import csls_topk
 
 
 def _pairs(n, d, noise, seed):
@@ -18,19 +16,14 @@ def _pairs(n, d, noise, seed):
     return _unit(U), _unit(V)
 
 
-def _brute_force(U, V, k):
-    """Eq. 2 of Conneau et al. written out: 2 cos - r_V(u) - r_U(v), every pair."""
-    C = _unit(U).astype(np.float64) @ _unit(V).astype(np.float64).T
-    r_v = np.sort(C, axis=1)[:, -k:].mean(1)
-    r_u = np.sort(C, axis=0)[-k:, :].mean(0)
-    return 2 * C - r_v[:, None] - r_u[None, :]
+_brute_force = csls_scores
 
 
 @pytest.mark.parametrize("block", [None, 7])
 def test_matches_the_definition(block):
     U, V = _pairs(60, 16, 1.5, 0)
     S = _brute_force(U, V, k=5)
-    idx, val = csls_topk_fast(U, V, k=5, topn=3, block=block)
+    idx, val = csls_topk(U, V, k=5, topn=3, block=block)
     np.testing.assert_array_equal(idx, np.argsort(-S, axis=1)[:, :3])
     np.testing.assert_allclose(val, np.sort(S, axis=1)[:, ::-1][:, :3], atol=1e-5)
 
@@ -42,7 +35,7 @@ def test_matches_the_definition_whatever_the_groups(group, k, topn):
     U, V = _pairs(70, 16, 3.0, 5)
     V = V[:61]
     S = _brute_force(U, V, k=k)
-    idx, val = csls_topk_fast(U, V, k=k, topn=topn, block=32, group=group)
+    idx, val = csls_topk(U, V, k=k, topn=topn, block=32, group=group)
     np.testing.assert_array_equal(idx, np.argsort(-S, axis=1, kind="stable")[:, :topn])
     np.testing.assert_allclose(val, np.sort(S, axis=1)[:, ::-1][:, :topn], atol=1e-5)
 
@@ -59,11 +52,11 @@ def test_the_score_pass_reads_whole_rows_only_where_the_groups_cannot_decide(mon
         monkeypatch.setattr(torch.Tensor, name, lambda self, *a, _real=real, **kw:
                             calls.append(self.shape[-1]) or _real(self, *a, **kw))
     U, V = _pairs(2000, 64, 0.5, 6)
-    csls_topk_fast(U, V, k=10, precision="bfloat16")
+    csls_topk(U, V, k=10, precision="bfloat16")
     assert calls and max(calls) < 2000, max(calls)
     calls.clear()
     U, V = _pairs(300, 16, 3.0, 7)
-    idx, _ = csls_topk_fast(U, V, k=1, group=1)
+    idx, _ = csls_topk(U, V, k=1, group=1)
     np.testing.assert_array_equal(idx[:, 0], np.argmax(_brute_force(U, V, k=1), axis=1))
     assert sum(c == 300 for c in calls) > 0
 
@@ -71,17 +64,38 @@ def test_the_score_pass_reads_whole_rows_only_where_the_groups_cannot_decide(mon
 def test_known_answer_on_two_points():
     # U = V = two orthogonal unit vectors, k = 1: r = 1 everywhere, CSLS = 2 cos - 2
     U = np.eye(2, 3, dtype=np.float32)
-    idx, val = csls_topk_fast(U, U, k=1, topn=2)
+    idx, val = csls_topk(U, U, k=1, topn=2)
     np.testing.assert_array_equal(idx, [[0, 1], [1, 0]])
     np.testing.assert_allclose(val, [[0, -2], [0, -2]], atol=1e-6)
 
 
-def test_float32_equals_the_three_product_csls_topk():
-    U, V = _pairs(300, 32, 1.0, 1)
-    i3, v3 = csls_topk(U, V, k=10, topn=5, block=64)
-    i2, v2 = csls_topk_fast(U, V, k=10, topn=5, block=64)
+@pytest.mark.parametrize("n, noise, seed", [(300, 1.0, 1), (500, 3.0, 11), (1000, 0.5, 12)])
+def test_float32_equals_the_three_product_search(n, noise, seed):
+    """The chapters' numbers came from the three-product search: same candidates, same order."""
+    U, V = _pairs(n, 32, noise, seed)
+    i3, v3 = csls_topk_three_products(U, V, k=10, topn=5, block=64)
+    i2, v2 = csls_topk(U, V, k=10, topn=5, block=64)
     np.testing.assert_array_equal(i2, i3)
     np.testing.assert_allclose(v2, v3, atol=1e-5)
+    assert (csls_topk(U, V, k=10)[0] == i3[:, :1]).all()  # the default blocks, top-1
+
+
+@pytest.mark.parametrize("topn", [1, 3, 6])
+def test_duplicate_candidates_come_lowest_index_first(topn):
+    """Equal candidates (a sentence twice in a test set) tie exactly: the lowest index wins, as in the
+    three-product search's top-1 and the definition's stable order; near-duplicate queries pick them."""
+    rng = np.random.default_rng(13)
+    V = rng.standard_normal((300, 16)).astype(np.float32)
+    twins = rng.choice(300, 120, replace=False)
+    V[twins[60:]] = V[twins[:60]]                 # 60 candidates twice
+    V[twins[:3]] = V[twins[3]]                    # and one four times
+    U = V + 0.01 * rng.standard_normal(V.shape).astype(np.float32)
+    idx, val = csls_topk(U, V, k=10, topn=topn)
+    ref, ref_val = topk_lowest_index_first(csls_scores(U, V, 10).astype(np.float32), topn)
+    np.testing.assert_array_equal(idx, ref)
+    np.testing.assert_allclose(val, ref_val, atol=1e-5)
+    if topn == 1:
+        np.testing.assert_array_equal(idx, csls_topk_three_products(U, V, k=10)[0])
 
 
 def test_bfloat16_top1_agrees_with_float32_on_random_data():
@@ -90,8 +104,8 @@ def test_bfloat16_top1_agrees_with_float32_on_random_data():
     (its two candidates' float32 CSLS scores differ by < 0.02)."""
     U, V = _pairs(2000, 384, 6.0, 2)   # cos(u_i, v_i) about 0.16: many near-ties
     S = _brute_force(U, V, k=10)
-    i32, _ = csls_topk_fast(U, V, k=10)
-    i16, _ = csls_topk_fast(U, V, k=10, precision="bfloat16")
+    i32, _ = csls_topk(U, V, k=10)
+    i16, _ = csls_topk(U, V, k=10, precision="bfloat16")
     np.testing.assert_array_equal(i32[:, 0], np.argmax(S, axis=1))
     same = i16[:, 0] == i32[:, 0]
     assert same.mean() >= 0.98
@@ -103,15 +117,15 @@ def test_bfloat16_top1_agrees_with_float32_on_random_data():
 def test_bad_arguments_are_named():
     U, V = _pairs(10, 4, 1.0, 3)
     with pytest.raises(ValueError, match="precision"):
-        csls_topk_fast(U, V, precision="float16")
+        csls_topk(U, V, precision="float16")
     with pytest.raises(ValueError, match="topn"):
-        csls_topk_fast(U, V, topn=11)
+        csls_topk(U, V, topn=11)
     with pytest.raises(ValueError, match="dimension"):
-        csls_topk_fast(U, V[:, :3])
+        csls_topk(U, V[:, :3])
 
 
 def test_blocks_hold_512_queries_or_256_mib_of_scores():
-    from xalign.measures.csls_fast import block_rows
+    from xalign.measures.csls import block_rows
 
     assert block_rows(20_000) == 512 and block_rows(200_000) == 335   # 256 MiB of float32 scores: 335 rows
     assert block_rows(1_000_000) == 67                                # 256 MiB of float32 scores: memory O(block x N)
@@ -125,7 +139,7 @@ def test_blocks_are_sized_for_the_device(monkeypatch):
     import torch
 
     from xalign.measures import retrieval
-    from xalign.measures.csls_fast import BLOCK_ROWS, block_rows
+    from xalign.measures.csls import BLOCK_ROWS, block_rows
 
     assert retrieval._block_rows(200_000, None) == retrieval._block_rows(200_000, None, "cpu") == 335
     assert block_rows(20_000) == block_rows(20_000, device=torch.device("cpu")) == BLOCK_ROWS

