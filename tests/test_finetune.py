@@ -13,8 +13,10 @@ def tiny_model(tmp_path_factory):
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
     d = tmp_path_factory.mktemp("tiny-bert")
-    (d / "vocab.txt").write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS) + "\n")
-    BertTokenizerFast(vocab_file=str(d / "vocab.txt")).save_pretrained(str(d))
+    tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS
+    # vocab= (a dict): this transformers' BertTokenizerFast(vocab_file=...) keeps only the special tokens, so the
+    # model saw every word as [UNK] (the tokenizer check of load_encoder now refuses such a checkpoint)
+    BertTokenizerFast(vocab={w: i for i, w in enumerate(tokens)}).save_pretrained(str(d))
     cfg = BertConfig(vocab_size=len(WORDS) + 5, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
                      intermediate_size=32, max_position_embeddings=64)
     torch.manual_seed(0)

@@ -6,13 +6,11 @@ The ranges use the language of :mod:`xalign.core.param_ranges`, as the chapters'
 from __future__ import annotations
 
 from dataclasses import asdict, replace
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from xalign.core.param_ranges import check_values
 from xalign.core.profiles import ParameterError, as_list
 
-if TYPE_CHECKING:  # card.py re-exports with_sizes; a run-time import would be a circle
-    from xalign.book.card import CardConfig
 
 _LANG = {"pattern": "[a-z]{2,3}"}
 _PAIR = {"pattern": "[a-z]{2,3}-[a-z]{2,3}"}
@@ -32,7 +30,11 @@ CARD_RANGES = {
 }
 
 
-def with_sizes(config: CardConfig, **sizes) -> CardConfig:
+#: a card configuration (:class:`xalign.book.card.CardConfig`, a dataclass; not imported: card.py imports this module)
+Config = TypeVar("Config")
+
+
+def with_sizes(config: Config, **sizes) -> Config:
     """A config with some sizes changed (``xalign card --set tatoeba_n 50``), each checked against its range.
 
     Args:

@@ -97,7 +97,7 @@ class ChapterRun:
         self.model, self.model_revision = encoder.name, encoder.revision
         inner = getattr(encoder, "encoder", None) or encoder  # a WordEncoder wraps an Encoder
         self.precision = precision_of(inner) if hasattr(inner, "model") else None
-        if not any(e is encoder for e in self.encoders):
+        if not any(e is encoder or e is inner or getattr(e, "encoder", None) is inner for e in self.encoders):
             self.encoders.append(encoder)  # the object given: a released WordEncoder keeps its counts, not its model
 
     def encoder_counts(self) -> dict[str, int]:
