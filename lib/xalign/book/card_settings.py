@@ -11,7 +11,6 @@ from typing import TypeVar
 from xalign.core.param_ranges import check_values
 from xalign.core.profiles import ParameterError, as_list
 
-
 _LANG = {"pattern": "[a-z]{2,3}"}
 _PAIR = {"pattern": "[a-z]{2,3}-[a-z]{2,3}"}
 #: the declared range of every :class:`CardConfig` field (the language of :mod:`xalign.core.param_ranges`)
