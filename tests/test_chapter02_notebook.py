@@ -43,6 +43,22 @@ def check_chapter02(res: dict) -> None:
     sel = ba[("8", "test pairs")]
     assert sel["after"] == stats["test_pairs"] and sel["before"] == stats["test_pairs_ranked_among_items"]
     assert 0 < ba[("6", "BTSR queries with a type vector")]["after"] <= 100
+    # the word-form ceiling: P@5 of a word-form-only retriever; every map beside the unmapped space
+    for wf in t["btsr_word_form"]["rows"]:
+        assert wf["word-form ceiling P@1 (%)"] <= wf["word-form ceiling P@5 (%)"] <= 100
+        if wf["most candidates sharing a gold's form"] <= 5:
+            assert wf["word-form ceiling P@5 (%)"] == pytest.approx(100.0)
+    every = t["btsr_every_map"]["rows"]
+    grid = {(r["variant"], r["method"], r["n"]): r for r in t["grid"]["rows"]}
+    for r in every:
+        if r["method"] != "no mapping (centred)":  # the same fits as the grid's
+            assert r["P@5 (%)"] == pytest.approx(100 * grid[(r["variant"], r["method"], r["n"])]["btsr_p5"])
+    # BL(word) never scores a word without a training vector: no zero-vector row, covered rows on fewer items
+    base = {r["baseline"]: r for r in t["baselines"]["rows"]}
+    assert "BL(word) avg_type [type]" not in base
+    miss, cov = base["BL(word) avg_type [type], no vector = miss"], base["BL(word) avg_type [type], covered items"]
+    assert cov["n_items"] <= miss["n_items"] == stats["test_pairs"]
+    assert miss["btsr_p5"] == pytest.approx(cov["btsr_p5"] * cov["n_items"] / miss["n_items"])
 
 
 @pytest.mark.slow
@@ -124,24 +140,34 @@ def test_times_less_is_computed_not_typed():
     assert times_less([]) == "no training text to compare"
 
 
+def _p1_fixtures(**kw):
+    """The fixtures with P@1 = the P@5 values above (the claims are judged on P@1) and BL(word) on covered items."""
+    g, original, _, largest, stats, paper_t3 = _fixtures(**kw)
+    base = pd.DataFrame([{"variant": "multi_en->multi_zh", "baseline": b, "btsr_p1": p, "btsr_p5": 1.0, "n_items": 330}
+                         for b, p in (("BL(word) avg_type [type], covered items", 0.5),
+                                      ("avg_type wa mim [token], covered items", kw.get("avg_mim", 0.746)))])
+    return g.assign(btsr_p1=g.btsr_p5), original.assign(btsr_p1=original.btsr_p5), base, largest, stats, paper_t3
+
+
 def test_evidence_states_only_differences_beyond_the_run_to_run_spread():
     from xalign.papers.liu2020.report import evidence
 
-    g, original, base, largest, stats, paper_t3 = _fixtures()
+    g, original, base, largest, stats, paper_t3 = _p1_fixtures()
     text = evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
     assert "14.8-35.4 %" in text and "45 times less" in text and "en-zh: 8,000" in text
     assert "a different model (multilingual-e5-small, not the paper's mBERT)" in text
     # MIM on avg_type wa: +3.1 points, inside the 5-point spread: unstable, not "helps"
     assert "MIM on `avg_type wa`: unstable: with and without MIM differ by +3.1 points" in text
-    # context: 74.6 vs BL(word) 50.0 = +24.6 points, beyond the spread: a finding
-    assert "context helps (+24.6 points)" in text
+    # context, on the items whose words have a training vector: 74.6 vs BL(word) 50.0 = +24.6 points
+    assert "on the 330 items whose query and gold have a training vector): context helps (+24.6 points)" in text
+    assert "BTSR P@1 unless stated" in text
     assert not re.search(r"\bnan\b", text, re.IGNORECASE)
     # equal levels are said to be equal, never "differ by +0.0"
-    tie = evidence(*_fixtures(avg_mim=0.70, avg_orig=0.70, dict_orig=0.70)[:4], ["multi_en->multi_zh"], stats,
+    tie = evidence(*_p1_fixtures(avg_mim=0.70, avg_orig=0.70, dict_orig=0.70)[:4], ["multi_en->multi_zh"], stats,
                    paper_t3)
     assert "+0.0" not in tie and "-0.0" not in tie and "no difference: with and without MIM score the same" in tie
     # a larger MIM gain becomes a finding, a smaller spread turns +3.1 into one too
-    big = evidence(*_fixtures(avg_mim=0.80)[:4], ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
+    big = evidence(*_p1_fixtures(avg_mim=0.80)[:4], ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
     assert "MIM on `avg_type wa`: it helps (+8.5 points)" in big
     assert "it helps (+3.1 points)" in evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3,
                                                  spread=1.0)
@@ -193,3 +219,21 @@ def test_curve_plot_puts_ticks_at_the_sizes_and_the_legend_outside():
     assert ax.get_legend() is None and fig.legends
     assert fig.legends[0].get_window_extent().y1 <= ax.get_window_extent().y0
     assert any("paper (text)" in t.get_text() for t in fig.legends[0].get_texts())
+
+
+def test_evidence_states_the_word_form_ceiling_beside_every_p5_and_reports_every_map():
+    from xalign.papers.liu2020.report import evidence
+
+    g, original, base, largest, stats, paper_t3 = _p1_fixtures()
+    wf = pd.DataFrame([{"variant": "multi_en->multi_zh", "test items": 347, "items with a same-form distractor": 119,
+                        "most candidates sharing a gold's form": 4, "word-form ceiling P@1 (%)": 81.3,
+                        "word-form ceiling P@5 (%)": 100.0, "word-form ceiling P@1, distractor items (%)": 45.0,
+                        "word-form ceiling P@5, distractor items (%)": 100.0}])
+    every = pd.DataFrame([{"variant": "multi_en->multi_zh", "method": m, "n": 4428, "P@1 (%)": 70 + d,
+                           "P@1 change (points)": d, "P@1 change, distractor items (points)": d,
+                           "distractor items": 119} for m, d in (("no mapping (centred)", 0.0), ("a", 2.2), ("b", 4.9))])
+    text = evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3, word_form=wf, every=every)
+    assert "spans 70.0-74.6 % (word-form ceiling 100.0 %)" in text
+    assert "both P@5; BTSR P@5's word-form ceiling 100.0 %" in text
+    assert "P@5 cannot tell senses apart on this set" in text
+    assert "the 2 maps change BTSR P@1 by +2.2 to +4.9 points" in text and "best map" not in text

@@ -22,6 +22,18 @@ def check_chapter05(res: dict) -> None:
     assert res["tables"]["diagnosis"]["rows"]
     assert res["tables"]["layer_sweep"]["rows"] and res["tables"]["learning_curve"]["rows"]
     t4 = [r for r in res["tables"]["table4"]["rows"] if r["ours"] is not None]
+    # the MLP-LR gap is paired on Table 4's own fits: its accuracies are Table 4's repaired ones
+    repaired = {(r["lang"], r["classifier"]): r["repaired"] for r in res["tables"]["table4"]["rows"]}
+    gaps = res["tables"]["mlp_lr_gap"]["rows"]
+    assert gaps
+    for g in gaps:
+        assert g["LR"] == pytest.approx(repaired[(g["lang"], "LR")])
+        assert g["MLP"] == pytest.approx(repaired[(g["lang"], "MLP")])
+        assert g["MLP − LR"] == pytest.approx(g["MLP"] - g["LR"])
+        assert g["MLP − LR CI lo"] <= g["MLP − LR"] <= g["MLP − LR CI hi"]
+        disagree = g["pairs only LR gets right"] + g["pairs only MLP gets right"]
+        assert g["MLP − LR"] == pytest.approx(100 * (g["pairs only MLP gets right"] - g["pairs only LR gets right"])
+                                              / g["n test pairs"]) and disagree <= g["n test pairs"]
     # the thesis configuration early-stopped on the dev split the profile gave it
     assert {r["thesis early stopping"] for r in t4} == {"dev split (90 items)"}
     for r in t4:
@@ -231,3 +243,58 @@ def test_generated_prose_uses_no_myst_roles():
     corr = pd.DataFrame([{"classifier": "LR", "languages": "all thesis languages", "n": 14, "spearman_rho": -0.7,
                           "p_value": 0.005}])
     assert "{" not in findings.correlation_finding(corr)
+
+
+# --------------------------------------------------------------------------- MLP - LR, paired (issue 34, finding 23)
+def _gap(rows):
+    return pd.DataFrame([{"lang": lang, "n test pairs": 450, "LR": 50.0, "MLP": 50.0 + d, "MLP − LR": d,
+                          "MLP − LR CI lo": lo, "MLP − LR CI hi": hi, "pairs only LR gets right": 10,
+                          "pairs only MLP gets right": 12} for lang, d, lo, hi in rows])
+
+
+def test_gap_summary_judges_the_paired_interval_of_the_difference():
+    from xalign.papers.nyholm2020.gap import gap_summary, shown
+
+    both = gap_summary(_gap([("en", 3.3, 0.9, 5.8), ("fr", 1.1, -1.3, 3.6)]))
+    assert "on the same 450 test pairs, paired bootstrap 95 % interval" in both
+    assert "above LR in 1 (en)" in both and "in the other 1 the difference is not separated from zero" in both
+    assert "en +3.3 [+0.9, +5.8]; fr +1.1 [-1.3, +3.6]" in both
+    assert "in all 2" in gap_summary(_gap([("en", 3.3, 0.9, 5.8), ("fr", 2.0, 0.2, 3.6)]))
+    none = gap_summary(_gap([("en", 0.4, -2.0, 2.9)]))
+    assert "not separated from zero, so neither probe is shown to be better (en +0.4 [-2.0, +2.9])." in none
+    assert "+0.0" not in none
+    assert gap_summary(_gap([])) == ""
+    cols = shown(_gap([("en", 3.3, 0.9, 5.8)])).columns
+    assert "MLP − LR (points) [paired 95% CI]" in cols and "LR (%)" in cols
+
+
+def test_mlp_lr_gap_pairs_the_two_probes_on_the_same_test_items():
+    from xalign.data.tasks import Split, Task
+    from xalign.measures.intervals import paired_difference_ci
+    from xalign.measures.probe import ProbeSpec, evaluate_features
+    from xalign.measures.probe_tasks import embed, features
+    from xalign.papers.nyholm2020.gap import hits_on_test, mlp_lr_gap
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(120)]
+    vecs = {w: rng.normal(size=8) for w in words}
+    label = {w: int(vecs[w][0] > 0) for w in words}
+    split = lambda ws: Split((ws,), np.array([label[w] for w in ws]))
+    task = Task("toy", split(words[:80]), split(words[80:]), 2, meta={"lang": "xx"})
+    batcher = lambda texts: np.stack([vecs[t] for t in texts])
+    probes = [ProbeSpec("LR", kind="logreg", max_epoch=20), ProbeSpec("MLP", kind="mlp", nhid=4, max_epoch=20)]
+    gap = mlp_lr_gap([task], batcher, probes, seed=1, cache=False)
+    assert list(gap["lang"]) == ["xx"] and int(gap["n test pairs"].iloc[0]) == 40
+    lr = hits_on_test(task, batcher, probes[0], 1, cache=False)
+    mlp = hits_on_test(task, batcher, probes[1], 1, cache=False)
+    # the accuracies are the ones Table 4's engine reports for the same fits
+    vectors = embed(batcher, task.all_texts())
+    X, Xt = features(task.train, vectors), features(task.test, vectors)
+    for spec, hits in zip(probes, (lr, mlp)):
+        acc = evaluate_features(X, task.train.labels, Xt, task.test.labels, spec, n_classes=2, seed=1, cache=False)["acc"]
+        assert acc == pytest.approx(100 * hits.mean())
+    d, lo, hi = paired_difference_ci(mlp, lr, scale=100)
+    assert tuple(gap[["MLP − LR", "MLP − LR CI lo", "MLP − LR CI hi"]].iloc[0]) == pytest.approx((d, lo, hi))
+    assert int(gap["pairs only LR gets right"].iloc[0]) == int((lr & ~mlp).sum())
+    with pytest.raises(ValueError, match="LR and MLP"):
+        mlp_lr_gap([task], batcher, probes[:1], seed=1, cache=False)

@@ -4,7 +4,13 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from xalign.measures.intervals import accuracy_ci, bootstrap_ci, paired_bootstrap_ci, stratified_bootstrap_ci
+from xalign.measures.intervals import (
+    accuracy_ci,
+    bootstrap_ci,
+    paired_bootstrap_ci,
+    paired_difference_ci,
+    stratified_bootstrap_ci,
+)
 
 
 def test_accuracy_interval_covers_the_true_accuracy_at_the_stated_rate():
@@ -82,3 +88,48 @@ def test_stratified_interval_of_a_mean_over_groups():
     assert 0 < lo < hi < 1
     with pytest.raises(ValueError, match="groups"):
         stratified_bootstrap_ci([np.ones(3), []])
+
+
+def test_paired_difference_known_answers():
+    # two systems that agree on every item: the difference is 0 in every resample
+    a = np.r_[np.ones(30), np.zeros(20)].astype(bool)
+    assert paired_difference_ci(a, a) == (0.0, 0.0, 0.0)
+    # b is right exactly where a is, plus on 5 more of 50 items: +10 points, and the items a gets
+    # right and b wrong are none, so no resample can put the difference below 0
+    b = a.copy()
+    b[30:35] = True
+    d, lo, hi = paired_difference_ci(b, a, scale=100)
+    assert d == pytest.approx(10.0)
+    assert 0.0 <= lo < 10.0 < hi
+    # a per-item constant shift: every resample differs by exactly that constant
+    x = np.random.default_rng(0).random(40)
+    assert paired_difference_ci(x + 0.25, x) == pytest.approx((0.25, 0.25, 0.25))
+
+
+def test_paired_difference_is_narrower_than_separate_intervals_when_systems_agree():
+    # 450 items (an XNLI test set); the two systems agree on 90 % of them, so the paired interval of the
+    # difference is much narrower than the gap between two separate intervals would suggest
+    rng = np.random.default_rng(5)
+    a = rng.random(450) < 0.55
+    b = a.copy()
+    flip = rng.choice(450, size=45, replace=False)
+    b[flip] = ~b[flip]
+    d, lo, hi = paired_difference_ci(b, a, scale=100, seed=2)
+    alo, ahi = accuracy_ci(a, scale=100, seed=2)
+    assert hi - lo < 0.75 * (ahi - alo)  # about sqrt(0.1) / 0.5 = 0.63 of the width
+    # the normal approximation of the paired difference: sd of the per-item differences / sqrt(n)
+    diff = b.astype(float) - a.astype(float)
+    half = 1.96 * 100 * diff.std() / np.sqrt(450)
+    assert (lo, hi) == pytest.approx((d - half, d + half), abs=0.8)
+    # the same numbers as the general paired bootstrap of mean(b) - mean(a) with the same seed
+    plo, phi = paired_bootstrap_ci([b.astype(float), a.astype(float)], lambda u, v: u.mean() - v.mean(), seed=2)
+    assert (lo, hi) == pytest.approx((100 * plo, 100 * phi))
+
+
+def test_paired_difference_rejects_unaligned_or_bad_scores():
+    with pytest.raises(ValueError, match="same items"):
+        paired_difference_ci(np.ones(5), np.ones(4))
+    with pytest.raises(ValueError, match="empty"):
+        paired_difference_ci([], [])
+    with pytest.raises(ValueError, match="NaN"):
+        paired_difference_ci([1.0, np.nan], [1.0, 0.0])

@@ -21,7 +21,7 @@ import pandas as pd
 from xalign.core.profiles import as_list
 from xalign.data.paper_tables import paper_table
 from xalign.measures import probe, probe_tasks
-from xalign.papers.nyholm2020 import findings, multisent, report
+from xalign.papers.nyholm2020 import findings, gap, multisent, report
 from xalign.papers.nyholm2020.inputs import (  # noqa: F401 (the chapter's inputs, re-exported)
     CHANCE,
     PAPER,
@@ -87,6 +87,22 @@ def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Tab
                           f"on a disjoint dev split ({n_dev} pairs); "
                           f"[95% CI]: bootstrap over the {n_test} test pairs")
     return Table4(t4, res_cbow, unk_latin1, unk_thesis_langs, n_train, n_dev, n_test)
+
+
+def run_mlp_lr_gap(run, P: SimpleNamespace, data: Data, feats: Features, t4: pd.DataFrame) -> pd.DataFrame:
+    """MLP minus LR on the repaired features, per XNLI language, with a paired bootstrap interval over the
+    same test pairs (:func:`.gap.mlp_lr_gap`); recorded as ``mlp_lr_gap``. The fits are Table 4's (same
+    features, probes, seed: the probe cache returns them), and their accuracies are checked against it.
+    """
+    out = gap.mlp_lr_gap(list(data.xnli.values()), feats.F["repaired"], our_probes(P), seed=P.seed)
+    rep = t4.set_index(["lang", "classifier"])["repaired"]
+    for r in out.itertuples(index=False):
+        for clf, acc in (("LR", r.LR), ("MLP", r.MLP)):
+            if (r.lang, clf) in rep.index and not np.isclose(rep[(r.lang, clf)], acc):
+                raise AssertionError(f"nyholm2020: the MLP-LR gap's {clf} accuracy for {r.lang} ({acc:.2f}) is not "
+                                     f"Table 4's ({rep[(r.lang, clf)]:.2f}): the paired fits differ from Table 4's")
+    return run.record("mlp_lr_gap", out, title="MLP minus LR on the same XNLI test pairs (repaired features, "
+                                               "points; paired bootstrap 95% interval)")
 
 
 def run_unk_correlation(run, unk_latin1: dict[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -260,6 +276,7 @@ class Chapter5:
     examples: pd.DataFrame
     features: Features
     table4: Table4
+    mlp_lr_gap: pd.DataFrame
     unk_correlation: pd.DataFrame
     unk_points: pd.DataFrame
     table6: pd.DataFrame
@@ -296,6 +313,7 @@ def run_chapter(P: SimpleNamespace, run, enc) -> Chapter5:
     examples = trace_examples(data, enc.tokenizer)
     feats = encode_features(enc, P, data)
     t4 = run_table4(run, P, data, feats, enc)
+    mlp_lr = run_mlp_lr_gap(run, P, data, feats, t4.table)
     corr, points = run_unk_correlation(run, t4.unk_latin1)
     t6 = run_table6(run, t4.table, enc)
     xed = run_xed(run, P, data, feats, enc)
@@ -307,7 +325,7 @@ def run_chapter(P: SimpleNamespace, run, enc) -> Chapter5:
     early = (f"Thesis configuration: early stopping on a dev split of {n_dev} XNLI dev pairs "
              "disjoint from training (SentEval's SplitClassifier).")
     run.notes.extend([NOTES[0], early, *NOTES[1:]])
-    return Chapter5(data, data_tables, examples, feats, t4, corr, points, t6, xed, layers, size, curves, ladder, enc.name)
+    return Chapter5(data, data_tables, examples, feats, t4, mlp_lr, corr, points, t6, xed, layers, size, curves, ladder, enc.name)
 
 
 def evidence(result: Chapter5) -> str:
@@ -315,7 +333,8 @@ def evidence(result: Chapter5) -> str:
     (:func:`xalign.papers.nyholm2020.findings.evidence`)."""
     return findings.evidence(result.table4.table, result.xed.table5, result.diagnosis, result.unk_correlation,
                            result.layers.sweep, result.layers.best_layer, result.layers.cbow, result.table4.unk_latin1,
-                           paper_table(PAPER, "table4"), paper_table(PAPER, "table5"), result.model)
+                           paper_table(PAPER, "table4"), paper_table(PAPER, "table5"), result.model,
+                           mlp_lr_gap=result.mlp_lr_gap)
 
 
 def headline(result: Chapter5) -> str:

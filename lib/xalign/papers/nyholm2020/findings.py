@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from xalign.papers.nyholm2020.gap import gap_summary
 from xalign.papers.nyholm2020.report import _rng, diagnosis_summary, sweep_summary, xed_summary
 from xalign.papers.nyholm2020.wording import COLLAPSED_SHARE, change_phrase, points, separated, some_of, verb
 
@@ -200,12 +201,14 @@ def thesis_range_note(paper_t5: pd.DataFrame, stated: tuple[float, float] = (25.
 def evidence(t4: pd.DataFrame, t5: pd.DataFrame, ladder: pd.DataFrame, corr: pd.DataFrame,
              sweep: pd.DataFrame, best_layer: pd.DataFrame, cbow: Mapping[str, float],
              unk: Mapping[str, float], paper_t4: pd.DataFrame, paper_t5: pd.DataFrame,
-             model: str = "multilingual-e5-small") -> str:
+             model: str = "multilingual-e5-small", mlp_lr_gap: pd.DataFrame | None = None) -> str:
     """The chapter's closing section as Markdown: one numbered finding per line, every number from the
-    results, each claim stated only where the bootstrap intervals support it (else called unstable)."""
+    results, each claim stated only where the bootstrap intervals support it (else called unstable);
+    ``mlp_lr_gap`` (:func:`.gap.mlp_lr_gap`) adds the paired MLP-LR comparison."""
     items = [correlation_finding(corr), utf8_step_summary(ladder), diagnosis_summary(ladder, unk, paper_t4,
                                                                                       with_steps=False),
              collapse_summary(t4, model), probe_step_summary(ladder), repaired_summary(t4),
+             gap_summary(mlp_lr_gap) if mlp_lr_gap is not None else "",
              "**Pooling and layer.** " + sweep_summary(sweep, best_layer, cbow),
              "**XED.** " + xed_summary(t5), thesis_range_note(paper_t5)]
     return "\n".join(f"{i}. {text}" for i, text in enumerate([t for t in items if t], start=1))

@@ -1,0 +1,109 @@
+"""The MLP-LR gap of the repaired pipeline on XNLI, with a paired bootstrap over the same test pairs.
+
+Table 4 gives each probe's accuracy with its own 95 % interval; two such intervals set side by side
+say little about the *difference* of two probes scored on the same test pairs (most pairs both get
+right or both get wrong). :func:`mlp_lr_gap` recovers each probe's per-pair predictions (the same
+fits as Table 4: same features, dev split, seed and probe settings, so the probe cache returns the
+fits Table 4 made) and puts a paired bootstrap interval (:func:`xalign.measures.intervals.paired_difference_ci`)
+on MLP minus LR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from xalign.data.tasks import Task
+from xalign.measures.intervals import paired_difference_ci
+from xalign.measures.probe import Batcher, ProbeSpec, fit_predict
+from xalign.measures.probe_tasks import embed, features
+from xalign.papers.nyholm2020.report import with_intervals
+
+
+def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_dev: bool = True,
+              cache: bool = True) -> np.ndarray:
+    """One boolean per test item of ``task``: did ``spec`` (fitted as :func:`xalign.measures.probe_tasks.evaluate`
+    fits it) predict the gold label?
+
+    Returns:
+        shape (n_test,), aligned with ``task.test.labels``.
+    """
+    vectors = embed(batcher, task.all_texts())
+    Xtr, Xte = features(task.train, vectors), features(task.test, vectors)
+    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
+    (pred,), _ = fit_predict(Xtr, task.train.labels, spec, task.n_classes, dev, seed, [Xte], cache=cache)
+    return np.asarray(pred) == np.asarray(task.test.labels)
+
+
+def mlp_lr_gap(tasks: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec], seed: int,
+               n_boot: int = 1000, cache: bool = True) -> pd.DataFrame:
+    """Per task: LR and MLP accuracy (%) on the same test pairs and MLP minus LR with its paired 95 % interval.
+
+    Args:
+        tasks: the XNLI tasks (``task.meta["lang"]`` names the language).
+        batcher: the repaired features.
+        probes: the chapter's two probes, named ``"LR"`` and ``"MLP"`` (:func:`.inputs.our_probes`).
+        seed: the probes' seed (the profile's, as in Table 4).
+        n_boot: bootstrap resamples; cache: use the probe cache (:func:`xalign.measures.probe.fit_predict`).
+
+    Returns:
+        one row per task: ``lang``, ``n test pairs``, ``LR``, ``MLP``, ``MLP − LR`` and its ``CI lo`` /
+        ``CI hi`` (points), ``pairs only LR gets right`` / ``pairs only MLP gets right`` (counts).
+    """
+    by_name = {p.name: p for p in probes}
+    missing = {"LR", "MLP"} - set(by_name)
+    if missing:
+        raise ValueError(f"mlp_lr_gap needs probes named LR and MLP, missing {sorted(missing)}")
+    rows = []
+    for task in tasks:
+        lr = hits_on_test(task, batcher, by_name["LR"], seed, cache=cache)
+        mlp = hits_on_test(task, batcher, by_name["MLP"], seed, cache=cache)
+        d, lo, hi = paired_difference_ci(mlp, lr, n_boot=n_boot, seed=0, scale=100)
+        rows.append({"lang": task.meta.get("lang", task.name), "n test pairs": len(lr),
+                     "LR": 100 * float(lr.mean()), "MLP": 100 * float(mlp.mean()), "MLP − LR": d,
+                     "MLP − LR CI lo": lo, "MLP − LR CI hi": hi,
+                     "pairs only LR gets right": int((lr & ~mlp).sum()),
+                     "pairs only MLP gets right": int((mlp & ~lr).sum())})
+    return pd.DataFrame(rows)
+
+
+def gap_summary(gap: pd.DataFrame) -> str:
+    """Finding: is the MLP better than LR on the repaired features? Judged by the paired interval of the
+    difference on the same test pairs, per language; the wording follows the numbers."""
+    if not len(gap):
+        return ""
+    above = gap[gap["MLP − LR CI lo"] > 0]
+    below = gap[gap["MLP − LR CI hi"] < 0]
+    n = len(gap)
+    nums = "; ".join(f"{r['lang']} {r['MLP − LR']:+.1f} [{r['MLP − LR CI lo']:+.1f}, {r['MLP − LR CI hi']:+.1f}]"
+                     for _, r in gap.iterrows())
+    lang_list = lambda g: ", ".join(g["lang"])
+    if len(above) == n:
+        verdict = f"the MLP scores above LR in all {n}" if n > 1 else "the MLP scores above LR"
+    elif len(below) == n:
+        verdict = f"the MLP scores below LR in all {n}" if n > 1 else "the MLP scores below LR"
+    elif not len(above) and not len(below):
+        verdict = ("the difference is not separated from zero in any of them, so neither probe is shown to be better"
+                   if n > 1 else "the difference is not separated from zero, so neither probe is shown to be better")
+    else:
+        parts = []
+        if len(above):
+            parts.append(f"above LR in {len(above)} ({lang_list(above)})")
+        if len(below):
+            parts.append(f"below LR in {len(below)} ({lang_list(below)})")
+        rest = n - len(above) - len(below)
+        verdict = f"the MLP scores {' and '.join(parts)} of {n}" + (
+            f"; in the other {rest} the difference is not separated from zero (unstable)" if rest else "")
+    where = f"{n} languages" if n > 1 else "the one language run"
+    return (f"**MLP against LR** (repaired features; MLP minus LR in points on the same "
+            f"{int(gap['n test pairs'].iloc[0])} test pairs, paired bootstrap 95 % interval) in {where}: "
+            f"{verdict} ({nums}).")
+
+
+def shown(gap: pd.DataFrame) -> pd.DataFrame:
+    """The gap table for :func:`xalign.book.display.table`: the interval folded into its column, units in
+    the headers (accuracies in %, the difference in points, counts as integers)."""
+    return with_intervals(gap).rename(columns={"LR": "LR (%)", "MLP": "MLP (%)",
+                                               "MLP − LR [95% CI]": "MLP − LR (points) [paired 95% CI]"})
