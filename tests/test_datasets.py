@@ -102,3 +102,19 @@ def test_a_corrupted_cached_copy_is_named_and_fetched_again(toy_registry):
         again = D.fetch("toy", "de-en.txt")
     assert again.read_text() == "haus\thouse\n"
     assert [p["sha256"] == p["declared_sha256"] for p in D.provenance() if p["file"] == "de-en.txt"] == [True]
+
+
+def test_top_level_data_folder_declares_every_data_set():
+    """data/: the declarations (links to the package's files, which the wheel ships) and a README of
+    every data set with its URL and license, generated and current."""
+    from pathlib import Path
+
+    from xalign.data.datasets import DECLARATIONS, REGISTRY, data_readme, datasets
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    assert (root / "datasets.yaml").resolve() == DECLARATIONS.resolve()
+    assert (root / "registry.txt").resolve() == REGISTRY.resolve()
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert readme == data_readme(), "data/README.md is stale: regenerate it (see its first lines)"
+    for name, ds in datasets().items():
+        assert f"| **{name}**: " in readme and ds.license in readme
