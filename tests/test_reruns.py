@@ -68,3 +68,14 @@ def test_status_on_a_fresh_clone_shows_the_committed_reference_run(tmp_path, mon
     _run(dict(meta.profiles(PAPER)["default"]), 2490).save()
     assert not L.shows_reference("default")
     assert "committed reference run" not in status_text("default")
+
+
+def test_check_compares_the_reference_with_the_profiles_run_not_a_rerun(tmp_path, monkeypatch):
+    from xalign.book.check import fresh_result
+
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path))
+    profile = dict(meta.profiles(PAPER)["default"])
+    own = _run(profile, 2490).save()
+    _run({**profile, "seed": 7}, 1234).save()  # newer, beside it
+    ref = json.loads(own.read_text())
+    assert fresh_result(ref, tmp_path)["_path"] == str(own)
