@@ -355,6 +355,7 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
                     if phone_width:  # the same page on a phone's width, then back
                         browser.resize(phone_width)
                         try:
+                            browser.open(origin + rel)  # laid out from the start at the phone's width
                             browser.screenshot(Path(screenshots) / f"{stem}.{phone_width}.png", full_page=True)
                             wide = browser.evaluate("(() => {" + _WIDE_JS + " return wideTables(); })()")
                             report.errors += [f"at {phone_width} px: table wider than its column without a scroll "
