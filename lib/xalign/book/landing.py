@@ -66,7 +66,7 @@ def item_link(item: L.Item, labels: set[str] | None, text: str) -> str:
     defines one, else ``{doc}`` to the chapter page (``labels=None``: plain text)."""
     if labels is None:
         return text
-    safe = text.replace("<", "&lt;").replace("`", "'")
+    safe = text.replace("<", "&lt;").replace("`", "'").replace(" ", "\u00a0")  # "Table IV" stays on one line
     for anchor in item_anchors(item):
         if anchor in labels:
             return f"{{ref}}`{safe} <{anchor}>`"

@@ -33,9 +33,11 @@ def _mmss(seconds) -> str | None:
 
 
 def _row(result: dict, label: str) -> dict:
+    from xalign.book.check import result_precision
+
     peak = result.get("peak_rss_mib")
-    return {"Chapter": label, "Run": result.get("profile", ""),
-            "Precision": (result.get("precision") or "").replace("torch.", "") or None,
+    return {"Chapter": label, "Profile": result.get("profile", ""),
+            "Precision": (result_precision(result) or "").replace("torch.", "") or None,
             "Wall (min:s)": _mmss(result.get("wall_time_s")), "CPU (min:s)": _mmss(result.get("cpu_time_s")),
             "Peak memory (GiB)": round(peak / 1024, 1) if isinstance(peak, (int, float)) else None,
             "Finished": (result.get("finished") or "")[:10] or None}
@@ -45,7 +47,7 @@ def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
     """One row per saved result: chapter -> results (each a chapter's saved JSON)."""
     rows = []
     for chapter, found in results.items():
-        rows += [_row(r, f"{chapter[:2]} {meta.metadata(r['paper'])['short']}") for r in found]
+        rows += [_row(r, f"{chapter[:2]} ({meta.metadata(r['paper']).get('tag') or r['paper']})") for r in found]
     return rows
 
 
