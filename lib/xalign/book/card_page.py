@@ -251,19 +251,25 @@ def compare_frame(cards: list[dict]) -> pd.DataFrame:
 
 
 def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
-    """The book's "Compare models" table: one HTML table in its own scroll box (:func:`~xalign.book.display.table_html`);
-    ``anchors``: each model name links to its card's section below (:func:`cards_markdown`)."""
+    """The book's "Compare models" table: one row per measure, one column per model (its best layer, and
+    its layer 0 for a model with layers), in its own scroll box (:func:`~xalign.book.display.table_html`)
+    so that it fits the page; ``anchors``: a line above it links each model to its card below
+    (:func:`cards_markdown`)."""
     if not cards:
         return "No model cards yet: run `xalign card MODEL` first.\n"
     from xalign.book.display import table_html
 
-    frame = compare_frame(cards)
+    wide = compare_frame(cards)
+    frame = pd.DataFrame({"Measure": [MEASURES[m][0] for m in MEASURES],
+                          "Unit": [MEASURES[m][2] for m in MEASURES]})
+    for _, r in wide.iterrows():
+        label = r["Model"] + ("" if r["Row"] == "best layer" else ", layer 0")
+        frame[label] = [r[MEASURES[m][0]] for m in MEASURES]
     out = table_html(frame, digits=1)
     if anchors:
-        for card in cards:
-            name = html.escape(card["model"])
-            out = out.replace(f'<td class="txt">{name}</td>',
-                              f'<td class="txt"><a href="#{card_label(card["model"])}">{name}</a></td>')
+        links = ", ".join(f'<a href="#{card_label(c["model"])}">{html.escape(c["model"])}</a>' for c in cards)
+        out = f"<p>Each model's card, below: {links}. Its best layer per measure, and layer 0 (the static " \
+              f"embeddings) for a model with layers:</p>\n\n{out}"
     missing = {c["model"]: c.get("not_available", {}) for c in cards if c.get("not_available")}
     notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
     return out + "\n\n" + ("– (no value): \n" + "\n".join(notes) + "\n" if notes else "")
