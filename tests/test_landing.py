@@ -138,7 +138,7 @@ def test_compare_page_fits_and_links_every_card(tmp_path):
     table = compare_page_markdown(cards)
     assert '<div class="xa-table">' in table  # its own scroll box
     assert table.count("<tr>") == 1 + len(MEASURES)  # one row per measure: a column per model fits the page
-    assert "<th>multilingual-e5-small</th><th>multilingual-e5-small, layer 0</th>" in table
+    assert "<th>e5-small</th><th>e5-small, layer 0</th><th>USE (multilingual)</th>" in table
     assert f'<a href="#{card_label("multilingual-e5-small")}">multilingual-e5-small</a>' in table
     body = cards_markdown(cards, tmp_path / "img", "/book/_generated/cards")
     for card in cards:

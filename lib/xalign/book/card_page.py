@@ -258,12 +258,12 @@ def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
     if not cards:
         return "No model cards yet: run `xalign card MODEL` first.\n"
     from xalign.book.display import table_html
+    from xalign.book.ledger import short_model
 
     wide = compare_frame(cards)
-    frame = pd.DataFrame({"Measure": [MEASURES[m][0] for m in MEASURES],
-                          "Unit": [MEASURES[m][2] for m in MEASURES]})
+    frame = pd.DataFrame({"Measure (unit)": [f"{MEASURES[m][0]} ({MEASURES[m][2]})" for m in MEASURES]})
     for _, r in wide.iterrows():
-        label = r["Model"] + ("" if r["Row"] == "best layer" else ", layer 0")
+        label = short_model(r["Model"]) + ("" if r["Row"] == "best layer" else ", layer 0")
         frame[label] = [r[MEASURES[m][0]] for m in MEASURES]
     out = table_html(frame, digits=1)
     if anchors:
