@@ -10,7 +10,7 @@ PROFILE ?= default
 # the data mirror next to the checkout is used when present (override or unset as you like)
 export XALIGN_DATA_MIRROR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 
-.PHONY: env book chapters test bench model data clean-book clean-cache
+.PHONY: env book chapters notebooks test bench model data clean-book clean-cache
 env: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt pyproject.toml
@@ -29,6 +29,11 @@ data: env
 book: model data
 	$(BIN)/xalign book --profile $(PROFILE) $(if $(JOBS),--jobs $(JOBS),)
 	@echo "open _build/html/index.html"
+
+# paired notebooks (notebooks/*.ipynb, git-ignored) for Jupyter and papermill; the .py files stay the source
+notebooks: env
+	$(BIN)/jupytext --to ipynb notebooks/[0-9][0-9]_*.py
+	@echo "run one with: $(BIN)/papermill notebooks/01_weak_strong_alignment.ipynb out.ipynb -p profile smoke"
 
 test: env
 	$(BIN)/ruff check lib tests notebooks bench

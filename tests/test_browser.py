@@ -65,12 +65,41 @@ def test_a_hidden_status_table_fails(tmp_path, chromium):
     assert any("status table" in e for e in errors["index.html"])
 
 
+def test_a_wide_table_needs_its_own_scroll_box_and_no_machine_path_shows(tmp_path, chromium):
+    row = "".join(f"<td>column&nbsp;number&nbsp;{i}</td>" for i in range(40))
+    wide = f"<table><thead><tr><th>Status</th></tr></thead><tbody><tr>{row}</tr></tbody></table>"
+    (tmp_path / "bare.html").write_text(_page(f"<main><article>{wide}</article></main>"))
+    (tmp_path / "boxed.html").write_text(_page(
+        f'<main><article><div style="overflow-x:auto">{wide}</div></article></main>'))
+    (tmp_path / "paths.html").write_text(_page(
+        "<main><p>saved to /tmp/pytest-of-root/results/x.json; see results/01/smoke/m.json and "
+        "https://example.org/home/page</p></main>"))
+    errors = _by_page(check_book(tmp_path, front_page=None, executable=chromium,
+                                 screenshots=tmp_path / "shots", phone_width=390))
+    assert any("table wider than its column without a scroll box" in e for e in errors["bare.html"])
+    assert errors["boxed.html"] == []
+    assert errors["paths.html"] == ["machine path in the text: /tmp/pytest-of-root/results/x.json"]
+    shots = sorted(p.name for p in (tmp_path / "shots").iterdir())
+    assert "boxed.1280.png" in shots and "boxed.390.png" in shots  # each page at both widths
+
+
 @pytest.mark.slow
 def test_the_smoke_book_in_headless_chromium(built_book, chromium):
-    """Every page of the smoke book: no console errors, figures present, links resolve, status table visible."""
+    """Every page of the smoke book: no console errors, figures present, links and anchors resolve (the
+    landing page's and the ledger's included), no table wider than its column without its own scroll box,
+    no machine path in the text, status table visible; screenshots of each page at 1280 and 390 px."""
     html = built_book[2]
-    shots = os.environ.get("XALIGN_SCREENSHOTS")  # keep full-page screenshots for a human look
+    # keep full-page screenshots for a human look (and as the build's artefact)
+    shots = os.environ.get("XALIGN_SCREENSHOTS") or Path(__file__).resolve().parents[1] / "_build" / "screens"
     reports = check_book(html, screenshots=shots, executable=chromium)
+    assert (Path(shots) / "book__intro.1280.png").exists() and (Path(shots) / "book__intro.390.png").exists()
+    landing = (Path(html) / "book" / "intro.html").read_text(encoding="utf-8")
+    for chapter in ("01_weak", "02_btsr", "03_calibrated", "04_bli", "05_feature"):
+        assert re.search(rf'href="chapters/{chapter}\w*\.html"', landing), chapter
+    assert "bibliography.html#" in landing  # the papers are cited
+    ledger = (Path(html) / "book" / "ledger.html").read_text(encoding="utf-8")
+    assert len(re.findall(r'href="chapters/0[1-5]_\w+\.html', ledger)) >= 41  # every item links its chapter
+    assert "card-multilingual-e5-small" in (Path(html) / "book" / "compare.html").read_text(encoding="utf-8")
     failed = {r.page: r.errors for r in reports if r.errors}
     assert not failed, failed
     pages = {r.page: r for r in reports}

@@ -139,3 +139,19 @@ def test_a_cached_copy_is_checked_against_the_registry_not_a_record_in_the_cache
     with pytest.warns(RuntimeWarning, match="registry declares"):
         again = D.fetch("toy", "de-en.txt")
     assert again.read_text() == "haus\thouse\n"
+
+
+def test_top_level_data_folder_declares_every_data_set():
+    """data/: the declarations (links to the package's files, which the wheel ships) and a README of
+    every data set with its URL and license, generated and current."""
+    from pathlib import Path
+
+    from xalign.data.datasets import DECLARATIONS, REGISTRY, data_readme, datasets
+
+    root = Path(__file__).resolve().parents[1] / "data"
+    assert (root / "datasets.yaml").resolve() == DECLARATIONS.resolve()
+    assert (root / "registry.txt").resolve() == REGISTRY.resolve()
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert readme == data_readme(), "data/README.md is stale: regenerate it (see its first lines)"
+    for name, ds in datasets().items():
+        assert f"| **{name}**: " in readme and ds.license in readme

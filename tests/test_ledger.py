@@ -69,7 +69,12 @@ def result(model, ours, profile="default", paper_std=None, status="partly", pape
 def test_statuses():
     e5, mbert = "multilingual-e5-small", "bert-base-multilingual-cased"
     row = L.judge(item(), result(e5, [51.0, 57.0, 70.5]))
-    assert row["status"] == "other model" and row["summary"] == "median 1.0, max 3.0 points (3/3 cells)"
+    # an "other model" row says in words which model stands beside which
+    assert row["status"] == "other model"
+    assert row["summary"] == "e5-small vs the paper's mBERT: median 1.0, max 3.0 points apart (3/3 cells)"
+    many = item(paper_models=["bert-base-multilingual-cased", "xlm-roberta-base", "xlm-roberta-large"])
+    assert L.judge(many, result("my/encoder", [51.0, 57.0, 70.5]))["summary"].startswith(
+        "encoder vs the paper's mBERT and 2 more: median 1.0")
     assert L.judge(item(), result(mbert, [51.0, 61.5, 70.5], "paper", status="reproduced"))["status"] == "reproduced"
     differs = L.judge(item(), result(mbert, [51.0, 57.0, 70.5], "paper", status="reproduced"))
     assert differs["status"] == "same setup, differs" and differs["n_out"] == 1
@@ -110,7 +115,7 @@ def test_status_from_saved_runs(tmp_path, monkeypatch):
     assert rows["Table 4"]["status"] == "other model" and "points" in rows["Table 4"]["summary"]
     assert rows["Table 5"]["status"] == "not run here" and "hub" in rows["Table 5"]["summary"]
     page = status_markdown("default", tmp_path)
-    assert "### Nyholm 2020" in page and "| Table&nbsp;2 | model-independent, reproduced |" in page
+    assert "## Nyholm 2020" in page and "| Table&nbsp;2 | model-independent, reproduced |" in page
     for status in L.STATUSES:  # every status is defined on the page
         assert status in page
     assert main(["status", "--results", str(tmp_path)]) == 0

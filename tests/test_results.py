@@ -55,7 +55,7 @@ def test_save_keeps_models_apart_and_records_code(tmp_path, monkeypatch):
         "sentence-transformers/LaBSE", "multilingual-e5-small"}
 
 
-@pytest.mark.parametrize("params, model", [({"model": "m1"}, "m1"), ({"multi_model": "m2", "mono_en_model": "x"}, "m2"),
+@pytest.mark.parametrize("params, model", [({"model": "m1"}, "m1"), ({"multi_model": "m2", "mono_en_model": "bert-base-cased"}, "m2"),
                                            ({"models": ["m3", "m4"]}, "m3"), ({"models": "m5,m6"}, "m5"), ({}, None)])
 def test_model_from_params(params, model):
     assert params_model(params) == model

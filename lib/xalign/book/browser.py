@@ -40,6 +40,8 @@ SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_sta
 
 _PAGE_JS = r"""
 (async () => {
+  ${WIDE}
+
   const imgs = Array.from(document.images);
   await Promise.all(imgs.map(i => { i.loading = "eager"; return i.complete ? null :
       new Promise(r => { i.addEventListener("load", r); i.addEventListener("error", r); setTimeout(r, 10000); }); }));
@@ -55,9 +57,42 @@ _PAGE_JS = r"""
     status_table_visible: tables.some(visible),
     status_rows: tables.length ? tables[0].querySelectorAll("tbody tr").length : 0,
     body_text: document.body ? document.body.innerText.length : 0,
+    main_text: (document.querySelector("main") || document.body || {innerText: ""}).innerText,
+    wide_tables: wideTables(),
   };
 })()
 """
+
+#: tables wider than the text column with no scroll box of their own (an ancestor inside the column
+#: whose overflow-x scrolls or hides): such a table widens the page and hides its last columns
+_WIDE_JS = r"""
+function wideTables() {
+  const out = [];
+  for (const t of document.querySelectorAll("table")) {
+    const col = t.closest("article, main") || document.body;
+    const limit = col.getBoundingClientRect().width + 1;
+    if (t.getBoundingClientRect().width <= limit) continue;
+    let boxed = false;
+    for (let el = t.parentElement; el && el !== col.parentElement; el = el.parentElement) {
+      const ox = getComputedStyle(el).overflowX;
+      if ((ox === "auto" || ox === "scroll" || ox === "hidden") && el.getBoundingClientRect().width <= limit) {
+        boxed = true; break;
+      }
+    }
+    if (!boxed) {
+      const head = Array.from(t.querySelectorAll("th")).slice(0, 3).map(th => th.textContent.trim()).join(", ");
+      out.push(`${Math.round(t.getBoundingClientRect().width)} px wide in a ${Math.round(limit - 1)} px column (${head})`);
+    }
+  }
+  return out;
+}
+"""
+
+#: an absolute or temporary path of some machine in a page's text (a build must not leak its own)
+MACHINE_PATH = re.compile(r"(?<![\w.])(?:/tmp/|/var/tmp/|/home/|/root/|/Users/|/work/|[A-Z]:\\)[^\s]*")
+
+
+PAGE_JS = _PAGE_JS.replace("${WIDE}", _WIDE_JS)
 
 
 def find_chromium() -> str | None:
@@ -185,6 +220,11 @@ class Chromium:
         Path(path).write_bytes(base64.b64decode(data))
         return Path(path)
 
+    def resize(self, width: int) -> None:
+        """Set the window's width (CSS pixels); the page re-lays itself out at that width."""
+        self.width = width
+        self._metrics(self.height)
+
     def _metrics(self, height: int) -> None:
         self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": height,
                                                          "deviceScaleFactor": 1, "mobile": False}, self.session)
@@ -260,15 +300,18 @@ def book_pages(html_dir: Path) -> list[Path]:
 
 def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page: str = "book/intro.html",
                screenshots: str | Path | None = None, width: int = 1280,
-               executable: str | None = None) -> list[PageReport]:
+               executable: str | None = None, phone_width: int | None = 390) -> list[PageReport]:
     """Open every page of a built book in headless Chromium; returns one report per page.
 
     Args:
         html_dir: the build's HTML folder (``_build/html``).
         pages: the pages to open (default: every page of the build).
         front_page: the page that must show the reproduction status table (None: no such check).
-        screenshots: a folder for one full-page PNG per page (None: no screenshots).
+        screenshots: a folder for full-page PNGs, ``<page>.<width>.png`` and ``<page>.<phone_width>.png``
+            (None: no screenshots).
         width: the browser window's width in CSS pixels.
+        phone_width: with ``screenshots``, a second width (a phone's) at which each page is also captured
+            and its tables checked again (None: only ``width``).
         executable: the Chromium binary (default: :func:`find_chromium`).
 
     Returns:
@@ -294,17 +337,31 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
                     reports.append(report)
                     continue
                 browser.open(origin + rel)
-                info = browser.evaluate(_PAGE_JS)
+                info = browser.evaluate(PAGE_JS)
                 report = PageReport(rel, title=info["title"], n_images=info["n_images"])
                 report.errors, report.external = _console_problems(browser.events, origin)
                 report.errors += [f"image missing or empty: {src}" for src in info["broken_images"]]
                 report.errors += _link_problems(info["links"], page, html_dir, origin, ids)
                 if info["body_text"] == 0:
                     report.errors.append("page shows no text")
+                report.errors += [f"machine path in the text: {m.rstrip('.,;:)')}" for m in
+                                  dict.fromkeys(MACHINE_PATH.findall(info["main_text"] or ""))]
+                report.errors += [f"table wider than its column without a scroll box: {w}" for w in info["wide_tables"]]
                 if front_page and rel == front_page and not (info["status_table_visible"] and info["status_rows"]):
                     report.errors.append("front page: the reproduction status table is not visible")
                 if screenshots:
-                    browser.screenshot(Path(screenshots) / (rel.replace("/", "__")[:-5] + ".png"), full_page=True)
+                    stem = rel.replace("/", "__")[:-5]
+                    browser.screenshot(Path(screenshots) / f"{stem}.{width}.png", full_page=True)
+                    if phone_width:  # the same page on a phone's width, then back
+                        browser.resize(phone_width)
+                        try:
+                            browser.open(origin + rel)  # laid out from the start at the phone's width
+                            browser.screenshot(Path(screenshots) / f"{stem}.{phone_width}.png", full_page=True)
+                            wide = browser.evaluate("(() => {" + _WIDE_JS + " return wideTables(); })()")
+                            report.errors += [f"at {phone_width} px: table wider than its column without a scroll "
+                                              f"box: {w}" for w in wide]
+                        finally:
+                            browser.resize(width)
                 reports.append(report)
     finally:
         server.shutdown()

@@ -8,6 +8,8 @@ reads every ``*.json`` there.
 from __future__ import annotations
 
 import html
+import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -226,3 +228,79 @@ def compare_markdown(root: str | Path | None = None) -> str:
     missing = {c["model"]: c.get("not_available", {}) for c in load_cards(root) if c.get("not_available")}
     notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
     return "\n".join(lines) + "\n\n" + ("n/a: " + "\n".join(notes) + "\n" if notes else "")
+
+
+#: cards committed with the project (the book shows them when no newer card of the model is on disk)
+COMMITTED_CARDS = Path(__file__).resolve().parents[3] / "reference" / "cards"
+
+
+def book_cards(root: str | Path | None = None, committed: Path | None = COMMITTED_CARDS) -> list[dict]:
+    """The cards the book shows: every card on disk (``results/cards``), and each committed card
+    (``reference/cards``) of a model with none on disk; sorted by model name."""
+    cards = {c["model"]: c for c in (_read_cards(committed) if committed else [])}
+    cards.update({c["model"]: c for c in load_cards(root)})
+    return [cards[m] for m in sorted(cards)]
+
+
+def _read_cards(folder: Path) -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(Path(folder).glob("*.json"))] if Path(folder).is_dir() else []
+
+
+def compare_frame(cards: list[dict]) -> pd.DataFrame:
+    """Models x measures with readable headers (measure titles and units), one row per model and row kind."""
+    rows = []
+    for card in cards:
+        rows.append({"Model": card["model"], "Row": "best layer",
+                     **{MEASURES[m][0]: r["main_score"] for m, r in card["measures"].items()}})
+        if card.get("layered"):
+            zero = {"Model": card["model"], "Row": "layer 0 (static embeddings)"}
+            for m, r in card["measures"].items():
+                v = [x["value"] for x in r["layers"] if x["layer"] == "0"]
+                zero[MEASURES[m][0]] = v[0] if v else None
+            rows.append(zero)
+    cols = ["Model", "Row", *(MEASURES[m][0] for m in MEASURES)]
+    return pd.DataFrame(rows, columns=cols)
+
+
+def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
+    """The book's "Compare models" table: one row per measure, one column per model (its best layer, and
+    its layer 0 for a model with layers), in its own scroll box (:func:`~xalign.book.display.table_html`)
+    so that it fits the page; ``anchors``: a line above it links each model to its card below
+    (:func:`cards_markdown`)."""
+    if not cards:
+        return "No model cards yet: run `xalign card MODEL` first.\n"
+    from xalign.book.display import table_html
+    from xalign.book.ledger import short_model
+
+    wide = compare_frame(cards)
+    frame = pd.DataFrame({"Measure (unit)": [f"{MEASURES[m][0]} ({MEASURES[m][2]})" for m in MEASURES]})
+    for _, r in wide.iterrows():
+        label = short_model(r["Model"]) + ("" if r["Row"] == "best layer" else ", layer 0")
+        frame[label] = [r[MEASURES[m][0]] for m in MEASURES]
+    out = table_html(frame, digits=1)
+    if anchors:
+        links = ", ".join(f'<a href="#{card_label(c["model"])}">{html.escape(c["model"])}</a>' for c in cards)
+        out = f"<p>Each model's card, below: {links}. Its best layer per measure, and layer 0 (the static " \
+              f"embeddings) for a model with layers:</p>\n\n{out}"
+    missing = {c["model"]: c.get("not_available", {}) for c in cards if c.get("not_available")}
+    notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
+    return out + "\n\n" + ("– (no value): \n" + "\n".join(notes) + "\n" if notes else "")
+
+
+def card_label(model: str) -> str:
+    """The label (and HTML id) of a model's card section: ``card-`` and the name in lower case, hyphenated."""
+    return "card-" + re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+
+
+def cards_markdown(cards: list[dict], image_dir: Path, image_url: str) -> str:
+    """Every card as a section of the "Compare models" page (``(card-<model>)=`` labels), with its
+    per-layer curves drawn into ``image_dir`` and shown from ``image_url`` (the book's path to it)."""
+    image_dir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for card in cards:
+        name = slug(card["model"])
+        plot_curves(card, image_dir / f"{name}.png")
+        md = card_markdown(card, f"{image_url}/{name}.png")
+        md = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", md, flags=re.MULTILINE)  # one level down
+        out += [f"({card_label(card['model'])})=", md]
+    return "\n".join(out)

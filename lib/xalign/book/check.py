@@ -240,11 +240,16 @@ def check_result(ref: dict, new: dict, abs_tol: float = ABS_TOL,
 
 
 def fresh_result(ref: dict, results: Path | None = None) -> dict | None:
-    """The fresh result of the reference's chapter, profile and model (newest)."""
+    """The fresh result of the reference's chapter, profile and model: the newest with the reference's own
+    parameter overrides (a ``-p`` rerun beside it is not the run to check), else the newest."""
+    from xalign.book.results import profile_overrides
+
     found = load_results(ref["chapter"], ref["profile"], results)
     want = safe_name(ref.get("model") or "")
     same = [r for r in found if safe_name(r.get("model") or "") == want]
-    return same[0] if same else None
+    overrides = profile_overrides(ref.get("paper", ""), ref["profile"], ref.get("params") or {})
+    alike = [r for r in same if profile_overrides(r.get("paper", ""), r["profile"], r.get("params") or {}) == overrides]
+    return (alike or same)[0] if same else None
 
 
 def check(chapter: str | None = None, results: Path | None = None, reference: Path | None = None,

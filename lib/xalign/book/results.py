@@ -188,9 +188,16 @@ class ChapterRun:
         self.tables[table] = TableResult(table=table, title=title, status="not run here",
                                          max_abs_diff=None, n_paper=0, n_matched=0, rows=[], note=why)
 
+    def overrides(self) -> dict:
+        """The parameters this run sets differently from its profile (``-p name value``), model parameters
+        aside (the model is in the file name already): :func:`profile_overrides`."""
+        return profile_overrides(self.paper, self.profile, self.params)
+
     def path(self) -> Path:
-        """``results/<chapter>/<profile>/<model>.json`` (model name made filesystem-safe)."""
-        return results_dir() / self.chapter / self.profile / f"{safe_name(self.model_name())}.json"
+        """``results/<chapter>/<profile>/<model>.json`` (model name made filesystem-safe); a run with
+        overrides goes beside it, ``<model>.<name>-<value>.json`` (:func:`overrides_suffix`), never over it."""
+        name = safe_name(self.model_name()) + overrides_suffix(self.overrides())
+        return results_dir() / self.chapter / self.profile / f"{name}.json"
 
     def save(self) -> Path:
         from xalign.data.datasets import provenance
@@ -207,6 +214,7 @@ class ChapterRun:
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             **kernel_usage(),
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "overrides": self.overrides(),
             "notes": self.notes + ([blank_note] if blank else []),
             "headline": self.headline, "key_figure": self.key_figure,
             "n_blank_texts": blank, "encoder_counts": self.encoder_counts(),
@@ -228,6 +236,52 @@ def kernel_usage() -> dict[str, float | None]:
     ru = resource.getrusage(resource.RUSAGE_SELF)
     return {"peak_rss_mib": round(ru.ru_maxrss / 1024, 1), "cpu_time_s": round(ru.ru_utime + ru.ru_stime, 1),
             "system_time_s": round(ru.ru_stime, 1), "page_faults": int(ru.ru_minflt)}
+
+
+#: parameters that name the encoder(s) (or map them): they are in a result's file name already
+MODEL_PARAMETERS = ("model", "multi_model", "models", "table1_models")
+
+
+def profile_overrides(paper: str, profile: str, params: dict) -> dict:
+    """The parameters in ``params`` whose value differs from the profile's (model parameters aside).
+
+    Args:
+        paper: the paper package ("gaschi2022").
+        profile: the profile the run was started with ("default"); an unknown profile has no overrides.
+        params: the run's parameters (the profile's values with the ``-p`` overrides applied).
+
+    Returns:
+        ``{name: value}`` of the overridden parameters, sorted by name; empty for the profile's own run.
+    """
+    from xalign.papers import meta
+
+    try:
+        declared = meta.profiles(paper)[profile]
+    except (KeyError, ValueError):
+        return {}
+    same = lambda a, b: json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
+    return {k: params[k] for k in sorted(params)
+            if k in declared and k not in MODEL_PARAMETERS and not same(_plain(params[k]), _plain(declared[k]))}
+
+
+def _plain(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def overrides_suffix(overrides: dict, limit: int = 80) -> str:
+    """The file-name part that names a run's overrides: ``{"seed": 1, "n": 50}`` -> ``".n-50.seed-1"``
+    (values made filesystem-safe; past ``limit`` characters, a hash of the overrides stands for the tail)."""
+    if not overrides:
+        return ""
+    parts = []
+    for k, v in overrides.items():
+        text = ",".join(map(str, v)) if isinstance(v, (list, tuple)) else str(v)
+        parts.append(f"{k}-{safe_name(text) if text else 'empty'}")
+    out = "." + ".".join(parts)
+    if len(out) > limit:
+        digest = hashlib.sha256(json.dumps(overrides, sort_keys=True, default=str).encode()).hexdigest()[:10]
+        out = out[:limit - 11] + "." + digest
+    return out
 
 
 def params_model(params: dict) -> str | None:

@@ -16,7 +16,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from xalign.book.card_page import compare_markdown
 from xalign.book.parallel import default_jobs, quickest_order, run_chapters_parallel
 from xalign.book.params import check_parameters
 from xalign.book.status import CHAPTERS, status_markdown
@@ -30,7 +29,7 @@ IN_CHECKOUT = (PROJECT_ROOT / "pyproject.toml").exists() and (PROJECT_ROOT / "no
 #: chapter sources: the checkout's notebooks/, or the copy the wheel ships as package data
 NOTEBOOKS = PROJECT_ROOT / "notebooks" if IN_CHECKOUT else PACKAGE_ROOT / "notebooks"
 BOOK_FILES = ("_config.yml", "_toc.yml", "references.bib")
-BOOK_DIRS = ("book/images", "book/_static")
+BOOK_DIRS = ("book/images", "book/_static", "book/errata")
 
 
 def work_root() -> Path:
@@ -54,14 +53,19 @@ def find_chapter(name: str) -> str:
 
 def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path | None = None,
                 build_root: str | Path | None = None, progress: bool = True) -> Path:
-    """Execute one chapter with papermill; returns the executed notebook's path."""
+    """Execute one chapter with papermill; returns the executed notebook's path.
+
+    Without ``output``, the notebook goes to ``book/chapters/<chapter>.ipynb`` (the book's page), or,
+    for a run whose parameters differ from its profile's (``-p name value``, another model), beside
+    it as ``<chapter>.<name>-<value>.ipynb`` (:func:`rerun_suffix`): a rerun never replaces the page.
+    """
     import jupytext
     import papermill as pm
 
     chapter = find_chapter(chapter)
     check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
     root = Path(build_root) if build_root else work_root()
-    output = Path(output) if output else root / "book" / "chapters" / f"{chapter}.ipynb"
+    output = Path(output) if output else root / "book" / "chapters" / f"{chapter}{rerun_suffix(chapter, parameters)}.ipynb"
     check_outputs(output, chapter, (parameters or {}).get("profile") or "default")  # before any work too
     nb = jupytext.read(NOTEBOOKS / f"{chapter}.py")
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -124,6 +128,20 @@ def _check_writable(folder: Path, what: str) -> None:
             pass
     except OSError as exc:
         raise OutputPathError(f"{what} {folder} is not writable ({exc.strerror or exc}); nothing was run") from exc
+
+
+def rerun_suffix(chapter: str, parameters: dict | None) -> str:
+    """``".name-value..."`` for the parameters that differ from the profile's (models included), else ``""``."""
+    from xalign.book.results import overrides_suffix, profile_overrides
+    from xalign.papers.meta import chapter_paper, profiles
+
+    parameters = parameters or {}
+    paper, profile = chapter_paper(chapter), parameters.get("profile", "default")
+    changed = profile_overrides(paper, profile, parameters)
+    declared = profiles(paper).get(profile, {})
+    changed.update({k: v for k, v in parameters.items()
+                    if k in MODEL_PARAMETERS + ("table1_models",) and k in declared and v != declared[k]})
+    return overrides_suffix(dict(sorted(changed.items())))
 
 
 #: the parameters that name a chapter's encoder(s), in the order they are looked for in its profile
@@ -230,15 +248,35 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
     else:
         order = quickest_order([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile), jobs)
         run_chapters_parallel(run_chapter, sorted(tasks, key=lambda t: order.index(t[0])), root, jobs)
-    write_text(root / "book" / "_generated" / "status.md", status_markdown(profile))
-    write_text(root / "book" / "_generated" / "datasets.md", datasets_markdown())
-    write_text(root / "book" / "_generated" / "compare.md", compare_markdown())
+    write_pages(root, profile)
     cmd = [sys.executable, "-m", "jupyter_book", "build", str(root), "--builder", "html"]
     if strict:
         cmd += ["-W", "--keep-going"]
     print("[xalign] " + " ".join(cmd), flush=True)
     subprocess.run(_jupyter_book_cmd(cmd), check=True)
     return root / "_build" / "html"
+
+
+def write_pages(root: Path, profile: str) -> None:
+    """Write the book's generated pages under ``root/book/_generated``: the front page's chapter blocks
+    and the thumbnails of the chapters' key figures, the ledger (each item linked to its section), the
+    data sets, the models side by side with every card, the errata and the performance tables."""
+    from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown
+    from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
+    from xalign.book.pages import errata_markdown, performance_markdown
+    from xalign.book.publish import PUBLIC
+
+    gen = root / "book" / "_generated"
+    chapters_dir = root / "book" / "chapters"
+    thumbs = write_thumbnails(chapters_dir, gen / "thumbs", chapter_results(profile))
+    write_text(gen / "landing.md", landing_markdown(profile, thumbnails=thumbs, public=PUBLIC))
+    write_text(gen / "status.md", status_markdown(profile, labels=book_labels(chapters_dir)))
+    write_text(gen / "datasets.md", datasets_markdown())
+    cards = book_cards()
+    write_text(gen / "compare.md", compare_page_markdown(cards) + "\n"
+               + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
+    write_text(gen / "errata.md", errata_markdown(root / "book" / "errata"))
+    write_text(gen / "performance.md", performance_markdown(profile))
 
 
 def _last_wall_time(chapter: str, profile: str) -> float | None:

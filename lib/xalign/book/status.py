@@ -1,4 +1,4 @@
-"""The reproduction status: ``xalign status`` (plain text) and the book's front page (Markdown).
+"""The reproduction status: ``xalign status`` (plain text) and the book's ledger page (Markdown).
 
 Both show the ledger (:mod:`xalign.book.ledger`): one row per table and figure
 of the five papers, with its status and the median and largest difference from
@@ -30,6 +30,9 @@ def status_text(profile: str = "default", root: Path | None = None) -> str:
     """Plain-text ledger for the terminal: counts, then one line per item."""
     rows = L.ledger(profile, root)
     out = [f"Reproduction ledger, profile {profile!r}: {len(rows)} items"]
+    if L.shows_reference(profile, root):
+        out.append("No results of this profile here yet: showing the committed reference run (reference/). "
+                   "Run a chapter (xalign run 01) or the book (make book) to see your own.")
     out += [f"  {n:3d}  {s}" for s, n in L.counts(rows).items() if n]
     out.append("")
     out.append(f"{'paper':<11}{'item':<10}{'status':<31}{'summary':<52}model")
@@ -49,43 +52,58 @@ def _status_cell(status: str) -> str:
     return _cell(status)
 
 
-def status_markdown(profile: str = "default", root: Path | None = None) -> str:
-    """The front page's status section: counts and definitions, then one short table per paper
-    (item, status, summary) and, below it, what we run instead of each item and why."""
+def status_markdown(profile: str = "default", root: Path | None = None, labels: set[str] | None = None) -> str:
+    """The ledger page: counts and definitions, then one short table per paper (item, status, summary,
+    where it is shown) and, below it, what we run instead of each item and why.
+
+    Args:
+        profile: the profile whose results the page shows.
+        root: the results folder (default: ``results/``, or the committed reference run on a fresh clone).
+        labels: the labels the executed chapters define (:func:`xalign.book.landing.book_labels`): each item
+            links to its section where it has one, else to its chapter; None: no links (``xalign status``).
+    """
+    from xalign.book.landing import item_link
+
     rows = L.ledger(profile, root)
     current = code_hash()
+    reference = L.shows_reference(profile, root)
     out = [f"**{len(rows)} items** (every table and figure of the five papers; profile `{profile}`):", ""]
+    if reference:
+        out += [("*No results of this profile here yet: these rows come from the committed reference run "
+                "(`reference/`).*"), ""]
     out += ["| Status | Items | Meaning |", "|---|---|---|"]
     for status, n in L.counts(rows).items():
         out.append(f"| {_status_cell(status)} | {n} | {_cell(L.STATUSES[status])} |")
     out.append("")
     out.append("Summary: the median and the largest absolute difference between our cells and the "
-               "paper's, in the item's own unit, and how many of the paper's cells we have. "
-               "*stale*: the result was made by older library code than this book's.")
+               "paper's, in the item's own unit, and how many of the paper's cells we have; for *other model* "
+               "rows, which model stands beside which. *stale*: the result was made by older library code "
+               "than this book's.")
     out.append("")
+    items = {(L.tag(it.paper), it.id): it for it in L.all_items()}
     for paper in meta.PAPERS:
         md = meta.metadata(paper)
-        result, results = L.pick_result(paper, profile, root)
+        result, results = L.pick_result(paper, profile, root, reference)
         mine = [r for r in rows if r["paper"] == L.tag(paper)]
-        out.append(f"### {_cell(md['short'])} ({L.tag(paper)})")
+        out.append(f"## {_cell(md['short'])} ({L.tag(paper)})")
         out.append("")
         if result is None:
             out.append(f"No `{profile}` results yet: run `xalign run {md['chapter'][:2]} --profile {profile}`.")
         else:
             stale = result.get("code_hash") != current
-            others = [r.get("model") for r in results if r is not result]
-            line = (f"Model: **{_cell(result.get('model') or '?')}**, finished {result.get('finished', '?')}, "
-                    f"commit `{(result.get('git_commit') or 'unknown')[:12]}`")
+            others = [r.get("model") for r in results if r is not result and not r.get("overrides")]
+            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {result.get('finished', '?')}"
             if stale:
                 line += ' <span style="color:#b00020">(stale: made by older library code)</span>'
             if others:
-                line += f"; also run with: {_cell(', '.join(m or '?' for m in others))}"
+                line += f"; also run with: {_cell(', '.join(dict.fromkeys(m or '?' for m in others)))}"
             out.append(line + ".")
         out.append("")
         out += ["| Item | Status | Summary | Shown in |", "|---|---|---|---|"]
         for r in mine:
-            out.append(f"| {_cell(r['item']).replace(' ', '&nbsp;')} | {_status_cell(r['status'])} | {_cell(r['summary'])} | "
-                       f"{_cell(r['section'])} |")
+            item = items[(r["paper"], r["item"])]
+            label = item_link(item, labels, r["item"]) if labels is not None else _cell(r["item"]).replace(" ", "&nbsp;")
+            out.append(f"| {label} | {_status_cell(r['status'])} | {_cell(r['summary'])} | {_cell(r['section'])} |")
         out.append("")
         out.append("What we run instead, and why:")
         out.append("")

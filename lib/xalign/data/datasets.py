@@ -272,3 +272,23 @@ def datasets_markdown() -> str:
         src = ds.homepage or ds.base_url or ""
         lines.append(f"| **{ds.name}**: {ds.title} | {ds.license} | {ds.citation} | {src} |")
     return "\n".join(lines) + "\n"
+
+
+def data_readme() -> str:
+    """``data/README.md``: every declared data set with its official URL, license and file count
+    (generated from ``datasets.yaml`` and ``registry.txt``; ``tests/test_datasets.py`` keeps it current)."""
+    lines = ["# Data", "",
+             "The data sets the book uses, declared once: `datasets.yaml` (official URL, license, citation) and",
+             "`registry.txt` (the sha256 of every file, by its path in the data mirror). Both live in the",
+             "package (`lib/xalign/data/`, so the wheel ships them); the two files here are links to them.",
+             "No data file is part of this repository: `xalign fetch NAME` copies a set into the cache",
+             "(`~/.cache/xalign/data`), trying the local mirror (`XALIGN_DATA_MIRROR`) first and the",
+             "official URL second, and checks every file against the registry.", "",
+             ("This file is generated: `python -c \"from xalign.data.datasets import data_readme; "
+             "print(data_readme(), end='')\" > data/README.md`."), "",
+             "| Data set | Files | License | Official source |", "|---|---|---|---|"]
+    for ds in datasets().values():
+        src = ds.homepage or ds.base_url or (ds.obtain.split(". ")[0] if ds.obtain else "")
+        lines.append(f"| **{ds.name}**: {ds.title} | {len(ds.checksums)} | {ds.license} | {src.replace('|', '/')} |")
+    return "\n".join(lines) + "\n"
+

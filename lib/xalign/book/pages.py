@@ -1,0 +1,84 @@
+"""Two generated appendix pages: the errata (every ``book/errata/NN.md`` present) and the measured
+performance (each chapter's wall time, CPU time, peak memory and precision, read from saved results)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from xalign.book.display import table_html
+from xalign.papers import meta
+
+
+def errata_markdown(folder: Path) -> str:
+    """The chapters' errata and change notes, in chapter order: the content of every ``NN.md`` in
+    ``folder`` (written by each chapter's authors; a missing file is simply not there).
+
+    Returns:
+        Markdown for the "Errata and changes" page; a sentence when there is none.
+    """
+    files = sorted(Path(folder).glob("[0-9][0-9].md")) if Path(folder).is_dir() else []
+    parts = [f.read_text(encoding="utf-8").strip() for f in files]
+    parts = [p for p in parts if p]
+    if not parts:
+        return "No errata or changes have been recorded for the chapters yet.\n"
+    return "\n\n".join(parts) + "\n"
+
+
+def _mmss(seconds) -> str | None:
+    if not isinstance(seconds, (int, float)):
+        return None
+    s = round(seconds)
+    return f"{s // 60}:{s % 60:02d}"
+
+
+def _row(result: dict, label: str) -> dict:
+    from xalign.book.check import result_precision
+
+    peak = result.get("peak_rss_mib")
+    return {"Chapter": label, "Profile": result.get("profile", ""),
+            "Precision": (result_precision(result) or "").replace("torch.", "") or None,
+            "Wall (min:s)": _mmss(result.get("wall_time_s")), "CPU (min:s)": _mmss(result.get("cpu_time_s")),
+            "Peak memory (GiB)": round(peak / 1024, 1) if isinstance(peak, (int, float)) else None,
+            "Finished": (result.get("finished") or "")[:10] or None}
+
+
+def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
+    """One row per saved result: chapter -> results (each a chapter's saved JSON)."""
+    rows = []
+    for chapter, found in results.items():
+        rows += [_row(r, f"{chapter[:2]} ({meta.metadata(r['paper']).get('tag') or r['paper']})") for r in found]
+    return rows
+
+
+def performance_markdown(profile: str = "default", reference: Path | None = None) -> str:
+    """The measured costs of each chapter: the committed reference run (``reference/``) and this build's
+    own runs of ``profile`` (each chapter's newest result), as HTML tables that fit the page.
+
+    Returns:
+        Markdown for the "Performance" page (the part generated from measurements).
+    """
+    import pandas as pd
+
+    from xalign.book.check import REFERENCE_DIR
+    from xalign.book.ledger import pick_result
+
+    ref_dir = Path(reference) if reference else REFERENCE_DIR
+    ref = {}
+    for path in sorted(ref_dir.glob("*.json")):
+        res = json.loads(path.read_text(encoding="utf-8"))
+        ref.setdefault(res["chapter"], []).append(res)
+    out = ["### The reference run", "",
+           ("Each chapter's committed reference result (`reference/`), one row per precision it was run in "
+           "(one chapter at a time or two side by side, one thread each; CPU time and peak memory are the "
+           "chapter kernel's own, recorded since they were added):"), "",
+           table_html(pd.DataFrame(timing_rows(ref))) if ref else "No reference results.", ""]
+    built = {}
+    for paper in meta.PAPERS:
+        result, _ = pick_result(paper, profile)
+        if result is not None:
+            built[result["chapter"]] = [result]
+    out += [f"### This build (profile `{profile}`)", ""]
+    out += [table_html(pd.DataFrame(timing_rows(built))) if built else
+            f"No chapter of this build ran with the `{profile}` profile.", ""]
+    return "\n".join(out)
