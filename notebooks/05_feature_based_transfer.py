@@ -61,7 +61,6 @@ seed = None  # seed for sampling, splits and classifier initialisation
 # %%
 import warnings
 
-warnings.filterwarnings("ignore", message="IProgress not found")
 warnings.filterwarnings("ignore", category=FutureWarning)
 
 from xalign.book import display
