@@ -218,6 +218,7 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
                            "book/); outside one, run chapters with `xalign run`")
     root = Path(build_root) if build_root else PROJECT_ROOT
     if root != PROJECT_ROOT:
+        root.mkdir(parents=True, exist_ok=True)  # a --build-dir that does not exist yet
         for name in BOOK_FILES:
             if (PROJECT_ROOT / name).exists():
                 shutil.copy(PROJECT_ROOT / name, root / name)
