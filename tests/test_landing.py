@@ -32,8 +32,9 @@ def _chapter_notebook(path: Path, glue_name: str = "ch05-table4") -> None:
     plain = nbformat.v4.new_code_cell("fig")
     plain.outputs = [nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(OTHER_PNG).decode()})]
     glued = nbformat.v4.new_code_cell("display.figure(...)")
-    glued.outputs = [nbformat.v4.new_output("display_data", data={"image/png": base64.b64encode(PNG).decode()},
-                                            metadata={"scrapbook": {"name": glue_name, "mime_prefix": ""}})]
+    prefix = "application/papermill.record/"  # where myst_nb.glue(display=False) stores a figure
+    glued.outputs = [nbformat.v4.new_output("display_data", data={f"{prefix}image/png": base64.b64encode(PNG).decode()},
+                                            metadata={"scrapbook": {"name": glue_name, "mime_prefix": prefix}})]
     nb.cells = [nbformat.v4.new_markdown_cell("# Title\n\n(ch05-table4)=\n## Table 4: XNLI"), plain, glued,
                 nbformat.v4.new_markdown_cell(f"```{{glue:figure}} {glue_name}\n:name: fig-{glue_name}\n\nCaption\n```")]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -161,7 +162,7 @@ def test_the_offline_models_cards_are_committed_and_shown(tmp_path):
 def test_bibliography_has_the_five_papers_and_the_build_reads_it():
     bib = (ROOT / "references.bib").read_text()
     keys = re.findall(r"@\w+\{(\w+),", bib)
-    assert sorted(keys) == sorted(meta.PAPERS)
+    assert set(meta.PAPERS) <= set(keys)  # the five papers (and the works they build on)
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert config["bibtex_bibfiles"] == ["references.bib"]
     toc = (ROOT / "_toc.yml").read_text()

@@ -30,10 +30,9 @@ from pathlib import Path
 
 from xalign.book.results import load_results, read_result, safe_name
 from xalign.core.jsonfile import JSONFileError
-from xalign.core.paths import PROJECT_ROOT, results_dir
+from xalign.core.paths import REFERENCE_DIR, results_dir
 from xalign.core.precision import EXACT
 
-REFERENCE_DIR = PROJECT_ROOT / "reference"
 #: columns that give a row's sampling interval (half-width around its value)
 INTERVAL_COLUMNS = ("ci95", "ci", "std", "ours_std")
 #: default tolerance for cells without an interval (absolute, plus relative)

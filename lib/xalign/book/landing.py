@@ -82,7 +82,9 @@ def figure_png(notebook: Path, glue_name: str = "") -> bytes | None:
     first = None
     for cell in nb.get("cells", []):
         for out in cell.get("outputs", []) if cell.get("cell_type") == "code" else []:
-            png = (out.get("data") or {}).get("image/png")
+            data = out.get("data") or {}
+            # a glued figure is stored under myst-nb's prefix: application/papermill.record/image/png
+            png = data.get("image/png") or next((v for k, v in data.items() if k.endswith("/image/png")), None)
             if not png:
                 continue
             png = "".join(png) if isinstance(png, list) else png

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xalign.book.results import code_hash, load_results, params_model, result_files, safe_name
+from xalign.core.paths import REFERENCE_DIR
 from xalign.papers import meta
 
 #: every status an item can have, with the definition the front page prints
@@ -93,8 +94,6 @@ def tag(paper: str) -> str:
 def reference_results(chapter: str, profile: str, reference: Path | None = None) -> list[dict]:
     """The committed reference results of one chapter with ``profile`` (``reference/<chapter>.json`` first,
     then the ones in other precisions, ``<chapter>.<precision>.json``); ``_path`` names each file."""
-    from xalign.book.check import REFERENCE_DIR
-
     folder = Path(reference) if reference else REFERENCE_DIR
     out = []
     for path in sorted(folder.glob(f"{chapter}*.json"), key=lambda p: (p.stem != chapter, p.name)):

@@ -21,6 +21,8 @@ import platformdirs
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: the source checkout (holds notebooks/ and book/); in an installed wheel it has no pyproject.toml
 PROJECT_ROOT = PACKAGE_ROOT.parents[1]
+#: the committed reference runs (``reference/<chapter>.json``) that ``xalign check`` compares with
+REFERENCE_DIR = PROJECT_ROOT / "reference"
 
 
 #: a file in the cache root saying "xalign uses this folder as its cache", listing the sub-folders it claimed
