@@ -129,6 +129,34 @@ def table3(results: pd.DataFrame, pairs: Sequence[str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def rule_variant(results: pd.DataFrame, other: pd.DataFrame, rule: str, other_rule: str) -> pd.DataFrame:
+    """P@1 of the multilingual model (no map) on the pruned pairs under both pruning rules.
+
+    Args:
+        results: labelled results of the run (pruned with ``rule``); other: labelled results of
+            the same directions pruned with ``other_rule`` (``"ascii"``: the authors', ``"script"``: ours).
+
+    Returns:
+        One row per pair and retrieval: ``unpruned``, ``pruned, <rule label>`` for each rule
+        (P@1, %), and ``ours - authors'`` (points); empty when no pair was pruned.
+    """
+    names = {"ascii": "pruned, authors' rule", "script": "pruned, our rule"}
+    keys = ["pair", "retrieval"]
+
+    def p1(df, pruned):
+        d = _pick(df, method=MULTILINGUAL, match="exact", k=1, pruned=pruned)
+        return d[keys + ["precision"]]
+
+    pruned_pairs = set(_pick(other, pruned=True)["pair"])
+    base = p1(results, False)
+    out = base[base["pair"].isin(pruned_pairs)].rename(columns={"precision": "unpruned"})
+    for df, r in ((results, rule), (other, other_rule)):
+        out = out.merge(p1(df, True).rename(columns={"precision": names[r]}), on=keys, how="left")
+    if len(out):
+        out["ours - authors' (points)"] = out[names["script"]] - out[names["ascii"]]
+    return out.reset_index(drop=True)
+
+
 def relative_improvement(df: pd.DataFrame, column: str, before, after, keys: Sequence[str]) -> pd.DataFrame:
     """``100 * (after - before) / before`` of ``value`` between two settings of ``column``, per ``keys``."""
     wide = df.pivot_table(index=list(keys), columns=column, values="value", aggfunc="first")

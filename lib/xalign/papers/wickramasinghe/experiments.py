@@ -45,6 +45,7 @@ class ChapterResults:
     table4: pd.DataFrame
     t6: pd.DataFrame
     table6: pd.DataFrame
+    pruning_rules: pd.DataFrame
 
 
 def _rcsls(P) -> dict:
@@ -111,6 +112,26 @@ def run_sinhala_list_inflation(P, run, vectors: dict, old_si, results: pd.DataFr
     return run.record("sinhala_list_inflation",
                       BR.sinhala_list_inflation(BR.label(raw_old, "multilingual"), results),
                       title="P@1 with the old Sinhala list (dictionary words) and the paper's (fastText)")
+
+
+def run_rule_variant(P, run, vectors: dict, results: pd.DataFrame) -> pd.DataFrame:
+    """The model alone on the pruned directions with the other pruning rule (ours beside the authors').
+
+    Returns:
+        The recorded ``pruning_rules`` frame (:func:`BR.rule_variant`); empty when nothing is pruned.
+    """
+    prune = as_list(P.prune_languages)
+    other_rule = "script" if P.prune_rule == "ascii" else "ascii"
+    dirs = [d for d in _directions(P) if d[0] in prune or d[1] in prune]
+    if dirs:
+        raw, _ = evaluate_directions(dirs, vectors, bli_dictionary, methods=["none"], prune_langs=prune,
+                                     prune_rule=other_rule, cache=True, progress=False)
+        frame = BR.rule_variant(results, BR.label(raw, "multilingual", sinhala_dictionary="wiki"), P.prune_rule,
+                                other_rule)
+    else:
+        frame = pd.DataFrame()
+    return run.record("pruning_rules", frame, title="P@1 of the model alone with each pruning rule",
+                      note=f"the run prunes with {RULE_LABELS[P.prune_rule]}; the variant with {RULE_LABELS[other_rule]}")
 
 
 def run_static(P, stemmer, results: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
@@ -233,6 +254,7 @@ def run_chapter(P, run) -> ChapterResults:
     stemmer = get_stemmer("si", P.sinhala_stemmer)
     results, fits = run_grid(P, run, vectors, stemmer)
     inflation = run_sinhala_list_inflation(P, run, vectors, old_si, results)
+    rules = run_rule_variant(P, run, vectors, results)
     results, static_run = run_static(P, stemmer, results)
     cmp1 = run_table1(P, run, vocab, results)
     cmp2, identical = run_table2(P, run, results)
@@ -242,4 +264,4 @@ def run_chapter(P, run) -> ChapterResults:
                      f"(paper: 200k fastText words); pruning: {RULE_LABELS[P.prune_rule]}; X->En source side pruned; "
                      f"fastText and C1/C2 rows not run here")
     return ChapterResults(vocab_table, encoder.describe(), checks, results, fits, inflation, static_run, cmp1, cmp2,
-                          identical, t3, cmp3, pruned_pairs, cmp5, t4, cmp4, t6, cmp6)
+                          identical, t3, cmp3, pruned_pairs, cmp5, t4, cmp4, t6, cmp6, rules)
