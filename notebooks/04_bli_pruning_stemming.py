@@ -49,7 +49,7 @@ layer = None               # hidden layer for backend "layer" (-1 is the last, 0
 pooling = None             # "word" (the word's own sub-words), "sentence" (all tokens) or "first" token
 autocast = None            # "float32" (exact, the profiles), "auto" (bfloat16 where supported), "bfloat16"
 n_vocab = None             # candidate words per language: wordfreq's top N, fastText's for Sinhala (the paper: 200,000)
-n_vocab_si_dictionary = None  # size of the OLD Sinhala list (dictionary words, 0 for all), run only to measure its inflation
+n_vocab_si_dictionary = None  # size of the OLD Sinhala list (dictionary words, 0 for all), run only to compare it
 languages = None           # the X of the En<->X directions (Tables 2-3)
 table1_languages = None    # the X of Table 1
 prune_languages = None     # languages whose vocabulary is pruned to their script (Table 3)
@@ -259,7 +259,8 @@ display.table(t6, columns=t6_short, caption="Table 6: relative En->Si improvemen
 # splitter is aggressive and can give unrelated words the same stem.
 
 # %% tags=["remove-input"]
-display.prose(BR.findings(BR.table2(result.results), result.t3, result.t6, MODEL, identical=result.identical));
+display.prose(BR.findings(BR.table2(result.results), result.t3, result.t6, MODEL, identical=result.identical,
+                          sinhala_lists=result.sinhala_lists));
 
 # %%
 run.set_headline(BR.headline(result.t3, MODEL), key_figure="ch04-fig1")

@@ -200,10 +200,45 @@ def table6(t4: pd.DataFrame) -> pd.DataFrame:
                                 ["method", "retrieval", "dictionary", "k"])
 
 
+def sinhala_lists_sentence(matched: pd.DataFrame) -> str:
+    """One bullet on the old Sinhala list against the paper's, both cut to one size, on shared queries.
+
+    Args:
+        matched: the ``sinhala_lists_matched`` frame (:func:`sinhala_list_inflation`'s columns and
+            ``list size``).
+
+    Returns:
+        Markdown: per direction, retrieval and pruning old vs new P@1 (%), and a verdict that calls a
+        difference only where the two 95% bootstrap intervals do not overlap; "" when empty.
+    """
+    d = matched.dropna(subset=["precision (dictionary words)", "precision (fastText)"]) if len(matched) else matched
+    if not len(d):
+        return ""
+    old, new = "(dictionary words)", "(fastText)"
+    verdicts = ["higher" if r[f"lo {old}"] > r[f"hi {new}"] else "lower" if r[f"hi {old}"] < r[f"lo {new}"]
+                else "level" for _, r in d.iterrows()]
+    per = ", ".join(f"{r['direction']} {r['retrieval']}{' pruned' if r['pruned'] else ''} "
+                    f"{r[f'precision {old}']:.1f} vs {r[f'precision {new}']:.1f} ({int(r[f'n_queries {new}'])} queries)"
+                    for _, r in d.iterrows())
+    counts = {v: verdicts.count(v) for v in ("higher", "lower", "level")}
+    if counts["level"] == len(verdicts):
+        verdict = "the two lists are level within their bootstrap intervals everywhere"
+    elif counts["higher"] == len(verdicts) or counts["lower"] == len(verdicts):
+        verdict = f"the old list scores {verdicts[0]} everywhere, beyond the bootstrap intervals"
+    else:
+        verdict = ("no direction holds across the cells: the old list is higher in "
+                   f"{counts['higher']}, lower in {counts['lower']} and level in {counts['level']} of {len(verdicts)}")
+    return (f"* **The old Sinhala candidate list** (the dictionaries' words, test split included) against the "
+            f"paper's (fastText's), both cut to {int(d['list size'].iloc[0]):,} words and scored on the queries "
+            f"both cover, P@1 old vs new: {per}; {verdict}.")
+
+
 def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
-             inflation: pd.DataFrame | None = None, identical: pd.DataFrame | None = None) -> str:
+             inflation: pd.DataFrame | None = None, identical: pd.DataFrame | None = None,
+             sinhala_lists: pd.DataFrame | None = None) -> str:
     """A short Markdown summary of this run's evidence on the paper's three claims (and on two set-ups
-    that flatter the model: the old Sinhala candidate list and identical strings)."""
+    that may flatter the model: the old Sinhala candidate list, compared on equal terms through
+    ``sinhala_lists`` (:func:`sinhala_lists_sentence`), and identical strings)."""
     lines = []
     gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
     if len(gains):
@@ -232,6 +267,8 @@ def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
         lines.append(f"* **The old Sinhala candidate list** (the dictionaries' words, test split included) gave P@1 "
                      f"{inf['inflation (P@1 points)'].mean():+.1f} points on average over fastText's Sinhala "
                      f"vocabulary (old vs new: {per}).")
+    if sinhala_lists is not None and sinhala_lists_sentence(sinhala_lists):
+        lines.append(sinhala_lists_sentence(sinhala_lists))
     if identical is not None and len(identical.dropna(subset=["P@1"])):
         d = identical.dropna(subset=["P@1", "precision_no_identical"])
         if len(d):
