@@ -78,3 +78,12 @@ def test_sinhala_lists_matched_cuts_both_lists_and_shares_the_queries(monkeypatc
     assert list(got["precision (fastText)"]) == pytest.approx([100.0] * len(got))
     assert list(got["precision (dictionary words)"]) == pytest.approx([100.0] * len(got))
     assert "sinhala_lists_matched" in recorded
+
+
+def test_sinhala_lists_matched_is_empty_without_shared_test_words(monkeypatch):
+    en = StaticVectors(["a", "b"], np.eye(2, dtype=np.float32))
+    monkeypatch.setattr(EX, "bli_dictionary", lambda s, t, split: [("a", "Z")] if s == "en" else [("Z", "a")])
+    run = SimpleNamespace(record=lambda name, frame, **kw: frame)
+    P = SimpleNamespace(languages=["si"], prune_languages=[], prune_rule="ascii")
+    si = StaticVectors(["A", "B"], np.eye(2, dtype=np.float32))
+    assert EX.run_sinhala_lists_matched(P, run, {"en": en, "si": si}, si).empty

@@ -122,7 +122,7 @@ def run_sinhala_lists_matched(P, run, vectors: dict, old_si) -> pd.DataFrame:
 
     Returns:
         The recorded ``sinhala_lists_matched`` frame (:func:`BR.sinhala_list_inflation`'s columns plus
-        ``list size``); empty when the run has no Sinhala direction.
+        ``list size``); empty when the run has no Sinhala direction or no shared test word.
     """
     si_dirs = [d for d in _directions(P) if "si" in d]
     if not si_dirs:
@@ -136,6 +136,10 @@ def run_sinhala_lists_matched(P, run, vectors: dict, old_si) -> pd.DataFrame:
         side = 0 if src == "si" else 1
         return [p for p in bli_dictionary(src, tgt, split) if p[side] in shared]
 
+    si_dirs = [d for d in si_dirs if on_shared(*d, "test")]  # a small run may share no test word
+    if not si_dirs:
+        return run.record("sinhala_lists_matched", pd.DataFrame(), title="Old vs paper's Sinhala list, matched",
+                          note=f"no test pair's Sinhala word is among both lists' first {n} words")
     raw = {name: evaluate_directions(si_dirs, {**vectors, "si": v}, on_shared, methods=["none"],
                                      prune_langs=as_list(P.prune_languages), prune_rule=P.prune_rule,
                                      cache=True, progress=False)[0] for name, v in lists.items()}
