@@ -208,8 +208,9 @@ def sinhala_lists_sentence(matched: pd.DataFrame) -> str:
             ``list size``).
 
     Returns:
-        Markdown: per direction, retrieval and pruning old vs new P@1 (%), and a verdict that calls a
-        difference only where the two 95% bootstrap intervals do not overlap; "" when empty.
+        Markdown: per direction, retrieval and pruning old vs new P@1 (%), and a verdict per pruning
+        state that calls a difference only where the two 95% bootstrap intervals do not overlap;
+        "" when empty.
     """
     d = matched.dropna(subset=["precision (dictionary words)", "precision (fastText)"]) if len(matched) else matched
     if not len(d):
@@ -220,14 +221,19 @@ def sinhala_lists_sentence(matched: pd.DataFrame) -> str:
     per = ", ".join(f"{r['direction']} {r['retrieval']}{' pruned' if r['pruned'] else ''} "
                     f"{r[f'precision {old}']:.1f} vs {r[f'precision {new}']:.1f} ({int(r[f'n_queries {new}'])} queries)"
                     for _, r in d.iterrows())
-    counts = {v: verdicts.count(v) for v in ("higher", "lower", "level")}
-    if counts["level"] == len(verdicts):
-        verdict = "the two lists are level within their bootstrap intervals everywhere"
-    elif counts["higher"] == len(verdicts) or counts["lower"] == len(verdicts):
-        verdict = f"the old list scores {verdicts[0]} everywhere, beyond the bootstrap intervals"
-    else:
-        verdict = ("no direction holds across the cells: the old list is higher in "
-                   f"{counts['higher']}, lower in {counts['lower']} and level in {counts['level']} of {len(verdicts)}")
+    def summary(vs: list[str]) -> str:
+        counts = {v: vs.count(v) for v in ("higher", "lower", "level")}
+        every = "the one cell" if len(vs) == 1 else f"all {len(vs)} cells"
+        if counts["level"] == len(vs):
+            return f"the two lists are level within their bootstrap intervals in {every}"
+        if counts["higher"] == len(vs) or counts["lower"] == len(vs):
+            return f"the old list scores {vs[0]} in {every}, beyond the bootstrap intervals"
+        return ", ".join(f"{v} in {n}" for v, n in (("the old list is higher", counts["higher"]),
+                                                    ("lower", counts["lower"]), ("level", counts["level"])) if n) \
+            + f" of {len(vs)} cells"
+
+    by_state = [(state, [v for v, p in zip(verdicts, d["pruned"]) if bool(p) == state]) for state in (False, True)]
+    verdict = "; ".join(f"{'pruned' if state else 'unpruned'}, {summary(vs)}" for state, vs in by_state if vs)
     return (f"* **The old Sinhala candidate list** (the dictionaries' words, test split included) against the "
             f"paper's (fastText's), both cut to {int(d['list size'].iloc[0]):,} words and scored on the queries "
             f"both cover, P@1 old vs new: {per}; {verdict}.")
