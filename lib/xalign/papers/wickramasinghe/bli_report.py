@@ -129,6 +129,34 @@ def table3(results: pd.DataFrame, pairs: Sequence[str]) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def rule_variant(results: pd.DataFrame, other: pd.DataFrame, rule: str, other_rule: str) -> pd.DataFrame:
+    """P@1 of the multilingual model (no map) on the pruned pairs under both pruning rules.
+
+    Args:
+        results: labelled results of the run (pruned with ``rule``); other: labelled results of
+            the same directions pruned with ``other_rule`` (``"ascii"``: the authors', ``"script"``: ours).
+
+    Returns:
+        One row per pair and retrieval: ``unpruned``, ``pruned, <rule label>`` for each rule
+        (P@1, %), and ``ours - authors'`` (points); empty when no pair was pruned.
+    """
+    names = {"ascii": "pruned, authors' rule", "script": "pruned, our rule"}
+    keys = ["pair", "retrieval"]
+
+    def p1(df, pruned):
+        d = _pick(df, method=MULTILINGUAL, match="exact", k=1, pruned=pruned)
+        return d[keys + ["precision"]]
+
+    pruned_pairs = set(_pick(other, pruned=True)["pair"])
+    base = p1(results, False)
+    out = base[base["pair"].isin(pruned_pairs)].rename(columns={"precision": "unpruned"})
+    for df, r in ((results, rule), (other, other_rule)):
+        out = out.merge(p1(df, True).rename(columns={"precision": names[r]}), on=keys, how="left")
+    if len(out):
+        out["ours - authors' (points)"] = out[names["script"]] - out[names["ascii"]]
+    return out.reset_index(drop=True)
+
+
 def relative_improvement(df: pd.DataFrame, column: str, before, after, keys: Sequence[str]) -> pd.DataFrame:
     """``100 * (after - before) / before`` of ``value`` between two settings of ``column``, per ``keys``."""
     wide = df.pivot_table(index=list(keys), columns=column, values="value", aggfunc="first")
@@ -172,10 +200,51 @@ def table6(t4: pd.DataFrame) -> pd.DataFrame:
                                 ["method", "retrieval", "dictionary", "k"])
 
 
+def sinhala_lists_sentence(matched: pd.DataFrame) -> str:
+    """One bullet on the old Sinhala list against the paper's, both cut to one size, on shared queries.
+
+    Args:
+        matched: the ``sinhala_lists_matched`` frame (:func:`sinhala_list_inflation`'s columns and
+            ``list size``).
+
+    Returns:
+        Markdown: per direction, retrieval and pruning old vs new P@1 (%), and a verdict per pruning
+        state that calls a difference only where the two 95% bootstrap intervals do not overlap;
+        "" when empty.
+    """
+    d = matched.dropna(subset=["precision (dictionary words)", "precision (fastText)"]) if len(matched) else matched
+    if not len(d):
+        return ""
+    old, new = "(dictionary words)", "(fastText)"
+    verdicts = ["higher" if r[f"lo {old}"] > r[f"hi {new}"] else "lower" if r[f"hi {old}"] < r[f"lo {new}"]
+                else "level" for _, r in d.iterrows()]
+    per = ", ".join(f"{r['direction']} {r['retrieval']}{' pruned' if r['pruned'] else ''} "
+                    f"{r[f'precision {old}']:.1f} vs {r[f'precision {new}']:.1f} ({int(r[f'n_queries {new}'])} queries)"
+                    for _, r in d.iterrows())
+    def summary(vs: list[str]) -> str:
+        counts = {v: vs.count(v) for v in ("higher", "lower", "level")}
+        every = "the one cell" if len(vs) == 1 else f"all {len(vs)} cells"
+        if counts["level"] == len(vs):
+            return f"the two lists are level within their bootstrap intervals in {every}"
+        if counts["higher"] == len(vs) or counts["lower"] == len(vs):
+            return f"the old list scores {vs[0]} in {every}, beyond the bootstrap intervals"
+        return ", ".join(f"{v} in {n}" for v, n in (("the old list is higher", counts["higher"]),
+                                                    ("lower", counts["lower"]), ("level", counts["level"])) if n) \
+            + f" of {len(vs)} cells"
+
+    by_state = [(state, [v for v, p in zip(verdicts, d["pruned"]) if bool(p) == state]) for state in (False, True)]
+    verdict = "; ".join(f"{'pruned' if state else 'unpruned'}, {summary(vs)}" for state, vs in by_state if vs)
+    return (f"* **The old Sinhala candidate list** (the dictionaries' words, test split included) against the "
+            f"paper's (fastText's), both cut to {int(d['list size'].iloc[0]):,} words and scored on the queries "
+            f"both cover, P@1 old vs new: {per}; {verdict}.")
+
+
 def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
-             inflation: pd.DataFrame | None = None, identical: pd.DataFrame | None = None) -> str:
+             inflation: pd.DataFrame | None = None, identical: pd.DataFrame | None = None,
+             sinhala_lists: pd.DataFrame | None = None) -> str:
     """A short Markdown summary of this run's evidence on the paper's three claims (and on two set-ups
-    that flatter the model: the old Sinhala candidate list and identical strings)."""
+    that may flatter the model: the old Sinhala candidate list, compared on equal terms through
+    ``sinhala_lists`` (:func:`sinhala_lists_sentence`), and identical strings)."""
     lines = []
     gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
     if len(gains):
@@ -204,6 +273,8 @@ def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
         lines.append(f"* **The old Sinhala candidate list** (the dictionaries' words, test split included) gave P@1 "
                      f"{inf['inflation (P@1 points)'].mean():+.1f} points on average over fastText's Sinhala "
                      f"vocabulary (old vs new: {per}).")
+    if sinhala_lists is not None and sinhala_lists_sentence(sinhala_lists):
+        lines.append(sinhala_lists_sentence(sinhala_lists))
     if identical is not None and len(identical.dropna(subset=["P@1"])):
         d = identical.dropna(subset=["P@1", "precision_no_identical"])
         if len(d):

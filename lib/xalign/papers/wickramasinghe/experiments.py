@@ -16,7 +16,7 @@ import pandas as pd
 from xalign.core.profiles import as_list
 from xalign.data.bli_data import bli_dictionary, vocabulary
 from xalign.data.scripts import RULE_LABELS
-from xalign.data.static import read_vec
+from xalign.data.static import StaticVectors, read_vec
 from xalign.data.stemming import get_stemmer
 from xalign.data.wordvectors import WordEncoder
 from xalign.measures.bli_grid import evaluate_directions
@@ -45,6 +45,8 @@ class ChapterResults:
     table4: pd.DataFrame
     t6: pd.DataFrame
     table6: pd.DataFrame
+    pruning_rules: pd.DataFrame
+    sinhala_lists: pd.DataFrame
 
 
 def _rcsls(P) -> dict:
@@ -111,6 +113,60 @@ def run_sinhala_list_inflation(P, run, vectors: dict, old_si, results: pd.DataFr
     return run.record("sinhala_list_inflation",
                       BR.sinhala_list_inflation(BR.label(raw_old, "multilingual"), results),
                       title="P@1 with the old Sinhala list (dictionary words) and the paper's (fastText)")
+
+
+def run_sinhala_lists_matched(P, run, vectors: dict, old_si) -> pd.DataFrame:
+    """En<->Si P@1 of the model alone with the old and the paper's Sinhala lists made comparable:
+    both cut to the same size (each list's first N words, N the smaller list's size) and scored on
+    the test pairs whose Sinhala word is in both cut lists; unpruned and pruned.
+
+    Returns:
+        The recorded ``sinhala_lists_matched`` frame (:func:`BR.sinhala_list_inflation`'s columns plus
+        ``list size``); empty when the run has no Sinhala direction or no shared test word.
+    """
+    si_dirs = [d for d in _directions(P) if "si" in d]
+    if not si_dirs:
+        return run.record("sinhala_lists_matched", pd.DataFrame(), title="Old vs paper's Sinhala list, matched")
+    new_si = vectors["si"]
+    n = min(len(new_si.words), len(old_si.words))
+    lists = {name: StaticVectors(v.words[:n], v.vectors[:n]) for name, v in (("old", old_si), ("new", new_si))}
+    shared = set(lists["old"].words) & set(lists["new"].words)
+
+    def on_shared(src: str, tgt: str, split: str) -> list[tuple[str, str]]:
+        side = 0 if src == "si" else 1
+        return [p for p in bli_dictionary(src, tgt, split) if p[side] in shared]
+
+    si_dirs = [d for d in si_dirs if on_shared(*d, "test")]  # a small run may share no test word
+    if not si_dirs:
+        return run.record("sinhala_lists_matched", pd.DataFrame(), title="Old vs paper's Sinhala list, matched",
+                          note=f"no test pair's Sinhala word is among both lists' first {n} words")
+    raw = {name: evaluate_directions(si_dirs, {**vectors, "si": v}, on_shared, methods=["none"],
+                                     prune_langs=as_list(P.prune_languages), prune_rule=P.prune_rule,
+                                     cache=True, progress=False)[0] for name, v in lists.items()}
+    frame = BR.sinhala_list_inflation(BR.label(raw["old"], "multilingual"), BR.label(raw["new"], "multilingual"))
+    frame.insert(1, "list size", n)
+    return run.record("sinhala_lists_matched", frame,
+                      title="P@1 with the old Sinhala list and the paper's, equal sizes and shared queries")
+
+
+def run_rule_variant(P, run, vectors: dict, results: pd.DataFrame) -> pd.DataFrame:
+    """The model alone on the pruned directions with the other pruning rule (ours beside the authors').
+
+    Returns:
+        The recorded ``pruning_rules`` frame (:func:`BR.rule_variant`); empty when nothing is pruned.
+    """
+    prune = as_list(P.prune_languages)
+    other_rule = "script" if P.prune_rule == "ascii" else "ascii"
+    dirs = [d for d in _directions(P) if d[0] in prune or d[1] in prune]
+    if dirs:
+        raw, _ = evaluate_directions(dirs, vectors, bli_dictionary, methods=["none"], prune_langs=prune,
+                                     prune_rule=other_rule, cache=True, progress=False)
+        frame = BR.rule_variant(results, BR.label(raw, "multilingual", sinhala_dictionary="wiki"), P.prune_rule,
+                                other_rule)
+    else:
+        frame = pd.DataFrame()
+    return run.record("pruning_rules", frame, title="P@1 of the model alone with each pruning rule",
+                      note=f"the run prunes with {RULE_LABELS[P.prune_rule]}; the variant with {RULE_LABELS[other_rule]}")
 
 
 def run_static(P, stemmer, results: pd.DataFrame) -> tuple[pd.DataFrame, bool]:
@@ -233,6 +289,8 @@ def run_chapter(P, run) -> ChapterResults:
     stemmer = get_stemmer("si", P.sinhala_stemmer)
     results, fits = run_grid(P, run, vectors, stemmer)
     inflation = run_sinhala_list_inflation(P, run, vectors, old_si, results)
+    matched = run_sinhala_lists_matched(P, run, vectors, old_si)
+    rules = run_rule_variant(P, run, vectors, results)
     results, static_run = run_static(P, stemmer, results)
     cmp1 = run_table1(P, run, vocab, results)
     cmp2, identical = run_table2(P, run, results)
@@ -242,4 +300,4 @@ def run_chapter(P, run) -> ChapterResults:
                      f"(paper: 200k fastText words); pruning: {RULE_LABELS[P.prune_rule]}; X->En source side pruned; "
                      f"fastText and C1/C2 rows not run here")
     return ChapterResults(vocab_table, encoder.describe(), checks, results, fits, inflation, static_run, cmp1, cmp2,
-                          identical, t3, cmp3, pruned_pairs, cmp5, t4, cmp4, t6, cmp6)
+                          identical, t3, cmp3, pruned_pairs, cmp5, t4, cmp4, t6, cmp6, rules, matched)
