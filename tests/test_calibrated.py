@@ -121,6 +121,10 @@ def test_control_keeps_C_and_reports_ratio():
     out = control_before_after(before, after, Cs=(0.1, 1.0))
     assert list(out.state) == ["before", "after"] and out.C.nunique() == 1
     assert out.loc[1, "targets / source x 100"] > out.loc[0, "targets / source x 100"]  # better aligned after
+    ratio = out["targets / source x 100"]
+    assert ((out.ci_lo <= ratio) & (ratio <= out.ci_hi)).all()  # paired bootstrap intervals (#34, finding 14)
+    assert out.change.iloc[1] == pytest.approx(ratio.iloc[1] - ratio.iloc[0])
+    assert out.change_ci_lo.iloc[1] <= out.change.iloc[1] <= out.change_ci_hi.iloc[1]
     small = head_features(before, "test", 10)
     assert small["de"]["test"][0].shape[0] == 10 and small["de"]["train"][0].shape[0] == 60
 
@@ -167,6 +171,23 @@ def test_evaluate_checkpoints_uses_the_validation_pairs_it_is_given(monkeypatch)
     ev = cal.evaluate_checkpoints([(0.5, "ckpt-1"), (1.0, "ckpt-2")], val_pairs=[("en", "de")], loader=wmt)
     assert asked == [("en", "de")]  # not the three default pairs, and read once for both checkpoints
     assert list(ev.layer) == [1, 1] and (ev.validation == 100).all()
+    assert ev.n_queries.tolist() == [24, 24]  # 12 pairs, both directions
+    assert cal.evaluate_checkpoints([(1.0, "c")], val_pairs=[("en", "de")], loader=wmt, val_n=5).n_queries.item() == 10
+
+
+def test_the_checkpoint_is_chosen_on_a_larger_validation_sample():
+    """Finding 12 of #34: 720 queries at ~98% left the choice to two queries; the profiles choose the
+    checkpoint on more sentence pairs than the layer, and a smaller sample is refused."""
+    from xalign.papers.calibrated2023 import experiments
+    from xalign.papers.meta import profiles
+
+    for name, prof in profiles("calibrated2023").items():
+        n, layer_n = prof["ckpt_val_n"], prof["val_n"]
+        assert n is None or (layer_n is not None and n >= 5 * layer_n), name
+    assert experiments.checkpoint_val_n(_params(ckpt_val_n=100)) == 100
+    assert experiments.checkpoint_val_n(_params(ckpt_val_n=None)) is None
+    with pytest.raises(ValueError, match="ckpt_val_n"):
+        experiments.checkpoint_val_n(_params(ckpt_val_n=5))
 
 
 def test_evaluate_checkpoints_keeps_the_layer_chosen_before_finetuning(monkeypatch):

@@ -140,16 +140,18 @@ def plot_fig2(fig2: pd.DataFrame):
 
 
 def plot_transfer_scatter(per_model: pd.DataFrame, direction: str, paper: pd.DataFrame | None = None,
-                          paper_model: str | None = None):
+                          paper_model: str | None = None, intervals: pd.DataFrame | None = None):
     """Per target language: zero-shot accuracy (left) and transfer rate (right) against calibrated
-    retrieval, one colour per model, each point labelled with its language; the paper's points of
-    ``paper_model`` overlaid (open black circles) where ``paper`` (its Table 8) prints them.
+    retrieval, one colour per model, each point labelled with its language and, with ``intervals``,
+    vertical bars for its 95% interval; the paper's points of ``paper_model`` overlaid (open black
+    circles) where ``paper`` (its Table 8) prints them.
 
     Args:
         per_model: ``model, lang, calibrated_retrieval, zero_shot, transfer_rate, ...`` (%).
         direction: the Tatoeba direction of calibrated retrieval ("xx->en").
         paper: the paper's Table 8 (``block, model, lang, value``), or None.
         paper_model: the paper model to overlay (e.g. "LaBSE").
+        intervals: ``model, block, lang, ci_lo, ci_hi`` (the transfer blocks), or None.
     """
     panels = (("zero_shot", "zero-shot accuracy (%)"), ("transfer_rate", "transfer rate (%)"))
     fig, axes = _axes(2, width=5.2, height=3.8)
@@ -162,6 +164,12 @@ def plot_transfer_scatter(per_model: pd.DataFrame, direction: str, paper: pd.Dat
             if y not in g or g[y].isna().all():
                 continue
             points = ax.scatter(g["calibrated_retrieval"], g[y], s=28, label=m)
+            if intervals is not None:
+                ci = intervals[(intervals.model == m) & (intervals.block == y)].set_index("lang")
+                lo, hi = g["lang"].map(ci["ci_lo"]), g["lang"].map(ci["ci_hi"])
+                ax.errorbar(g["calibrated_retrieval"], g[y], yerr=[(g[y] - lo).clip(lower=0).fillna(0),
+                            (hi - g[y]).clip(lower=0).fillna(0)], fmt="none", lw=0.8, alpha=0.6,
+                            ecolor=points.get_facecolor()[0])
             for _, r in g.iterrows():
                 ax.annotate(r["lang"], (r["calibrated_retrieval"], r[y]), fontsize=7, xytext=(3, 2),
                             textcoords="offset points", color=points.get_facecolor()[0])
