@@ -177,15 +177,15 @@ display.figure("ch03-losses", figures.plot_losses(calib.losses))
 # planned for the whole run), its retrieval axis validation unless `fig2_tatoeba_langs` is set.
 
 # %%
-display.figure("ch03-fig2", figures.plot_fig2(calib.fig2))
+display.figure("ch03-fig2", figures.plot_fig2(calib.fig2, None if P.fig2_mode == "runs" else calib.chosen))
 
 # %% [markdown]
 # ```{glue:figure} ch03-fig2
 # :name: fig-ch03-fig2
 #
 # **Paper's Fig. 2.** Change in sentence retrieval (accuracy, %) and STS 2017 (Spearman x 100)
-# from the first point, against the share of the fine-tuning data seen. The paper's claim:
-# retrieval flattens out early while STS keeps rising. The paper prints no numbers for it.
+# from the first point, against the share of the fine-tuning data seen; dashed: the checkpoint chosen
+# on validation. The paper's claim: retrieval flattens out early while STS keeps rising (no numbers).
 # ```
 
 # %% [markdown]

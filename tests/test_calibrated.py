@@ -357,11 +357,23 @@ def test_figures_label_every_line_and_the_legend_hides_nothing():
     urdu = {"m": pd.DataFrame({"lang": ["en", "de", "ur"], "value": [60.0, 58, 52]})}
     paper2 = pd.DataFrame({"data": "xnli_manual", "model": "LaBSE", "lang": ["en", "de", "ur"],
                            "value": [70.0, 68, 60]})
-    for fig in (figures.plot_layer_curves(curves, {"m": 2}), figures.plot_fig2(fig2), figures.plot_losses(losses),
-                figures.plot_transfer_scatter(per_model, "xx->en", paper8, "LaBSE"),
+    blocks = per_model.melt(id_vars=["model", "lang"], var_name="block").assign(ci_lo=lambda d: d.value - 10,
+                                                                                 ci_hi=lambda d: d.value + 10)
+    chosen = {"m": pd.Series({"fraction": 0.5})}
+    for fig in (figures.plot_layer_curves(curves, {"m": 2}), figures.plot_fig2(fig2, chosen),
+                figures.plot_losses(losses), figures.plot_transfer_scatter(per_model, "xx->en", paper8, "LaBSE",
+                                                                           intervals=blocks),
                 figures.plot_urdu(urdu, ["en", "de", "ur"], "ur", paper2, {"m": "LaBSE"})):
         _check_legend(fig)
         plt.close(fig)
+    fig = figures.plot_fig2(fig2, chosen)  # the chosen checkpoint is marked (#34, finding 12)
+    assert "checkpoint chosen on validation" in [line.get_label() for line in fig.axes[0].get_lines()]
+    plt.close(fig)
+    fig = figures.plot_transfer_scatter(per_model, "xx->en", intervals=blocks)  # error bars (#34, finding 15)
+    segments = [c for c in fig.axes[1].collections if type(c).__name__ == "LineCollection"]
+    assert segments and len(segments[0].get_segments()) == 3
+    assert [round(y) for y in segments[0].get_segments()[0][:, 1]] == [80, 100]
+    plt.close(fig)
     per_language = pd.DataFrame([{"model": "m", "lang": lang, "layer": k, "value": float(k * (i + 1))}
                                  for i, lang in enumerate(["de", "sw", "jv"]) for k in range(3)])
     fig = figures.plot_language_layers(per_language, {"m": 2})

@@ -115,12 +115,14 @@ def plot_losses(losses: pd.DataFrame):
     return fig
 
 
-def plot_fig2(fig2: pd.DataFrame):
+def plot_fig2(fig2: pd.DataFrame, chosen: dict | None = None):
     """The paper's Fig. 2: retrieval and STS minus their value at the first point, against the share
-    of the fine-tuning data, one panel per model.
+    of the fine-tuning data, one panel per model; with ``chosen``, a dashed line at the checkpoint
+    validation chose (the one calibrated retrieval uses).
 
     Args:
         fig2: ``model, fraction, metric, value`` (points: accuracy % or Spearman x 100).
+        chosen: model -> the chosen checkpoint's row (its ``fraction``), or None.
     """
     from matplotlib.ticker import PercentFormatter
 
@@ -131,6 +133,9 @@ def plot_fig2(fig2: pd.DataFrame):
             g = g.sort_values("fraction")
             ax.plot(g["fraction"], g["value"], marker="o", ms=4, label=metric)
         ax.axhline(0, color="grey", lw=0.8, ls=":", label="no change from the first point")
+        if chosen and m in chosen:
+            ax.axvline(float(chosen[m]["fraction"]), color="black", lw=0.8, ls="--",
+                       label="checkpoint chosen on validation")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_title(m)
         ax.set_xlabel("share of the fine-tuning data seen")
@@ -169,7 +174,7 @@ def plot_transfer_scatter(per_model: pd.DataFrame, direction: str, paper: pd.Dat
                 lo, hi = g["lang"].map(ci["ci_lo"]), g["lang"].map(ci["ci_hi"])
                 ax.errorbar(g["calibrated_retrieval"], g[y], yerr=[(g[y] - lo).clip(lower=0).fillna(0),
                             (hi - g[y]).clip(lower=0).fillna(0)], fmt="none", lw=0.8, alpha=0.6,
-                            ecolor=points.get_facecolor()[0])
+                            ecolor=points.get_facecolor()[0], label="95% interval (test rows resampled)")
             for _, r in g.iterrows():
                 ax.annotate(r["lang"], (r["calibrated_retrieval"], r[y]), fontsize=7, xytext=(3, 2),
                             textcoords="offset points", color=points.get_facecolor()[0])
