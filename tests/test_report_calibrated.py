@@ -263,7 +263,56 @@ def test_checkpoint_and_control_sentences_say_when_nothing_moved():
     assert "validation retrieval does not move and STS moves by −0.2 points" in text
     control = pd.DataFrame({"model": "m", "state": ["before", "after"], "targets / source x 100": [71.4, 71.4]})
     text = evidence.control_sentence(control)[0]
-    assert "71.4% after (unchanged)" in text and "does not say whether" in text and "only" not in text
+    assert "71.4% after (no interval)" in text and "does not say whether" in text and "only" not in text
+    paired = control.assign(ci_lo=[60.0, 60.0], ci_hi=[80.0, 80.0], change=[np.nan, 0.0],
+                            change_ci_lo=[np.nan, 0.0], change_ci_hi=[np.nan, 0.0])
+    text = evidence.control_sentence(paired)[0]
+    assert "71.4% after (95% CI 60.0 to 80.0)" in text and "did not change at all" in text
+    assert "detects no change" in text and "only" not in text
+    moved = paired.assign(**{"targets / source x 100": [71.4, 80.4], "change_ci_lo": [np.nan, 3.0],
+                             "change_ci_hi": [np.nan, 15.0]})
+    assert "the ratio rose by 9.0 points (95% CI +3.0 to +15.0)" in evidence.control_sentence(moved)[0]
+
+
+def test_checkpoint_caption_and_sentence_state_steps_queries_margin_and_final_change():
+    """Finding 12 of #34: the choice is stated with its step, the queries behind it, its margin over the
+    next checkpoint, and what the final checkpoint changes."""
+    from types import SimpleNamespace
+
+    from xalign.papers.calibrated2023 import evidence, views
+
+    run = SimpleNamespace(info={"steps": 96, "checkpoints": [{"fraction": f, "step": s} for f, s in
+                                                             ((0.25, 24), (0.5, 48), (0.75, 72), (1.0, 96))]})
+    ckpt = pd.DataFrame({"fraction": [0.25, 0.5, 0.75, 1.0], "path": ["a", "b", "c", "d"],
+                         "validation": [90.0, 91.5, 91.0, 90.5], "sts": [80.0, 81.0, 82.0, 83.5],
+                         "n_queries": 2000, "layer": 4})
+    chosen = {"m": ckpt.iloc[1]}
+    caption = evidence.checkpoint_caption({"m": run}, chosen, {"m": ckpt})
+    assert "m: validation chose step 48 of 96 (2,000 validation queries, ahead of the next checkpoint by " \
+           "10 queries); the final checkpoint: validation −1.0, STS +2.5 points" in caption
+    text = evidence.checkpoint_sentence({"m": run}, chosen, {"m": ckpt})[0]
+    assert "(step 48), on 2,000 validation queries, ahead of the next checkpoint by 10 queries" in text
+    assert "the final checkpoint differs from it by −1.0 points on validation and +2.5 on STS" in text
+    tie = ckpt.assign(validation=[91.5, 91.5, 91.0, 90.5])
+    assert "tied with another checkpoint: the earliest is taken" in evidence.checkpoint_caption(
+        {"m": run}, {"m": tie.iloc[0]}, {"m": tie})
+    assert "by 0 queries (a tie, broken by taking the earliest)" in evidence.checkpoint_sentence(
+        {"m": run}, {"m": tie.iloc[0]}, {"m": tie})[0]
+    table = views.checkpoints_table({"m": ckpt}, chosen, {"m": run})
+    assert table["step"].tolist() == [24, 48, 72, 96] and table["chosen"].tolist() == [False, True, False, False]
+
+
+def test_rate_intervals_sentence_reports_the_width_of_per_language_rates():
+    """Finding 15 of #34: per-language transfer rates carry wide intervals; the prose says how wide."""
+    from xalign.papers.calibrated2023 import evidence
+
+    blocks = pd.DataFrame({"model": "m", "block": "transfer_rate", "lang": ["de", "fr", "ur", "avg"],
+                           "value": [90.0, 95.0, 80.0, 88.0], "ci_lo": [80.0, 84.0, 66.0, 84.0],
+                           "ci_hi": [100.0, 106.0, 92.0, 92.0]})
+    text = evidence.rate_intervals_sentence(blocks, ["m"], 300)[0]
+    assert "rest on 300 test rows each" in text and "22 points wide at the median and 26 at most" in text
+    assert "{numref}" not in text  # generated Markdown outputs are not parsed as MyST
+    assert evidence.rate_intervals_sentence(blocks.assign(ci_lo=np.nan), ["m"], 300) == []
 
 
 def test_finetune_runs_says_what_was_trained_without_timings():

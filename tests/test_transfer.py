@@ -4,12 +4,11 @@ import pytest
 
 from xalign.data.taskdata import premise_groups
 from xalign.measures.probe import pair_features
+from xalign.papers.calibrated2023.control import control_intervals, ratio_to_source
+from xalign.papers.calibrated2023.correlations import correlations, paper_correlations, pearson
 from xalign.papers.calibrated2023.transfer import (
-    correlations,
     frozen_transfer,
     limit_groups,
-    paper_correlations,
-    pearson,
     split_groups,
     transfer_gap,
     transfer_rate,
@@ -52,6 +51,43 @@ def test_pearson_reproduces_table_8_correlations():
     wide["transfer_rate"] = 100 * wide.zero_shot / wide.translate_train_all
     three = paper_correlations(wide, over="model", by="lang").set_index("block")["value"].round(1)
     assert three["corr_zero_shot_calibrated"] == 90.4 and three["corr_zero_shot_translate_train_all"] == 98.5
+
+
+def test_correlations_carry_a_bootstrap_interval_over_languages():
+    """Finding 15 of #34: r across 14 languages gets an interval from resampling the languages."""
+    from xalign.measures.intervals import paired_bootstrap_ci
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=14)
+    frame = pd.DataFrame({"model": "m", "lang": [f"l{i}" for i in range(14)], "a": x,
+                          "b": x + rng.normal(scale=1.0, size=14), "c": 2 * x + 1})
+    c = correlations(frame, "a", "b", over="lang", by="model").iloc[0]
+    lo, hi = paired_bootstrap_ci([frame.a.to_numpy(), frame.b.to_numpy()], pearson, 1000, 0.95, 0)
+    assert (c.ci_lo, c.ci_hi) == (lo, hi) and c.ci_lo < c.value < c.ci_hi and c.ci_hi - c.ci_lo > 10
+    exact = correlations(frame, "a", "c", over="lang", by="model").iloc[0]
+    assert exact.value == pytest.approx(100) and exact.ci_lo == pytest.approx(100) and exact.ci_hi == pytest.approx(100)
+    two = correlations(frame.head(2), "a", "b", over="lang", by="model").iloc[0]
+    assert np.isnan(two.value) and np.isnan(two.ci_lo) and np.isnan(two.ci_hi)
+    off = correlations(frame, "a", "b", over="lang", by="model", intervals=False).iloc[0]
+    assert off.value == c.value and np.isnan(off.ci_lo)
+
+
+def test_control_intervals_are_paired_over_rows_languages_and_states():
+    """Finding 14 of #34: the control's ratio and its change get a paired bootstrap interval."""
+    from xalign.measures.intervals import bootstrap_ci
+
+    rng = np.random.default_rng(0)
+    src, tgt = np.ones(300, bool), rng.random(300) < 0.6
+    assert ratio_to_source([src, tgt]) == 100 * tgt.mean()
+    ci = control_intervals([src, tgt], [src, tgt], seed=0)
+    assert ci["change"] == (0.0, 0.0)  # the same rows before and after: no change in any resample
+    lo, hi = bootstrap_ci(tgt.astype(float), np.mean, 1000, 0.95, 0)  # source always right: ratio = target acc
+    assert ci["before"] == pytest.approx((100 * lo, 100 * hi)) and ci["after"] == ci["before"]
+    better = tgt | (rng.random(300) < 0.3)  # only gains, row by row
+    up = control_intervals([src, tgt], [src, better], seed=0)["change"]
+    assert up[0] > 0 and up[0] <= 100 * (better.mean() - tgt.mean()) <= up[1]
+    with pytest.raises(ValueError, match="same test rows"):
+        control_intervals([src, tgt], [src, tgt[:10]])
 
 
 def test_transfer_gap_matches_table_2_urdu_source():

@@ -195,7 +195,7 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
     checkpoint's best validation layer instead. ``loader`` is passed to
     :func:`validation_retrieval` (tests). Returns one row per checkpoint: ``fraction`` of
     training done, ``path``, ``layer``, ``validation`` (% at that layer, mean of pairs and
-    directions), ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
+    directions), ``n_queries`` (the validation queries behind it: pairs x directions), ``sts`` (mean Spearman x 100 over ``tracks`` at that layer) and, with
     ``tatoeba_langs``, ``tatoeba`` (mean accuracy %, both directions).
 
     The row of a checkpoint directory is memoised (:func:`xalign.core.memo.cached`, in ``store``)
@@ -216,6 +216,7 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
         def loader(src, tgt):
             return wmt_newstest("wmt21", f"{src}-{tgt}")
     val_data = {p: loader(*p) for p in val_pairs}  # read once for all checkpoints
+    n_queries = len(DIRECTIONS) * sum(len(sample_rows(len(rows), val_n, seed)) for rows in val_data.values())
     tat_data = {lang: tatoeba_pairs(lang) for lang in tatoeba_langs}
     key = {"prefix": prefix, "val_pairs": val_pairs, "val_n": val_n, "seed": seed, "tracks": list(tracks),
            "sts_n": sts_n, "tatoeba_langs": list(tatoeba_langs), "tatoeba_n": tatoeba_n, "method": method,
@@ -230,6 +231,7 @@ def evaluate_checkpoints(checkpoints: Sequence[tuple[float, Path]], prefix: str 
         at = validation_best_layer(val) if layer is None else int(layer) % max(getattr(enc, "n_layers", 1), 1)
         row = {"fraction": float(fraction), "path": str(path), "layer": at,
                "validation": float(at_layer(val[val.direction == "mean"], at)["value"].mean()),
+               "n_queries": n_queries,
                "sts": float(sts_scores(enc, tracks, layers=[at], n=sts_n)["value"].mean())}
         if tatoeba_langs:
             tat = tatoeba_retrieval(enc, tatoeba_langs, n=tatoeba_n, seed=seed, layers=[at], method=method,

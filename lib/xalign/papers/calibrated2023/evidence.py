@@ -200,37 +200,108 @@ def _moves(delta) -> str:
     return "does not move" if signed(delta) == signed(0) else f"moves by {signed(delta)} points"
 
 
+def checkpoint_facts(run, chosen: pd.Series, evaluated: pd.DataFrame) -> dict:
+    """What decided one model's checkpoint choice, from its fine-tuning run and scored checkpoints.
+
+    Returns:
+        ``step`` (of the chosen checkpoint, None if unknown), ``steps`` (of the run), ``fraction``,
+        ``queries`` (validation queries behind each score, None if not recorded), ``margin`` (queries
+        by which the chosen checkpoint beats the next best, None with one checkpoint),
+        ``final_validation``, ``final_sts`` (the last checkpoint minus the chosen one, points).
+    """
+    steps = {round(float(c["fraction"]), 6): int(c["step"]) for c in run.info.get("checkpoints", [])}
+    c = evaluated.sort_values("fraction")
+    queries = int(c["n_queries"].iloc[0]) if "n_queries" in c and _finite(c["n_queries"].iloc[0]) else None
+    others = c[c["path"] != chosen["path"]]["validation"] if "path" in c else c["validation"].iloc[:0]
+    margin = None
+    if queries and len(others):
+        margin = round((float(chosen["validation"]) - float(others.max())) * queries / 100)
+    last = c.iloc[-1]
+    return {"step": steps.get(round(float(chosen["fraction"]), 6)), "steps": int(run.info["steps"]),
+            "fraction": float(chosen["fraction"]), "queries": queries, "margin": margin,
+            "final_validation": float(last["validation"] - chosen["validation"]),
+            "final_sts": float(last["sts"] - chosen["sts"])}
+
+
+def checkpoint_caption(runs: dict, chosen: dict, checkpoints: dict) -> str:
+    """The checkpoint table's caption: the chosen step, its queries and margin, the final checkpoint's change."""
+    parts = []
+    for m, r in runs.items():
+        f = checkpoint_facts(r, chosen[m], checkpoints[m])
+        step = f"step {f['step']} of {f['steps']}" if f["step"] is not None else f"{f['fraction']:.0%} of the steps"
+        text = f"{m}: validation chose {step}"
+        if f["queries"]:
+            lead = {None: "", 0: ", tied with another checkpoint: the earliest is taken"}.get(
+                f["margin"], f", ahead of the next checkpoint by {f['margin']} queries")
+            text += f" ({f['queries']:,} validation queries{lead})"
+        if f["fraction"] < 1:
+            text += (f"; the final checkpoint: validation {signed(f['final_validation'])}, STS "
+                     f"{signed(f['final_sts'])} points")
+        parts.append(text)
+    return "Every checkpoint, scored at the layer chosen before fine-tuning. " + "; ".join(parts) + "."
+
+
 def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict) -> list[str]:
-    """Which checkpoint validation chose, and how much retrieval and STS moved from the first checkpoint to
-    the last (one run: no interval)."""
+    """Which checkpoint validation chose, on how many queries and by what margin, and how much the final
+    checkpoint and the first-to-last run moved validation retrieval and STS (one run: no interval)."""
     out = []
     for m, r in runs.items():
-        steps = {round(float(c["fraction"]), 6): int(c["step"]) for c in r.info.get("checkpoints", [])}
-        frac = float(chosen[m]["fraction"])
-        step = steps.get(round(frac, 6))
+        f = checkpoint_facts(r, chosen[m], checkpoints[m])
         c = checkpoints[m].sort_values("fraction")
-        moved = ""
+        text = (f"Validation chose {m}'s checkpoint at {f['fraction']:.0%} of the {f['steps']} optimiser steps"
+                + (f" (step {f['step']})" if f["step"] is not None else ""))
+        if f["queries"] and f["margin"] is not None:
+            text += (f", on {f['queries']:,} validation queries, ahead of the next checkpoint by {f['margin']} "
+                     f"quer{'y' if f['margin'] == 1 else 'ies'}"
+                     + (" (a tie, broken by taking the earliest)" if f["margin"] == 0 else ""))
+        if f["fraction"] < 1:
+            text += (f"; the final checkpoint differs from it by {signed(f['final_validation'])} points on "
+                     f"validation and {signed(f['final_sts'])} on STS")
         if len(c) > 1:
-            moved = (f"; from the first checkpoint to the last, validation retrieval "
+            text += (f"; from the first checkpoint to the last, validation retrieval "
                      f"{_moves(c['validation'].iloc[-1] - c['validation'].iloc[0])} and STS "
                      f"{_moves(c['sts'].iloc[-1] - c['sts'].iloc[0])} (one run, no interval)")
-        out.append(f"Validation chose {m}'s checkpoint at {frac:.0%} of the {r.info['steps']} optimiser steps"
-                   + (f" (step {step})" if step is not None else "") + moved + ".")
+        out.append(text + ".")
     return out
 
 
 def control_sentence(control: pd.DataFrame) -> list[str]:
-    """The frozen-feature XNLI control before / after fine-tuning (the ratio has no interval here)."""
+    """The frozen-feature XNLI control before / after fine-tuning: the target/English ratio and its change,
+    worded by the change's paired-bootstrap interval (or said to have none)."""
     out = []
     for m, g in control.groupby("model", sort=False):
         s = g.set_index("state")
         if not {"before", "after"} <= set(s.index):
             continue
-        b, a = s.loc["before", "targets / source x 100"], s.loc["after", "targets / source x 100"]
-        out.append(f"In the frozen-feature XNLI control, {m}'s target-language accuracy is {b:.1f}% of its English "
-                   f"accuracy before fine-tuning and {a:.1f}% after "
-                   f"({'unchanged' if signed(a - b) == signed(0) else signed(a - b) + ' points'}). No interval is "
-                   f"computed for this ratio, so this run does not say whether cross-lingual alignment moved.")
+        b, a = s.loc["before"], s.loc["after"]
+        rb, ra = b["targets / source x 100"], a["targets / source x 100"]
+        lo, hi = (a.get("change_ci_lo"), a.get("change_ci_hi"))
+        text = (f"In the frozen-feature XNLI control, {m}'s target-language accuracy is {rb:.1f}% of its English "
+                f"accuracy before fine-tuning ({ci_text(b.get('ci_lo'), b.get('ci_hi'), sign=False)}) and "
+                f"{ra:.1f}% after ({ci_text(a.get('ci_lo'), a.get('ci_hi'), sign=False)}): the ratio "
+                f"{change_phrase(ra - rb, lo, hi)}")
+        if (v := verdict(lo, hi)) in ("noise", "exact"):
+            text += "; this control detects no change in cross-lingual transfer beyond sampling noise."
+        elif v in ("up", "down"):
+            text += "; the fine-tuning changed how well the English classifier transfers."
+        else:
+            text += "; without an interval, this run does not say whether cross-lingual transfer moved."
+        out.append(text)
+    return out
+
+
+def rate_intervals_sentence(blocks: pd.DataFrame, models: Sequence[str], n_test) -> list[str]:
+    """How wide the per-language transfer-rate intervals are (median and widest), per model."""
+    out = []
+    for m in models:
+        r = blocks[(blocks.model == m) & (blocks.block == "transfer_rate") & (blocks.lang != "avg")]
+        w = (r["ci_hi"] - r["ci_lo"]).dropna()
+        if w.empty:
+            continue
+        out.append(f"{m}'s per-language transfer rates rest on {n_test or 'all'} test rows each: their 95% "
+                   f"intervals are {float(w.median()):.0f} points wide at the median and {float(w.max()):.0f} at "
+                   f"most (the error bars of the transfer-rate panel under 'Correlations across languages'), so "
+                   f"differences between single languages smaller than that are not established.")
     return out
 
 
@@ -348,6 +419,7 @@ def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None 
              *checkpoint_sentence(calib.runs, calib.chosen, calib.checkpoints),
              *control_sentence(control.control),
              *transfer_sentences(xnli.blocks, setup.xnli_models, protocol),
+             *rate_intervals_sentence(xnli.blocks, setup.xnli_models, P.xnli_n_test),
              *correlation_sentence(xnli.across),
              *urdu_sentence(xnli.urdu_rows, setup.counterpart, paper2),
              *outside_sentence({"table5": calib.table5, "table6": calib.table6})]

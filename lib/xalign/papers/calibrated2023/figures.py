@@ -115,12 +115,14 @@ def plot_losses(losses: pd.DataFrame):
     return fig
 
 
-def plot_fig2(fig2: pd.DataFrame):
+def plot_fig2(fig2: pd.DataFrame, chosen: dict | None = None):
     """The paper's Fig. 2: retrieval and STS minus their value at the first point, against the share
-    of the fine-tuning data, one panel per model.
+    of the fine-tuning data, one panel per model; with ``chosen``, a dashed line at the checkpoint
+    validation chose (the one calibrated retrieval uses).
 
     Args:
         fig2: ``model, fraction, metric, value`` (points: accuracy % or Spearman x 100).
+        chosen: model -> the chosen checkpoint's row (its ``fraction``), or None.
     """
     from matplotlib.ticker import PercentFormatter
 
@@ -131,6 +133,9 @@ def plot_fig2(fig2: pd.DataFrame):
             g = g.sort_values("fraction")
             ax.plot(g["fraction"], g["value"], marker="o", ms=4, label=metric)
         ax.axhline(0, color="grey", lw=0.8, ls=":", label="no change from the first point")
+        if chosen and m in chosen:
+            ax.axvline(float(chosen[m]["fraction"]), color="black", lw=0.8, ls="--",
+                       label="checkpoint chosen on validation")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_title(m)
         ax.set_xlabel("share of the fine-tuning data seen")
@@ -140,16 +145,18 @@ def plot_fig2(fig2: pd.DataFrame):
 
 
 def plot_transfer_scatter(per_model: pd.DataFrame, direction: str, paper: pd.DataFrame | None = None,
-                          paper_model: str | None = None):
+                          paper_model: str | None = None, intervals: pd.DataFrame | None = None):
     """Per target language: zero-shot accuracy (left) and transfer rate (right) against calibrated
-    retrieval, one colour per model, each point labelled with its language; the paper's points of
-    ``paper_model`` overlaid (open black circles) where ``paper`` (its Table 8) prints them.
+    retrieval, one colour per model, each point labelled with its language and, with ``intervals``,
+    vertical bars for its 95% interval; the paper's points of ``paper_model`` overlaid (open black
+    circles) where ``paper`` (its Table 8) prints them.
 
     Args:
         per_model: ``model, lang, calibrated_retrieval, zero_shot, transfer_rate, ...`` (%).
         direction: the Tatoeba direction of calibrated retrieval ("xx->en").
         paper: the paper's Table 8 (``block, model, lang, value``), or None.
         paper_model: the paper model to overlay (e.g. "LaBSE").
+        intervals: ``model, block, lang, ci_lo, ci_hi`` (the transfer blocks), or None.
     """
     panels = (("zero_shot", "zero-shot accuracy (%)"), ("transfer_rate", "transfer rate (%)"))
     fig, axes = _axes(2, width=5.2, height=3.8)
@@ -162,6 +169,12 @@ def plot_transfer_scatter(per_model: pd.DataFrame, direction: str, paper: pd.Dat
             if y not in g or g[y].isna().all():
                 continue
             points = ax.scatter(g["calibrated_retrieval"], g[y], s=28, label=m)
+            if intervals is not None:
+                ci = intervals[(intervals.model == m) & (intervals.block == y)].set_index("lang")
+                lo, hi = g["lang"].map(ci["ci_lo"]), g["lang"].map(ci["ci_hi"])
+                ax.errorbar(g["calibrated_retrieval"], g[y], yerr=[(g[y] - lo).clip(lower=0).fillna(0),
+                            (hi - g[y]).clip(lower=0).fillna(0)], fmt="none", lw=0.8, alpha=0.6,
+                            ecolor=points.get_facecolor()[0], label="95% interval (test rows resampled)")
             for _, r in g.iterrows():
                 ax.annotate(r["lang"], (r["calibrated_retrieval"], r[y]), fontsize=7, xytext=(3, 2),
                             textcoords="offset points", color=points.get_facecolor()[0])

@@ -20,7 +20,8 @@ Two ways to train a classifier:
 Indexes (Sec. 4): zero-shot = train on one source language, test on the others;
 translate-train-all = train on the union of all languages' training sets; transfer rate =
 zero-shot / translate-train-all x 100 per language; transfer gap = source accuracy - mean accuracy
-over the target languages. All accuracies are percentages.
+over the target languages. All accuracies are percentages. The control's intervals are in
+:mod:`.control`, the correlations across languages or models in :mod:`.correlations`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import pandas as pd
 
 from xalign.data.taskdata import NLI_LABELS, XNLI_LANGUAGES, premise_groups
 from xalign.measures.probe import pair_features
+from xalign.papers.calibrated2023.control import control_intervals
 
 SPLITS = ("train", "val", "test")
 LABEL_INDEX = {lab: i for i, lab in enumerate(NLI_LABELS)}
@@ -252,17 +254,29 @@ def control_before_after(before, after, source: str = "en", Cs: Sequence[float] 
                          classifier: str = "logreg", seed: int = 0, store=None) -> pd.DataFrame:
     """Frozen-feature zero-shot from ``source`` with the features of one encoder before and after
     fine-tuning. C is chosen on the validation splits *before* fine-tuning and kept, so only the
-    features differ. Returns one row per state: source accuracy, mean target accuracy, and
-    target / source x 100."""
+    features differ.
+
+    Returns:
+        One row per state: ``C``, ``source`` accuracy, mean target accuracy, ``targets / source x
+        100`` with its paired-bootstrap interval ``ci_lo``, ``ci_hi`` (:func:`control_intervals`),
+        and on the ``after`` row the ratio's ``change`` (points) with ``change_ci_lo``, ``change_ci_hi``.
+    """
     _, info = frozen_transfer(before, [source], Cs=Cs, classifier=classifier, seed=seed, store=store)
-    rows = []
+    rows, hits = [], {}
     for state, feats in (("before", before), ("after", after)):
-        acc, _ = frozen_transfer(feats, [source], Cs=[info["C"]], classifier=classifier, seed=seed, store=store)
+        acc, _ = frozen_transfer(feats, [source], Cs=[info["C"]], classifier=classifier, seed=seed,
+                                 keep_hits=True, store=store)
         src = acc.loc[acc.lang == source, "value"].item()
         tgt = acc.loc[acc.lang != source, "value"].mean()
+        hits[state] = [acc.loc[acc.lang == source, "hits"].item(), *acc.loc[acc.lang != source, "hits"]]
         rows.append({"state": state, "C": info["C"], "source": src, "targets (mean)": tgt,
                      "targets / source x 100": 100 * tgt / src})
-    return pd.DataFrame(rows)
+    ci = control_intervals(hits["before"], hits["after"], seed=seed)
+    out = pd.DataFrame(rows)
+    out["ci_lo"], out["ci_hi"] = [ci[s][0] for s in out.state], [ci[s][1] for s in out.state]
+    out["change"] = [np.nan, out["targets / source x 100"].iloc[1] - out["targets / source x 100"].iloc[0]]
+    out["change_ci_lo"], out["change_ci_hi"] = [np.nan, ci["change"][0]], [np.nan, ci["change"][1]]
+    return out
 
 
 # ------------------------------------------------------------------ full fine-tuning (paper protocol)
@@ -407,43 +421,3 @@ def transfer_gap(scores: pd.DataFrame, source: str, lang: str = "lang") -> float
     if others.empty:
         raise ValueError("no target languages")
     return float(src.iloc[0] - others.mean())
-
-
-def pearson(x, y) -> float:
-    """Pearson's r x 100 (NaN if either side is constant or there are fewer than 3 points)."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if len(x) != len(y):
-        raise ValueError(f"{len(x)} vs {len(y)} values")
-    if len(x) < 3 or np.std(x) == 0 or np.std(y) == 0:
-        return float("nan")
-    return float(100 * np.corrcoef(x, y)[0, 1])
-
-
-def correlations(frame: pd.DataFrame, x: str, y: str, over: str, by: str) -> pd.DataFrame:
-    """Pearson x 100 between columns ``x`` and ``y`` across the values of ``over``, for each ``by``.
-
-    The paper's Tables 3, 4, 8 correlate across models (``over="model"``)
-    for each language (``by="lang"``); with a single model one can only
-    correlate across languages (``over="lang"``, ``by="model"``).
-    """
-    rows = []
-    for key, sub in frame.groupby(by, sort=False):
-        sub = sub.dropna(subset=[x, y])
-        rows.append({by: key, "value": pearson(sub[x], sub[y]), "n": int(sub[over].nunique())})
-    return pd.DataFrame(rows)
-
-
-#: The paper's three correlations (Tables 3, 4, 8): (x, y, block name in its tables, readable label).
-PAPER_CORRELATIONS = (
-    ("zero_shot", "calibrated_retrieval", "corr_zero_shot_calibrated", "zero-shot ~ calibrated retrieval"),
-    ("zero_shot", "translate_train_all", "corr_zero_shot_translate_train_all", "zero-shot ~ translate-train-all"),
-    ("transfer_rate", "calibrated_retrieval", "corr_transfer_rate_calibrated",
-     "transfer rate ~ calibrated retrieval"),
-)
-
-
-def paper_correlations(frame: pd.DataFrame, over: str, by: str) -> pd.DataFrame:
-    """The three correlations of :data:`PAPER_CORRELATIONS` (see :func:`correlations`), stacked,
-    with ``block`` (the paper's row name) and ``pair`` (a readable label)."""
-    return pd.concat([correlations(frame, x, y, over, by).assign(block=block, pair=label)
-                      for x, y, block, label in PAPER_CORRELATIONS], ignore_index=True)

@@ -19,7 +19,7 @@ import pandas as pd
 
 from xalign.data.paper_tables import paper_table
 from xalign.papers.calibrated2023 import calibrated as cal
-from xalign.papers.calibrated2023 import report, transfer
+from xalign.papers.calibrated2023 import correlations, report
 from xalign.papers.calibrated2023.experiments import PAPER, Calibration, Control, NoFinetuning, Setup
 
 #: the paper tables that print calibrated retrieval, zero-shot, translate-train-all, transfer rate
@@ -76,8 +76,9 @@ def run_transfer(P, setup: Setup, plain: NoFinetuning, calib: Calibration, contr
     compared.update(_compare_tables_8_3_4(P, setup, blocks, run))
     per_model = blocks[blocks.lang != "avg"].pivot_table(index=["model", "lang"], columns="block",
                                                          values="value").reset_index()
-    across = transfer.paper_correlations(per_model, over="lang", by="model")
-    run.record("correlations_across_languages", across, title="Pearson r x 100 across the 14 target languages")
+    across = correlations.paper_correlations(per_model, over="lang", by="model", seed=P.seed)
+    run.record("correlations_across_languages", across, title="Pearson r x 100 across the target languages, "
+               "95% bootstrap interval (languages resampled)")
     ours2 = None
     if "ur" in langs:
         ours2 = report.urdu_rows(ur, "ur", seed=P.seed)
@@ -106,7 +107,8 @@ def _compare_tables_8_3_4(P, setup: Setup, blocks: pd.DataFrame, run) -> dict[st
     if several:
         wide8 = blocks[blocks.model.isin(setup.models)].pivot_table(index=["model", "lang"], columns="block",
                                                                     values="value").reset_index()
-        corr = transfer.paper_correlations(wide8, over="model", by="lang").assign(model="all")
+        corr = correlations.paper_correlations(wide8, over="model", by="lang", intervals=False).assign(
+            model="all")
         ours8 = pd.concat([ours8, corr[["model", "block", "lang", "value"]]], ignore_index=True)
     mapping = {**setup.counterpart, "all": "all"} if several else setup.counterpart
     out = {}

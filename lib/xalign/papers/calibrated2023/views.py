@@ -139,33 +139,50 @@ def settings_table(ours: pd.DataFrame, paper: pd.DataFrame, counterpart: dict) -
                                "max_length": "max tokens", "weight_decay": "weight decay"})
 
 
-def checkpoints_table(checkpoints: dict, chosen: dict) -> pd.DataFrame:
-    """Every checkpoint's validation retrieval and STS, the chosen one marked."""
+def checkpoints_table(checkpoints: dict, chosen: dict, runs: dict | None = None) -> pd.DataFrame:
+    """Every checkpoint's optimiser step (with ``runs``, model -> FinetuneResult), validation retrieval
+    and STS, the chosen one marked."""
     rows = []
     for m, c in checkpoints.items():
+        steps = checkpoint_steps(runs[m]) if runs and m in runs else {}
         for _, r in c.iterrows():
-            rows.append({"model": m, "share of steps (%)": 100 * r["fraction"], "layer": int(r["layer"]),
+            step = steps.get(round(float(r["fraction"]), 6))
+            rows.append({"model": m, **({"step": step} if steps else {}),
+                         "share of steps (%)": 100 * r["fraction"], "layer": int(r["layer"]),
                          "validation retrieval (%)": r["validation"], "STS 2017 (Spearman x 100)": r["sts"],
                          **({"Tatoeba (%)": r["tatoeba"]} if "tatoeba" in r else {}),
                          "chosen": r["path"] == chosen[m]["path"]})
     return pd.DataFrame(rows)
 
 
+def checkpoint_steps(run) -> dict[float, int]:
+    """A fine-tuning run's checkpoints: share of the steps (rounded to 6 digits) -> optimiser step."""
+    return {round(float(c["fraction"]), 6): int(c["step"]) for c in run.info.get("checkpoints", [])}
+
+
 def control_table(control: pd.DataFrame) -> pd.DataFrame:
     """The XNLI control before and after fine-tuning, readable headers."""
-    return control[["model", "state", "C", "source", "targets (mean)", "targets / source x 100"]].rename(
+    out = control[["model", "state", "C", "source", "targets (mean)", "targets / source x 100"]].rename(
         columns={"state": "fine-tuning", "C": "C (inverse regularisation)", "source": "English accuracy (%)",
                  "targets (mean)": "target languages, mean accuracy (%)",
                  "targets / source x 100": "targets / English x 100"})
+    if "ci_lo" in control:  # paired bootstrap: the same test rows in every language and state
+        out[f"ratio: {CI_COLUMN}"] = [interval_text(lo, hi) for lo, hi in zip(control.ci_lo, control.ci_hi)]
+        out["change of the ratio (points)"] = control["change"].to_numpy()
+        out[f"change: {CI_COLUMN}"] = [interval_text(lo, hi) for lo, hi in
+                                       zip(control.change_ci_lo, control.change_ci_hi)]
+    return out
 
 
 def across_table(across: pd.DataFrame) -> pd.DataFrame:
-    """Pearson r x 100 across the target languages, one row per model, one column per pair."""
-    wide = across.pivot_table(index="model", columns="pair", values="value", sort=False,
-                              dropna=False).reset_index()  # an undefined r (too few languages) shows as "–"
-    n = across.groupby("model", sort=False)["n"].max()
-    wide.insert(1, "languages", wide["model"].map(n).astype(int))
-    return wide.rename_axis(columns=None)
+    """Pearson r x 100 across the target languages: one row per model and pair of measures, with the
+    number of languages and the interval (languages resampled; "–" where r is undefined)."""
+    out = across[["model", "pair", "n", "value"]].rename(columns={"pair": "correlation", "n": "languages",
+                                                                   "value": "r x 100"})
+    out["languages"] = out["languages"].astype(int)
+    out[CI_COLUMN] = ([interval_text(lo, hi) for lo, hi in zip(across["ci_lo"], across["ci_hi"])]
+                      if "ci_lo" in across else None)
+    return out.reset_index(drop=True)
 
 
 def classifier_table(settings: pd.DataFrame) -> pd.DataFrame:
@@ -182,7 +199,7 @@ def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int,
     """One row per data set: its parts, the sentence pairs per part (fewest–most) and what the run uses.
 
     Args:
-        P: the chapter's parameters (``tatoeba_n``, ``val_n``, ``sts_n``).
+        P: the chapter's parameters (``tatoeba_n``, ``val_n``, ``ckpt_val_n``, ``sts_n``).
         sizes: ``data, part, pairs`` (:func:`.experiments.data_sizes`).
         n_nli, n_sts: (pairs used, pairs available) of the fine-tuning data.
         xnli_sizes: XNLI Manual's ``lang, train, val, test`` rows per language (after sampling).
@@ -199,8 +216,11 @@ def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int,
         g = sizes[sizes.data == data]
         if len(g):
             parts = f"{len(g)} {what}{'s' if len(g) != 1 else ''}"
+            use = used(n) if data != "STS 2017" else ("all" if n is None else f"first {n}")
+            if data == "WMT21 newstest":
+                use = f"layer choice: {use}; checkpoint choice: {used(getattr(P, 'ckpt_val_n', n))}"
             rows.append({"data set": data, "parts": parts, "sentence pairs per part": span(g["pairs"]),
-                         "used per part": used(n) if data != "STS 2017" else ("all" if n is None else f"first {n}")})
+                         "used per part": use})
     rows.append({"data set": "SNLI dev + test, entailment pairs (fine-tuning)", "parts": "1",
                  "sentence pairs per part": f"{n_nli[1]:,}", "used per part": f"{n_nli[0]:,}"})
     rows.append({"data set": "STS Benchmark train (fine-tuning)", "parts": "1",
