@@ -29,5 +29,7 @@ def test_book_builds_with_status_page(built_book):
     _, _, html = built_book
     index = (html / "intro.html") if (html / "intro.html").exists() else (html / "book" / "intro.html")
     text = index.read_text()
-    assert "Reproduction status" in text and "Table II" in text and "Fig. 8" in text
+    assert "Reproduction status" in text and "The five chapters" in text  # the front page: counts, chapters
+    ledger = (index.parent / "ledger.html").read_text()  # every item of the five papers on its own page
+    assert "The reproduction ledger" in ledger and "Table II" in ledger and "Fig. 8" in ledger
     assert (html / "book" / "chapters" / "01_weak_strong_alignment.html").exists()
