@@ -1,7 +1,6 @@
 """Chapter 2: the smoke run's values (from the shared book build), and the page: the notebook only calls
 the library, the generated prose and headline are worded from the numbers, the figures read cleanly."""
 
-import ast
 import re
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import smoke_results
+from notebook_pages import assert_only_calls, code_cells
 
 
 def check_chapter02(res: dict) -> None:
@@ -70,19 +70,10 @@ def test_chapter02_smoke_results(built_book):
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "02_btsr_contextual_alignment.py"
 
 
-def _code_cells(text: str) -> list[str]:
-    cells = re.split(r"^# %%.*$", text, flags=re.MULTILINE)
-    heads = re.findall(r"^# %%.*$", text, flags=re.MULTILINE)
-    return [body for head, body in zip(heads, cells[1:]) if "[markdown]" not in head]
-
-
 def test_notebook_is_short_and_only_calls_the_library():
     text = NOTEBOOK.read_text(encoding="utf-8")
-    assert len(text.splitlines()) < 350
-    for cell in _code_cells(text):
-        loops = [n for n in ast.walk(ast.parse(cell)) if isinstance(n, (ast.For, ast.While, ast.comprehension))]
-        assert not loops, f"a loop in a chapter cell:\n{cell}"
-        assert "print(" not in cell and "plt.show" not in cell and not cell.strip().endswith("P")
+    assert_only_calls(text)
+    assert not any(cell.strip().endswith("P") for cell in code_cells(text))
     assert text.count('tags=["show-input"]') == 1
     assert "run.set_headline(" in text and text.index("run.set_headline(") < text.index("run.save()")
     assert "## What the evidence supports" in text

@@ -1,7 +1,6 @@
 """Chapter 5 (Nyholm 2020): the page's generated prose, tables and figures, the notebook's shape,
 and the smoke run's known answers (from the shared book build)."""
 
-import ast
 import re
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pandas as pd
 import pytest
 
 from conftest import smoke_results
+from notebook_pages import assert_only_calls
 from xalign.papers.nyholm2020 import findings, report, wording
 
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "05_feature_based_transfer.py"
@@ -59,20 +59,9 @@ def test_chapter05_smoke_results(built_book):
 
 
 # --------------------------------------------------------------------------- the notebook only calls
-def _code_cells(text: str) -> list[str]:
-    cells = re.split(r"^# %%.*$", text, flags=re.MULTILINE)
-    heads = re.findall(r"^# %%.*$", text, flags=re.MULTILINE)
-    return [body for head, body in zip(heads, cells[1:]) if "[markdown]" not in head]
-
-
 def test_notebook_is_short_and_only_calls_the_library():
     text = NOTEBOOK.read_text(encoding="utf-8")
-    assert len(text.splitlines()) < 350
-    for cell in _code_cells(text):
-        tree = ast.parse(cell)
-        loops = [n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.While, ast.comprehension))]
-        assert not loops, f"a loop in a chapter cell:\n{cell}"
-        assert "print(" not in cell and "plt.show" not in cell
+    assert_only_calls(text)
     assert text.count('tags=["show-input"]') == 1
     assert "run.set_headline(" in text and text.index("run.set_headline(") < text.index("run.save()")
     assert "## What the evidence supports" in text

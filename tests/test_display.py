@@ -4,7 +4,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 
-from xalign.book.display import MISSING, fmt, interval, table_html
+from xalign.book.display import MISSING, table_html
 from xalign.book.publish import collapse_code
 
 
@@ -23,12 +23,6 @@ def test_table_digits_per_column_and_large_integers():
     frame = pd.DataFrame({"n": [288662], "x": [0.12345], "y": [1.5]})
     out = table_html(frame, digits={"x": 3})
     assert ">288,662<" in out and ">0.123<" in out and ">1.5<" in out
-
-
-def test_prose_numbers():
-    assert fmt(None) == MISSING and fmt(float("nan")) == MISSING
-    assert fmt(2.345, 1, sign=True) == "+2.3"
-    assert interval(45.25, 44.1, 46.5) == "45.2 (95% CI 44.1–46.5)"
 
 
 def test_every_code_cell_folded_but_parameters_and_show_input():

@@ -18,8 +18,7 @@ Chapters call these instead of printing pandas frames or matplotlib figures:
 
   and ``{numref}`fig-ch01-fig5``` refers to it.
 - :func:`prose` shows Markdown built from results (in a cell tagged
-  ``remove-input``, so the reader sees the sentence, not the code that made it);
-  :func:`glue_text` stores a short value for ``{glue:text}`name``` in Markdown cells.
+  ``remove-input``, so the reader sees the sentence, not the code that made it).
 
 The chapters' code cells are folded by :func:`xalign.book.publish.collapse_code`;
 a cell tagged ``show-input`` stays open.
@@ -144,27 +143,8 @@ def figure(name: str, fig) -> None:
     plt.close(fig)
 
 
-def glue_text(name: str, value) -> None:
-    """Store a short value (a number already formatted as text) for ``{glue:text}`` roles."""
-    from myst_nb import glue
-
-    glue(name, value, display=False)
-
-
 def prose(markdown: str) -> None:
     """Show Markdown built from results (use in a cell tagged ``remove-input``); returns nothing."""
     from IPython.display import Markdown, display
 
     display(Markdown(markdown))
-
-
-def fmt(value: float | None, digits: int = 1, sign: bool = False) -> str:
-    """A number for prose: ``–`` when missing, a fixed number of decimals, a sign if asked."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
-
-
-def interval(mean: float, low: float, high: float, digits: int = 1, unit: str = "") -> str:
-    """``"45.3 (95% CI 44.1–46.5)"`` for prose and tables."""
-    return f"{fmt(mean, digits)}{unit} (95% CI {fmt(low, digits)}–{fmt(high, digits)}{unit})"
