@@ -90,7 +90,9 @@ paper_model, MODEL = result.notes["paper_model"], enc.name
 # **The encoder.** Every layer's hidden states are kept (0 is the embedding layer). A
 # word's representation is the mean of its sub-words, located by character offsets; a
 # sentence's is the mean over its tokens or its first token. e5 models expect a
-# prefix: both languages get `"passage: "`.
+# prefix: their model card asks for `"query: "` on symmetric tasks (comparing texts
+# of the same kind, as here), so both languages get `"query: "`; every result file
+# records the prefix it used.
 #
 # **Translated-in-context word pairs (Sec. III-A).** For each sentence pair and each
 # source word, the dictionary's translations are looked up in the target sentence. A
@@ -163,7 +165,7 @@ display.prose(f"Protocol choices, precision and change from ours: {RP.variant_se
 # included): that is Table I's `avg` for e5. The paper's models average the sentence's
 # own tokens. Both means are computed in every run; the second table shows how much
 # the choice moves the number. e5-small's first token is `<s>` followed by the
-# `passage:` prefix, identical in both languages, so at the embedding layer every
+# `query:` prefix, identical in both languages, so at the embedding layer every
 # sentence has the same first-token vector and retrieval is at chance.
 
 # %%

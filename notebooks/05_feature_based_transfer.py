@@ -160,7 +160,7 @@ display.prose("**Which XNLI files did the thesis read?** Its example premise is 
 # ### Encoding
 #
 # **Thesis** features follow that path (last layer, first token); **repaired**
-# features tokenize the raw UTF-8 text (e5's `passage: ` prefix) and average
+# features tokenize the raw UTF-8 text (with e5's prefix for symmetric tasks and classification, `query: `) and average
 # over tokens; the **CBOW** baseline, planned by the thesis, averages the
 # model's input sub-word embeddings. Words lost to `<unk>` on the thesis' path:
 

@@ -59,7 +59,7 @@ def test_avg_convention_per_family():
     class Enc:
         def __init__(self, name, prefix):
             self.name, self.prefix = name, prefix
-    assert RP.avg_convention(Enc("multilingual-e5-small", "passage: ")) == RP.AVG_WHOLE
+    assert RP.avg_convention(Enc("multilingual-e5-small", "query: ")) == RP.AVG_WHOLE
     assert RP.avg_convention(Enc("bert-base-multilingual-cased", "")) == RP.AVG_TOKENS
 
 

@@ -6,7 +6,7 @@ import pytest
 from xalign.core.cache import EmbeddingCache
 from xalign.data.wordvectors import WordEncoder, encoder_word_vectors
 
-# token counts after e5's "passage: " prefix differ: one batch of these in list order would pad the short ones
+# token counts after e5's "query: " prefix differ: one batch of these in list order would pad the short ones
 WORDS = ["cat", "internationalisation", "gato", "猫", "unbelievably", "perro", "ශ්‍රී", "Donaudampfschiff", "a", "dog"]
 
 

@@ -64,6 +64,8 @@ class ChapterRun:
     model_revision: str | None = None
     #: what the encoder computes in ("bfloat16", "torch.float32", ...), recorded by use_encoder
     precision: str | None = None
+    #: the input prefix every text was given (the model family's documented one, e.g. e5's "query: ")
+    model_prefix: str | None = None
     tables: dict[str, TableResult] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     started: float = field(default_factory=time.time)
@@ -96,6 +98,7 @@ class ChapterRun:
 
         self.model, self.model_revision = encoder.name, encoder.revision
         inner = getattr(encoder, "encoder", None) or encoder  # a WordEncoder wraps an Encoder
+        self.model_prefix = getattr(inner, "prefix", None)
         self.precision = precision_of(inner) if hasattr(inner, "model") else None
         if not any(e is encoder or e is inner or getattr(e, "encoder", None) is inner for e in self.encoders):
             self.encoders.append(encoder)  # the object given: a released WordEncoder keeps its counts, not its model
@@ -207,7 +210,7 @@ class ChapterRun:
         out = {
             "chapter": self.chapter, "paper": self.paper, "profile": self.profile,
             "model": self.model_name(), "model_revision": self.model_revision, "precision": self.precision,
-            "paper_setup": bool(self.paper_setup),
+            "model_prefix": self.model_prefix, "paper_setup": bool(self.paper_setup),
             "params": self.params, "xalign_version": __version__,
             "git_commit": git_commit(), "code_hash": code_hash(),
             "python": platform.python_version(), "packages": _package_versions(),

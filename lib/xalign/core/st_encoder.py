@@ -25,6 +25,7 @@ from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.devices import is_gpu
 from xalign.core.encoders import Encoder
 from xalign.core.model_checks import check_tokenizer, read_modules_json
+from xalign.core.prefixes import documented_prefix
 
 #: the layer label of a model's own sentence embedding (ST output, or a one-vector encoder)
 OUTPUT = "out"
@@ -140,7 +141,7 @@ def load_st_encoder(name: str, path: Path, *, prefix: str | None, device: str, h
         st.half()
     st.eval()
     if prefix is None:
-        prefix = "passage: " if "e5" in name.lower() else ""
+        prefix = documented_prefix(name)
     st_max_length = int(getattr(first, "max_seq_length", None) or 512)
     dim = int(st.get_embedding_dimension() if hasattr(st, "get_embedding_dimension")
               else st.get_sentence_embedding_dimension())

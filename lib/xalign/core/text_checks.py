@@ -31,7 +31,7 @@ def count_truncated(tokenizer, texts: Sequence[str], prefix: str, max_length: in
     Args:
         tokenizer: a Hugging Face tokenizer.
         texts: the texts as given to the encoder.
-        prefix: the encoder's prefix (e5's ``"passage: "``).
+        prefix: the encoder's prefix (e5's ``"query: "``).
         max_length: the token limit the encoder truncates at.
 
     Returns:

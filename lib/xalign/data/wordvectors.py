@@ -84,7 +84,7 @@ def encoder_word_vectors(encoder, words: Sequence[str], layer: int = -1, pooling
     """One vector per word, the word fed to ``encoder`` alone; (n_words, dim) float32.
 
     ``pooling``: ``"word"`` = mean of the word's own sub-word vectors (the
-    prefix, e.g. e5's ``"passage: "``, and special tokens excluded);
+    prefix, e.g. e5's ``"query: "``, and special tokens excluded);
     ``"sentence"`` = mean over all tokens (the model's sentence pooling);
     ``"first"`` = the first token (``[CLS]`` / ``<s>``). ``layer``: hidden
     state index (0 = embeddings, -1 = last). With ``"word"`` pooling, words

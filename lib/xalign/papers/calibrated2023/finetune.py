@@ -339,7 +339,7 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
 
     ``nli``: (anchor, positive) pairs or (anchor, positive, negative) triplets;
     ``sts``: (sentence1, sentence2, score in [0, 1]). ``prefix`` is prepended to
-    every training text (e5's ``"passage: "``, so that training sees the
+    every training text (e5's ``"query: "``, so that training sees the
     inputs the encoder sees at test time). ``activation_budget_gb``: see
     :func:`train_steps` (``"auto"``: ``ACTIVATION_BUDGET_GB`` on a CPU, no limit on a GPU;
     it does not change the result, so it is not part of the key). Returns the checkpoints.
