@@ -86,9 +86,10 @@ P = C3.chapter_parameters(parameters("calibrated2023", profile, globals()))  # t
 run = ChapterRun(C3.CHAPTER, "calibrated2023", profile, vars(P))
 
 # %% tags=["show-input"]
-# The chapter in six calls; each records its tables in `run` and returns what the sections show.
+# The chapter in seven calls; each records its tables in `run` and returns what the sections show.
 setup = C3.run_setup(P, run)                                  # encoders, data sizes, paper counterparts
 plain = C3.run_no_finetuning(P, setup, run)                   # layer choice; Tatoeba and STS as published
+prefix = C3.run_prefix_choice(P, setup, plain, run)           # e5's two documented prefixes on Tatoeba
 calib = C3.run_calibration(P, setup, plain, run)              # English Sentence-BERT fine-tuning; Tables 5, 6
 control = C3.run_control(P, setup, plain, calib, run)         # XNLI control in place of NER; Table 1
 xnli = X3.run_transfer(P, setup, plain, calib, control, run)  # zero-shot, transfer rate: Tables 2, 3, 4, 8, 9
@@ -135,6 +136,17 @@ display.figure("ch03-layer-languages", figures.plot_language_layers(plain.per_la
 # ```
 
 # %% [markdown]
+# ### The input prefix
+# e5's model card asks for `query: ` on symmetric tasks (bitext mining, similarity; MTEB's choice
+# too), `passage: ` only for the documents of asymmetric retrieval; the book uses `query: `. The
+# same Tatoeba sample encoded with `passage: ` shows what the other choice costs (paired bootstrap):
+
+# %% tags=["remove-input"]
+display.prose(evidence.prefix_sentence(prefix))
+display.table(views.prefix_table(prefix), caption=f"Tatoeba accuracy ({P.compare_direction}) with each "
+              "prefix e5 documents; difference = query minus passage") if len(prefix) else None;
+
+# %% [markdown]
 # ### Sentence-embedding fine-tuning on English ("calibration")
 #
 # As in the paper (Sec. 3.2), each encoder is fine-tuned as a siamese Sentence-BERT model with
@@ -172,9 +184,8 @@ display.figure("ch03-losses", figures.plot_losses(calib.losses))
 # (ch03-fig2)=
 # ### Fig. 2: how much fine-tuning data does calibration need?
 #
-# The paper fine-tunes on 10%, ..., 100% of its data, one run each (`fig2_mode="runs"`, `paper`
-# profile); otherwise the curve is read off the one run's checkpoints (a learning-rate schedule
-# planned for the whole run), its retrieval axis validation unless `fig2_tatoeba_langs` is set.
+# The paper fine-tunes on 10%, ..., 100% of its data, one run each (`fig2_mode="runs"`); otherwise
+# the curve is read off one run's checkpoints, its retrieval axis validation unless `fig2_tatoeba_langs`.
 
 # %%
 display.figure("ch03-fig2", figures.plot_fig2(calib.fig2, None if P.fig2_mode == "runs" else calib.chosen))
@@ -208,9 +219,7 @@ display.table(views.ours_table(calib.t5[calib.t5.direction == P.compare_directio
 
 # %% [markdown]
 # (ch03-table6)=
-# ### Table 6: STS 2017, Spearman x 100
-#
-# Spearman (x 100) between the vectors' cosine and the gold score (interval: pairs resampled).
+# ### Table 6: STS 2017, Spearman x 100 between the vectors' cosine and the gold score
 
 # %%
 display.table(*views.comparison_table(calib.table6[calib.table6.setup != "qa"], ["setup", "track"], by="setup"),
@@ -235,11 +244,10 @@ display.table(views.changes_table(calib.deltas, calib.change_ci),
 # (ch03-table7)=
 # ### Table 7: the NER control, replaced by an XNLI control
 #
-# The paper checks with WikiANN NER that the fine-tuning leaves cross-lingual ability alone. Ours:
-# **XNLI zero-shot on frozen features** (logistic regression on [u, v, |u-v|, u*v], trained on
-# English, regularisation kept from before fine-tuning). Being close to the NLI fine-tuning data,
-# it is read as the target/English accuracy ratio; its interval and that of its change resample the
-# same test rows in every language, before and after, together (a paired bootstrap).
+# The paper checks with WikiANN NER that fine-tuning leaves cross-lingual ability alone. Ours: **XNLI
+# zero-shot on frozen features** (logistic regression on [u, v, |u-v|, u*v], trained on English, its
+# regularisation kept), read as the target/English accuracy ratio since it is close to the NLI
+# fine-tuning data; intervals resample the same test rows before and after together (paired).
 
 # %%
 display.table(views.control_table(control.control), caption="Frozen-feature XNLI control, before and after "
@@ -255,9 +263,7 @@ display.table(views.control_table(control.control), caption="Frozen-feature XNLI
 # 100. The paper's data and protocol differ, so the difference is in the full tables only.
 #
 # (ch03-table9)=
-# ### Table 9: zero-shot and trained on all languages, 15 languages
-#
-# The paper's LaBSE rows; "average" over all 15 languages, as in its Table 9.
+# ### Table 9: zero-shot and trained on all languages, 15 languages (average over all 15, as the paper)
 
 # %%
 display.table(views.classifier_table(xnli.settings), caption=f"XNLI classifiers ({P.xnli_method}): what "
@@ -269,8 +275,7 @@ display.table(*views.comparison_table(xnli.compared["table9"], ["block", "lang"]
 # (ch03-table8)=
 # ### Table 8: calibrated retrieval, zero-shot, trained on all languages, transfer rate
 #
-# The 14 target languages and their average. The paper's correlation rows (r across its four
-# models, per language) need three models in the run (the `paper` profile).
+# The 14 target languages and their average; the paper's correlation rows need the `paper` profile.
 
 # %%
 display.table(*views.comparison_table(xnli.compared["table8"], ["block", "lang"], diff_in_short=False),
@@ -279,7 +284,6 @@ display.table(*views.comparison_table(xnli.compared["table8"], ["block", "lang"]
 # %% [markdown]
 # (ch03-table3)=
 # ### Table 3: five languages and the average
-#
 # (ch03-table4)=
 # ### Table 4: transfer rate, five languages and the average
 
@@ -291,9 +295,7 @@ for key in ("table3", "table4"):  # display loop
 # %% [markdown]
 # (ch03-correlations)=
 # ### Correlations across languages
-#
-# Not in the paper: Pearson's r x 100 across each model's target languages, its interval from
-# resampling the languages.
+# Not in the paper: Pearson's r x 100 across each model's target languages (languages resampled).
 
 # %%
 display.table(views.across_table(xnli.across), caption="Pearson r x 100 across the target languages (95% CI)")
@@ -312,7 +314,6 @@ display.figure("ch03-correlations", figures.plot_transfer_scatter(xnli.per_model
 # %% [markdown]
 # (ch03-table2)=
 # ### Table 2: Urdu as the source language
-#
 # The paper: trained on Urdu, high-resource targets beat the source (a negative transfer gap).
 
 # %%
@@ -332,10 +333,10 @@ if xnli.urdu_rows is not None:
 
 # %% [markdown]
 # ### Known answers
-# Each encoder finds every English sentence's identical copy; the paper's Table 8 fits our arithmetic.
 
 # %%
-display.table(known, digits=2, caption="Known-answer checks");
+display.table(known, digits=2, caption="Known-answer checks: each encoder finds every English sentence's "
+              "identical copy; the paper's Table 8 fits our arithmetic");
 
 # %% [markdown]
 # ## What the evidence supports

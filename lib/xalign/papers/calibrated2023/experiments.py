@@ -180,6 +180,32 @@ def run_no_finetuning(P, setup: Setup, run) -> NoFinetuning:
                         per_language=per_language, t5=t5, sts=sts)
 
 
+def run_prefix_choice(P, setup: Setup, plain: NoFinetuning, run) -> pd.DataFrame:
+    """Tatoeba with the model card's prefix against the other documented one (e5: "query: " vs
+    "passage: "), at the chosen and the last layer, on the chapter's sample (records ``prefix_choice``).
+
+    Returns the rows of :func:`.prefix_choice.prefix_effect` for every model whose family documents two
+    prefixes (an empty frame when none does).
+    """
+    from xalign.core.loading import load_encoder
+    from xalign.core.prefixes import documented_prefix
+    from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_effect
+
+    frames = []
+    for m in [m for m in setup.models if has_prefix_choice(m)]:
+        enc = setup.encoders[m]
+        other = documented_prefix(m, "passage")
+        encoders = {enc.prefix: enc, other: load_encoder(m, prefix=other, progress=False)}
+        layers = {"chosen": plain.best[m], "last": enc.n_layers - 1}
+        frames.append(prefix_effect(m, encoders, setup.tatoeba_langs, layers, P.tatoeba_n, P.seed,
+                                    P.compare_direction))
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if len(out):
+        run.record("prefix_choice", out, title=f"Tatoeba accuracy ({P.compare_direction}) with each documented "
+                   "input prefix, and the paired difference")
+    return out
+
+
 # ------------------------------------------------------------------ calibration (sentence-embedding fine-tuning)
 @dataclass
 class Calibration:

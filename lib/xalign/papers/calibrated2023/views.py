@@ -244,3 +244,20 @@ def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame) -> pd.DataFrame
                                   if c in out]
     return out[cols].rename(columns={"change in CLSR": "change in CLSR (points)",
                                      "change in STS": "change in STS (points)"})
+
+
+def prefix_table(effect: pd.DataFrame) -> pd.DataFrame:
+    """The prefix comparison for display: one row per language (all languages pooled first), the
+    accuracy with each prefix at the chosen and the last layer, and the paired difference's interval."""
+    prefixes = [c for c in effect.columns if c.endswith(": ")]
+    rows = []
+    for (model, lang), g in effect.groupby(["model", "lang"], sort=False):
+        row = {"model": model, "language": "all (pooled)" if lang == "all" else lang, "pairs": int(g.n_pairs.iloc[0])}
+        for _, r in g.iterrows():
+            tag = f"{r.layer} layer ({int(r.layer_index)})"
+            for p in prefixes:
+                row[f"{p.strip()} {tag} (%)"] = r[p]
+            row[f"difference, {tag} (points, 95% CI)"] = f"{r['diff']:+.1f} [{interval_text(r.ci_lo, r.ci_hi)}]"
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return pd.concat([out[out.language == "all (pooled)"], out[out.language != "all (pooled)"]], ignore_index=True)

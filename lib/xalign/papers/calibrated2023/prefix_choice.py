@@ -1,0 +1,70 @@
+"""How much an input prefix moves Tatoeba: the model card's prefix against the other one.
+
+multilingual-e5 documents two prefixes (:mod:`xalign.core.prefixes`): ``"query: "`` for
+symmetric tasks such as bitext mining, ``"passage: "`` for the documents of asymmetric
+retrieval. Tatoeba is bitext mining, so the book encodes it with ``"query: "``; this module
+measures, on the chapter's own Tatoeba sample, what the other choice would have given,
+language by language, with a paired bootstrap over the same sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from xalign.core.prefixes import documented_prefix
+from xalign.measures.intervals import paired_difference_ci
+from xalign.papers.calibrated2023 import calibrated as cal
+
+N_BOOT = 1000
+
+
+def has_prefix_choice(model: str) -> bool:
+    """Whether the model's family documents different prefixes for symmetric tasks and documents."""
+    return documented_prefix(model, "symmetric") != documented_prefix(model, "passage")
+
+
+def prefix_effect(model: str, encoders: dict[str, object], langs: Sequence[str], layers: dict[str, int],
+                  n: int | None, seed: int = 0, direction: str = "xx->en", loader=None) -> pd.DataFrame:
+    """Tatoeba accuracy (%) of the same sentences encoded with each prefix, and the paired difference.
+
+    Args:
+        model: the model's name (for the rows).
+        encoders: prefix -> encoder of the same model with that prefix; the first is the documented one.
+        langs: Tatoeba languages (each paired with English).
+        layers: label -> layer index, e.g. ``{"chosen": 11, "last": 12}``.
+        n: sentence pairs per language (the chapter's seeded sample; all if None).
+        seed: the sample's and the bootstrap's seed.
+        direction: ``"xx->en"`` (MTEB's and XTREME's) or ``"en->xx"``.
+        loader: ``loader(lang)`` -> (xx, en) sentence pairs (default: the mirror's Tatoeba).
+
+    Returns:
+        One row per (layer label, language) and one ``all`` row per layer label (the languages'
+        sentences pooled): ``model``, ``layer``, ``layer_index``, ``lang``, ``n_pairs``, accuracy
+        per prefix (a column named by the prefix), ``diff`` (documented minus other, points) and its
+        paired 95% interval ``ci_lo`` / ``ci_hi``.
+    """
+    if len(encoders) != 2:
+        raise ValueError(f"encoders must map exactly two prefixes to encoders, got {list(encoders)}")
+    (p_doc, e_doc), (p_other, e_other) = encoders.items()
+    idx = sorted(set(layers.values()))
+    hits = {}
+    for prefix, enc in ((p_doc, e_doc), (p_other, e_other)):
+        t = cal.tatoeba_retrieval(enc, langs, n=n, seed=seed, layers=idx, keep_hits=True, loader=loader)
+        hits[prefix] = t[t.direction == direction].set_index(["layer", "lang"])["hits"]
+    rows = []
+    for label, layer in layers.items():
+        pooled = {p: [] for p in hits}
+        for lang in [*langs, "all"]:
+            if lang == "all":
+                a, b = (np.concatenate(pooled[p]) for p in (p_doc, p_other))
+            else:
+                a, b = (np.asarray(hits[p].loc[(layer, lang)], dtype=float) for p in (p_doc, p_other))
+                pooled[p_doc].append(a)
+                pooled[p_other].append(b)
+            diff, lo, hi = paired_difference_ci(a, b, N_BOOT, seed=seed, scale=100)
+            rows.append({"model": model, "layer": label, "layer_index": layer, "lang": lang, "n_pairs": len(a),
+                         p_doc: 100 * a.mean(), p_other: 100 * b.mean(), "diff": diff, "ci_lo": lo, "ci_hi": hi})
+    return pd.DataFrame(rows)

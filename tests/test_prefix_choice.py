@@ -1,0 +1,66 @@
+"""Chapter 3's prefix comparison: the documented prefix against the other, paired over the same sentences."""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from xalign.papers.calibrated2023 import evidence, views
+from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_effect
+
+
+class PrefixedFake:
+    """Layer 1 holds the sentence's meaning; with ``broken`` items it holds noise for those meaning ids."""
+
+    name, n_layers, dim = "fake", 2, 8
+
+    def __init__(self, prefix, broken=frozenset()):
+        self.prefix, self.broken = prefix, broken
+
+    def encode_sentences(self, texts, pooling="mean", layers=None):
+        out = []
+        for t in texts:
+            meaning = int(t.split(":")[1])
+            noise = np.random.default_rng(int(hashlib.md5(t.encode()).hexdigest()[:8], 16)).normal(size=self.dim)
+            clean = noise if meaning in self.broken else np.random.default_rng(meaning).normal(size=self.dim)
+            out.append(np.stack([noise, clean]))
+        x = np.array(out, np.float32)
+        return x if layers is None else x[:, layers]
+
+
+def loader(lang):
+    return [(f"{lang}:{i}", f"en:{i}") for i in range(40)]
+
+
+def test_the_paired_difference_counts_the_sentences_the_other_prefix_loses():
+    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
+    assert set(out.lang) == {"de", "fr", "all"} and set(out.layer) == {"chosen", "last"}
+    pooled = out[(out.lang == "all") & (out.layer == "chosen")].iloc[0]
+    assert pooled.n_pairs == 80
+    assert pooled["query: "] == 100.0
+    assert pooled["passage: "] == pytest.approx(100 * 60 / 80, abs=1.3)  # 10 of 40 per language lost (+/- a lucky hit)
+    assert pooled["diff"] == pytest.approx(pooled["query: "] - pooled["passage: "])
+    assert 0 < pooled.ci_lo <= pooled["diff"] <= pooled.ci_hi
+    same = prefix_effect("m", {"query: ": encoders["query: "], "passage: ": PrefixedFake("passage: ")},
+                         ["de"], {"chosen": 1}, n=None, loader=loader)
+    assert (same["diff"] == 0).all() and (same.ci_lo == 0).all() and (same.ci_hi == 0).all()
+
+
+def test_the_sentence_and_table_say_what_the_numbers_say():
+    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
+    text = evidence.prefix_sentence(out)
+    assert "over all 80 sentences" in text and "`query:` is ahead beyond its interval in 2 of 2 languages" in text
+    table = views.prefix_table(out)
+    assert list(table.language) == ["all (pooled)", "de", "fr"]
+    assert "no model of this run" in evidence.prefix_sentence(out.iloc[0:0]).lower()
+
+
+def test_only_families_with_two_documented_prefixes_are_compared():
+    assert has_prefix_choice("multilingual-e5-small") and not has_prefix_choice("bert-base-multilingual-cased")
+
+
+def test_two_encoders_are_required():
+    with pytest.raises(ValueError, match="exactly two prefixes"):
+        prefix_effect("m", {"query: ": PrefixedFake("query: ")}, ["de"], {"chosen": 1}, n=None, loader=loader)
