@@ -106,8 +106,10 @@ MODEL = P.model
 # training pairs, vectors normalised, centred and normalised again); RCSLS (Joulin et al.
 # 2018: the relaxed CSLS loss from the Procrustes solution, k = 10, negatives from the most
 # frequent words); VecMap's supervised multi-step framework (Artetxe et al. 2018) with its
-# recommended settings. Retrieval is by cosine (NN) or CSLS (k = 10, densities over the whole
-# vocabularies, as MUSE computes them). P@k counts a covered source word as correct if any
+# recommended settings. None of the three draws at random (RCSLS starts from Procrustes and
+# descends on the full batch; VecMap's supervised mode has no stochastic step), so a rerun gives the
+# same maps and the only uncertainty is the test items'. Retrieval is by cosine (NN) or CSLS (k = 10,
+# densities over the whole vocabularies, as MUSE computes them). P@k counts a covered source word as correct if any
 # gold translation is among its k best candidates; *coverage* is the share of the test
 # dictionary's source words that have a vector and a gold translation among the candidates.
 # Every P@k comes with a 95% bootstrap interval over the test queries (1,000 resamples).
