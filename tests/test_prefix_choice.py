@@ -64,3 +64,9 @@ def test_only_families_with_two_documented_prefixes_are_compared():
 def test_two_encoders_are_required():
     with pytest.raises(ValueError, match="exactly two prefixes"):
         prefix_effect("m", {"query: ": PrefixedFake("query: ")}, ["de"], {"chosen": 1}, n=None, loader=loader)
+
+
+def test_a_prefix_that_changes_nothing_is_said_so():
+    same = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ")}
+    text = evidence.prefix_sentence(prefix_effect("m", same, ["de"], {"chosen": 1}, n=None, loader=loader))
+    assert "no language moves at all" in text and "largest moves" not in text

@@ -465,8 +465,10 @@ def prefix_sentence(effect: pd.DataFrame) -> str:
                  for layer, r in pooled.iterrows()]
         n_better = int((per.ci_lo > 0).sum())
         n_worse = int((per.ci_hi < 0).sum())
+        moved = largest[largest["diff"].abs() > 0]
+        moves = ("the largest moves: " + ", ".join(f"{r.lang} {signed(r['diff'])}" for _, r in moved.iterrows())
+                 if len(moved) else "no language moves at all")
         out.append(f"For {model}, over all {int(pooled.n_pairs.iloc[0])} sentences of the sample ({'; '.join(parts)}). "
                    f"Per language at the chosen layer, {doc} is ahead beyond its interval in {n_better} of "
-                   f"{len(per)} languages and behind in {n_worse}; the largest moves: "
-                   + ", ".join(f"{r.lang} {signed(r['diff'])}" for _, r in largest.iterrows()) + ".")
+                   f"{len(per)} languages and behind in {n_worse}; {moves}.")
     return " ".join(out)
