@@ -77,6 +77,12 @@ def test_weighted_f1_matches_sklearn_including_bootstrap_repeats():
 def test_language_mean_f1_and_errors():
     rows = np.array([[0, 0, 0], [0, 1, 0], [1, 0, 0], [1, 1, 1]])
     assert language_mean_f1(rows) == pytest.approx((weighted_f1([0, 1], [0, 0]) + 1.0) / 2)
+    rng = np.random.default_rng(1)  # the one-pass count equals the language-by-language loop
+    rows = np.c_[rng.integers(0, 5, 300), rng.integers(0, 40, 300), rng.integers(0, 40, 300)]
+    rows[::3, 2] = rows[::3, 1]
+    loop = np.mean([weighted_f1(rows[rows[:, 0] == x, 1], rows[rows[:, 0] == x, 2]) for x in np.unique(rows[:, 0])])
+    assert language_mean_f1(rows) == pytest.approx(loop)
+    assert language_mean_f1(rows.astype(float) * [3, 1, 1]) == pytest.approx(loop)  # ids as floats, any values
     with pytest.raises(ValueError, match="same length"):
         weighted_f1([0, 1], [0])
     with pytest.raises(ValueError, match="empty"):
