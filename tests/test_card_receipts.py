@@ -122,7 +122,9 @@ def test_files_used_records_repeats_and_nests():
         with files_used() as inner:
             tatoeba_pairs("de")
         assert set(inner) == {"tatoeba/tatoeba.deu-eng.deu", "tatoeba/tatoeba.deu-eng.eng"}
-    assert set(outer) == set(inner)
+        tatoeba_pairs("sw")  # the inner block, equal to the outer one until now, has closed: only the outer sees it
+    assert set(inner) == {"tatoeba/tatoeba.deu-eng.deu", "tatoeba/tatoeba.deu-eng.eng"}
+    assert set(outer) == set(inner) | {"tatoeba/tatoeba.swh-eng.swh", "tatoeba/tatoeba.swh-eng.eng"}
 
 
 def test_receipts_for_a_layered_encoder():

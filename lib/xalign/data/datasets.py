@@ -232,8 +232,8 @@ def files_used():
     _RECORDERS.append(seen)
     try:
         yield seen
-    finally:
-        _RECORDERS.remove(seen)
+    finally:  # by identity: two blocks may hold equal dicts
+        del _RECORDERS[next(i for i, r in enumerate(_RECORDERS) if r is seen)]
 
 
 def _download(ds: Dataset, relpath: str, target: Path, expected: str | None) -> None:
