@@ -79,7 +79,8 @@ def _protocol(cfg: dict) -> dict[str, tuple[str, str, str]]:
     btsr = (f"en-{x} set from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, up to {cfg['btsr_candidates']} "
             f"candidates (seed {seed})")
     out["btsr_p1"] = (f"en->{x}: en word tokens query {x} word tokens in context",
-                      "cosine after an orthogonal Procrustes map fitted on token word-alignment anchors, P@1", btsr)
+                      ("cosine after an orthogonal Procrustes map (centred) fitted on token word-alignment anchors, P@1 "
+                       "(ties shared in expectation)"), btsr)
     out["sts"] = ("none: each pair's two sentences are compared with each other",
                   "cosine of the pair against the gold score, Spearman x 100, mean over tracks",
                   f"STS 2017 {', '.join(cfg['sts_tracks'])}: the first {cfg['sts_n']} pairs of each")
