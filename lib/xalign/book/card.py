@@ -9,6 +9,8 @@ samples with 95% bootstrap confidence intervals:
 measure                   level  protocol (paper / chapter)
 ========================  =====  ==========================================================
 tatoeba_{nn,csls}_{dir}   sent.  Tatoeba retrieval accuracy, xx->en and en->xx (calibrated, ch. 3)
+mexa                      sent.  MEXA alignment: share of Tatoeba pairs that are mutual top-1 (Kargaran et al. 2025)
+mteb_bitext_f1            sent.  MTEB's Tatoeba main score at the output layer: weighted F1 of xx->en cosine top-1
 s_weak, s_strong          word   translated-in-context word pairs, de-en WMT19 (Gaschi, ch. 1)
 bli_{nn,csls}             word   BLI P@1 En->X, words fed alone, zh vocabulary pruned (Wickramasinghe, ch. 4)
 btsr_p1                   word   BTSR P@1 after Procrustes on token word alignments (Liu, ch. 2)
@@ -22,7 +24,9 @@ cache, so a second card of the same model takes seconds. The result file
 (``results/cards/<model>.json``) is MTEB-like: model, revision, data files with
 their sha256, package versions, and one main score per measure (the value at
 the measure's best layer; the best layer is chosen on the same sample, so it is
-slightly optimistic, as every "best layer" number in the papers).
+slightly optimistic, as every "best layer" number in the papers). Every measure
+carries a receipt (:mod:`xalign.book.receipts`): pooling per layer, prefix, direction,
+scoring, sample and the data files it read with their sha256.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
+from xalign.book.receipts import attach_receipts, run_recorded
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
 
@@ -44,6 +49,8 @@ MEASURES = {  # id: (title, level, unit)
     "tatoeba_nn_en-xx": ("Tatoeba retrieval, NN, en->xx", "sentence", "accuracy %"),
     "tatoeba_csls_xx-en": ("Tatoeba retrieval, CSLS, xx->en", "sentence", "accuracy %"),
     "tatoeba_csls_en-xx": ("Tatoeba retrieval, CSLS, en->xx", "sentence", "accuracy %"),
+    "mexa": ("MEXA alignment (Tatoeba, mutual top-1)", "sentence", "% of pairs"),
+    "mteb_bitext_f1": ("Tatoeba bitext F1, MTEB protocol (output layer)", "sentence", "weighted F1 x 100"),
     "s_weak": ("Word-level weak alignment S_weak", "word", "x 100"),
     "s_strong": ("Word-level strong alignment S_strong", "word", "x 100"),
     "bli_nn": ("BLI P@1, NN (pruned)", "word type", "P@1 %"),
@@ -172,11 +179,15 @@ def _counts(percent: float, n: int) -> np.ndarray:
 
 # ------------------------------------------------------------------ sentence-level measures
 def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
+    """Tatoeba retrieval (NN, CSLS; both directions) and MEXA at every layer, MTEB's bitext F1 at the output."""
+    from xalign.book.card_bitext import mteb_f1_summary, output_label
     from xalign.data.sentdata import tatoeba_pairs
+    from xalign.measures.mexa import mexa_hits
     from xalign.measures.sentence_retrieval import nearest
     from xalign.papers.calibrated2023.calibrated import sample_rows
 
     hits: dict[tuple, list] = {}
+    retrieved = {}  # language -> the output layer's xx->en cosine top-1 (MTEB's bitext score)
     for lang in cfg.tatoeba_langs:
         pairs = tatoeba_pairs(lang)
         pairs = [pairs[i] for i in sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)]
@@ -186,9 +197,13 @@ def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
             for method, short in (("cosine", "nn"), ("csls", "csls")):
                 hits.setdefault((short, "xx-en", label), []).append(nearest(X[label], Y[label], method, cfg.csls_k) == gold)
                 hits.setdefault((short, "en-xx", label), []).append(nearest(Y[label], X[label], method, cfg.csls_k) == gold)
+            hits.setdefault(("mexa", "", label), []).append(mexa_hits(X[label], Y[label]))
+        retrieved[lang] = nearest(X[output_label(m.labels)], Y[output_label(m.labels)], "cosine")
     out: dict[str, dict] = {}
     for (short, d, label), h in hits.items():
-        out.setdefault(f"tatoeba_{short}_{d}", {})[label] = _acc(np.concatenate(h), cfg.n_boot, cfg.seed)
+        out.setdefault("mexa" if short == "mexa" else f"tatoeba_{short}_{d}", {})[label] = \
+            _acc(np.concatenate(h), cfg.n_boot, cfg.seed)
+    out["mteb_bitext_f1"] = {output_label(m.labels): mteb_f1_summary(retrieved, cfg.n_boot, cfg.seed)}
     return out
 
 
@@ -363,8 +378,7 @@ def run_card(model, config: CardConfig | None = None, log=print) -> dict:
     m = wrap(model)
     steps = {}
     for step in _steps(m):
-        t0 = time.time()
-        steps[step.__name__] = {"per_layer": step(m, cfg), "seconds": round(time.time() - t0, 1)}
+        steps[step.__name__] = run_recorded(step, m, cfg)
         log(f"[card] {m.name}: {step.__name__} done in {steps[step.__name__]['seconds']:.0f} s")
     return _card(m, cfg, steps, started)
 
@@ -397,8 +411,7 @@ def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
     if model not in _LOADED:  # a worker runs several steps of a model: load it once per worker
         _LOADED.clear()
         _LOADED[model] = wrap(model)
-    t0 = time.time()
-    return {"per_layer": _STEPS[step](_LOADED[model], CardConfig(**config)), "seconds": round(time.time() - t0, 1)}
+    return run_recorded(_STEPS[step], _LOADED[model], CardConfig(**config))
 
 
 def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
@@ -408,6 +421,7 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
 
     measures = {mid: _summary(mid, per_layer, m.labels)
                 for r in steps.values() for mid, per_layer in r["per_layer"].items()}
+    attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
         "model": m.name, "revision": m.revision, "layered": m.layered, "layers": m.labels,

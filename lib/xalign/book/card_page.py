@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
+from xalign.book.receipts import receipts_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.paths import results_dir
@@ -165,6 +166,7 @@ def card_markdown(card: dict, image: str | None = None) -> str:
               "The best layer is chosen on the same sample (slightly optimistic)."), "",
               "Data files: " + ", ".join(f"`{d.get('dataset', '')}/{Path(str(d.get('file', ''))).name}`"
                                          for d in card.get("data", [])) + "."]
+    lines += ["", *receipts_markdown(card)]
     return "\n".join(lines) + "\n"
 
 

@@ -98,6 +98,10 @@ def main(argv: list[str] | None = None) -> int:
 
     cm = sub.add_parser("compare", help="models x measures table from every card on disk")
     cm.add_argument("--out", help="cards directory (default: results/cards)")
+    cm.add_argument("--mteb", metavar="FILE", help="set a card's Tatoeba bitext score beside an MTEB result file "
+                    "(Tatoeba.json), language by language, with the set-up differences")
+    cm.add_argument("--model", help="with --mteb: the card's model (default: the model_meta.json beside FILE, "
+                    "or the only card)")
 
     s = sub.add_parser("status", help="print the reproduction ledger: every table and figure, its status")
     s.add_argument("--profile", default="default")
@@ -175,6 +179,8 @@ def main(argv: list[str] | None = None) -> int:
             page = save_card(card, args.out)
             print(f"card: {page}")
             print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+    elif args.command == "compare" and args.mteb:
+        return _compare_mteb(args)
     elif args.command == "compare":
         from xalign.book.card_page import compare_markdown
 
@@ -249,6 +255,19 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.core.offline_model import materialize_offline_model
 
         print(materialize_offline_model())
+    return 0
+
+
+def _compare_mteb(args) -> int:
+    from xalign.book.card_page import load_cards
+    from xalign.book.mteb_compare import MTEBFileError, mteb_comparison_markdown, pick_card, read_mteb_bitext
+
+    try:
+        mteb = read_mteb_bitext(args.mteb)
+        print(mteb_comparison_markdown(pick_card(load_cards(args.out), args.mteb, args.model), mteb), end="")
+    except MTEBFileError as exc:
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -16,6 +16,7 @@ name the exact data they were computed from (:func:`provenance`).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
 import shutil
@@ -34,6 +35,7 @@ REGISTRY = Path(__file__).with_name("registry.txt")
 MIRROR_VARIABLE = "XALIGN_DATA_MIRROR"
 
 _FETCHED: dict[str, dict] = {}
+_RECORDERS: list[dict[str, dict]] = []  # open files_used() blocks
 
 
 class DataNotFoundError(FileNotFoundError):
@@ -207,12 +209,31 @@ def _record(ds: Dataset, relpath: str, path: Path, origin: str) -> Path:
         _FETCHED[key] = {"dataset": ds.name, "file": relpath, "sha256": file_sha256(path),
                          "declared_sha256": ds.checksums.get(relpath), "origin": origin,
                          "license": ds.license}
+    for seen in _RECORDERS:
+        seen[key] = dict(_FETCHED[key])
     return path
 
 
 def provenance() -> list[dict]:
     """Every data file handed out in this process: data set, file, sha256, origin, license."""
     return [dict(v) for _, v in sorted(_FETCHED.items())]
+
+
+@contextlib.contextmanager
+def files_used():
+    """The data files handed out inside a ``with`` block, cache hits and repeats included.
+
+    Yields:
+        A dict filled while the block runs: ``"<data set>/<file>"`` -> the file's record (data set,
+        file, sha256, declared sha256, origin, license), as in :func:`provenance`. Blocks may nest;
+        each sees every file handed out while it is open.
+    """
+    seen: dict[str, dict] = {}
+    _RECORDERS.append(seen)
+    try:
+        yield seen
+    finally:  # by identity: two blocks may hold equal dicts
+        del _RECORDERS[next(i for i, r in enumerate(_RECORDERS) if r is seen)]
 
 
 def _download(ds: Dataset, relpath: str, target: Path, expected: str | None) -> None:
