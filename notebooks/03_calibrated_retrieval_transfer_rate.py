@@ -76,7 +76,7 @@ seed = None                  # sampling seed
 # %%
 from xalign.book import display
 from xalign.book.results import ChapterRun, paper_table
-from xalign.papers.calibrated2023 import evidence, figures, views
+from xalign.papers.calibrated2023 import evidence, figures, prefix_choice, views
 from xalign.papers.calibrated2023 import experiments as C3
 from xalign.papers.calibrated2023 import transfer_experiments as X3
 from xalign.papers.meta import parameters
@@ -142,7 +142,7 @@ display.figure("ch03-layer-languages", figures.plot_language_layers(plain.per_la
 # same Tatoeba sample encoded with `passage: ` shows what the other choice costs (paired bootstrap):
 
 # %% tags=["remove-input"]
-display.prose(evidence.prefix_sentence(prefix))
+display.prose(prefix_choice.prefix_sentence(prefix))
 display.table(views.prefix_table(prefix), caption=f"Tatoeba accuracy ({P.compare_direction}) with each "
               "prefix e5 documents; difference = query minus passage") if len(prefix) else None;
 

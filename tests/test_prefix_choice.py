@@ -5,8 +5,8 @@ import hashlib
 import numpy as np
 import pytest
 
-from xalign.papers.calibrated2023 import evidence, views
-from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_effect
+from xalign.papers.calibrated2023 import views
+from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_effect, prefix_sentence
 
 
 class PrefixedFake:
@@ -50,11 +50,11 @@ def test_the_paired_difference_counts_the_sentences_the_other_prefix_loses():
 def test_the_sentence_and_table_say_what_the_numbers_say():
     encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
     out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
-    text = evidence.prefix_sentence(out)
+    text = prefix_sentence(out)
     assert "over all 80 sentences" in text and "`query:` is ahead beyond its interval in 2 of 2 languages" in text
     table = views.prefix_table(out)
     assert list(table.language) == ["all (pooled)", "de", "fr"]
-    assert "no model of this run" in evidence.prefix_sentence(out.iloc[0:0]).lower()
+    assert "no model of this run" in prefix_sentence(out.iloc[0:0]).lower()
 
 
 def test_only_families_with_two_documented_prefixes_are_compared():
@@ -68,5 +68,5 @@ def test_two_encoders_are_required():
 
 def test_a_prefix_that_changes_nothing_is_said_so():
     same = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ")}
-    text = evidence.prefix_sentence(prefix_effect("m", same, ["de"], {"chosen": 1}, n=None, loader=loader))
+    text = prefix_sentence(prefix_effect("m", same, ["de"], {"chosen": 1}, n=None, loader=loader))
     assert "no language moves at all" in text and "largest moves" not in text

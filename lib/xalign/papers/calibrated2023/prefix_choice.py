@@ -17,6 +17,7 @@ import pandas as pd
 from xalign.core.prefixes import documented_prefix
 from xalign.measures.intervals import paired_difference_ci
 from xalign.papers.calibrated2023 import calibrated as cal
+from xalign.papers.calibrated2023.evidence import ci_text, signed
 
 N_BOOT = 1000
 
@@ -68,3 +69,28 @@ def prefix_effect(model: str, encoders: dict[str, object], langs: Sequence[str],
             rows.append({"model": model, "layer": label, "layer_index": layer, "lang": lang, "n_pairs": len(a),
                          p_doc: 100 * a.mean(), p_other: 100 * b.mean(), "diff": diff, "ci_lo": lo, "ci_hi": hi})
     return pd.DataFrame(rows)
+
+
+def prefix_sentence(effect: pd.DataFrame) -> str:
+    """What the prefix choice does to Tatoeba, from :func:`.prefix_choice.prefix_effect`'s rows."""
+    if effect is None or effect.empty:
+        return "No model of this run documents more than one input prefix; nothing to compare."
+    prefixes = [c for c in effect.columns if c.endswith(": ")]
+    doc, other = (f"`{p.strip()}`" for p in prefixes)
+    out = []
+    for model, g in effect.groupby("model", sort=False):
+        pooled = g[g.lang == "all"].set_index("layer")
+        per = g[(g.lang != "all") & (g.layer == "chosen")]
+        largest = per.loc[per["diff"].abs().sort_values(ascending=False).index[:3]]
+        parts = [f"{layer} layer: {r[prefixes[0]]:.1f}% with {doc}, {r[prefixes[1]]:.1f}% with {other}, a "
+                 f"difference of {signed(r['diff'])} points ({ci_text(r.ci_lo, r.ci_hi)})"
+                 for layer, r in pooled.iterrows()]
+        n_better = int((per.ci_lo > 0).sum())
+        n_worse = int((per.ci_hi < 0).sum())
+        moved = largest[largest["diff"].abs() > 0]
+        moves = ("the largest moves: " + ", ".join(f"{r.lang} {signed(r['diff'])}" for _, r in moved.iterrows())
+                 if len(moved) else "no language moves at all")
+        out.append(f"For {model}, over all {int(pooled.n_pairs.iloc[0])} sentences of the sample ({'; '.join(parts)}). "
+                   f"Per language at the chosen layer, {doc} is ahead beyond its interval in {n_better} of "
+                   f"{len(per)} languages and behind in {n_worse}; {moves}.")
+    return " ".join(out)
