@@ -16,6 +16,7 @@ import pandas as pd
 
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import report
+from xalign.papers.calibrated2023.seed_spread import seed_change_phrase, seed_verdict
 from xalign.papers.calibrated2023.wording import _finite, _list, change_phrase, ci_text, signed, verdict
 
 
@@ -86,7 +87,7 @@ def retrieval_before(table1: pd.DataFrame) -> list[str]:
 
 
 def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: pd.DataFrame,
-                       counterpart: dict) -> list[str]:
+                       counterpart: dict, spread: dict | None = None) -> list[str]:
     """The paper's first claim: English sentence-embedding fine-tuning moves retrieval (and STS).
 
     Args:
@@ -94,6 +95,8 @@ def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: p
         change_ci: :func:`report.change_intervals`.
         changes: :func:`report.language_changes` (per language, with intervals).
         counterpart: our model -> the paper model compared with.
+        spread: our model -> :class:`.seed_spread.SeedSpread` (None: the changes are worded by their
+            intervals alone).
     """
     paper = deltas[deltas.source == "paper"].set_index("model")
     out = []
@@ -112,18 +115,23 @@ def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: p
                 continue
             lo, hi = (ci.ci_lo.iloc[0], ci.ci_hi.iloc[0]) if len(ci) else (np.nan, np.nan)
             theirs = paper[col].get(ref) if ref in paper.index and col in paper else None
-            parts.append(f"{what} {change_phrase(r[col], lo, hi)}"
+            sp = (spread or {}).get(m)
+            seeds = sp.changes[task] if sp is not None and sp.available else None
+            phrase = seed_change_phrase(r[col], lo, hi, seeds) if spread is not None else change_phrase(r[col], lo, hi)
+            parts.append(f"{what} {phrase}"
                          + (f", where the paper's {ref} changes by {signed(theirs)}" if _finite(theirs) else ""))
         if parts:
             out.append(f"With the fine-tuning run here, {m}'s " + "; its ".join(parts) + ".")
         per = changes[changes.model == m]
         if len(per):
-            out.append(language_sentence(m, per))
+            sp = (spread or {}).get(m)
+            out.append(language_sentence(m, per, sp.languages if sp is not None and sp.available else None))
     return out
 
 
-def language_sentence(model: str, per: pd.DataFrame) -> str:
-    """How many languages rise or fall beyond their own interval, and the extremes."""
+def language_sentence(model: str, per: pd.DataFrame, seeds: dict | None = None) -> str:
+    """How many languages rise or fall beyond their own interval, and the extremes; with ``seeds``
+    (language -> the change with each fine-tuning seed), how many of those hold across the seeds."""
     up = per[per.ci_lo > 0]
     down = per[per.ci_hi < 0]
     n = len(per)
@@ -140,6 +148,13 @@ def language_sentence(model: str, per: pd.DataFrame) -> str:
         tally = f"of its {n} languages {' and '.join(b for b in bits if b)} beyond their own 95% interval"
         if len(down):
             tally += f" (falling: {_list(list(down.lang))})"
+        if seeds is not None:
+            held = sum(seed_verdict(seeds.get(r.lang, [])) == ("up" if r.ci_lo > 0 else "down")
+                       for r in pd.concat([up, down]).itertuples())
+            n_moved = len(up) + len(down)
+            tally += (f"; {held} of these {n_moved} move the same way with every fine-tuning seed by more than the "
+                      f"seeds' spread" + (f", {n_moved - held} are unstable across fine-tuning seeds"
+                                          if held < n_moved else ""))
     return f"For {model}, {span}; {tally}."
 
 
@@ -188,9 +203,10 @@ def checkpoint_caption(runs: dict, chosen: dict, checkpoints: dict) -> str:
     return "Every checkpoint, scored at the layer chosen before fine-tuning. " + "; ".join(parts) + "."
 
 
-def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict) -> list[str]:
+def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict, spread: dict | None = None) -> list[str]:
     """Which checkpoint validation chose, on how many queries and by what margin, and how much the final
-    checkpoint and the first-to-last run moved validation retrieval and STS (one run: no interval)."""
+    checkpoint and the first-to-last run moved validation retrieval and STS (one run: no interval); with
+    ``spread`` (model -> :class:`.seed_spread.SeedSpread`), the steps chosen with each measured seed."""
     out = []
     for m, r in runs.items():
         f = checkpoint_facts(r, chosen[m], checkpoints[m])
@@ -208,6 +224,10 @@ def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict) -> list[str
             text += (f"; from the first checkpoint to the last, validation retrieval "
                      f"{_moves(c['validation'].iloc[-1] - c['validation'].iloc[0])} and STS "
                      f"{_moves(c['sts'].iloc[-1] - c['sts'].iloc[0])} (one run, no interval)")
+        sp = (spread or {}).get(m)
+        if sp is not None and sp.available:
+            text += (f"; with fine-tuning seeds {_list([str(x) for x in sp.seeds])} validation chose steps "
+                     f"{_list([str(x) for x in sp.chosen_steps])}")
         out.append(text + ".")
     return out
 
@@ -362,8 +382,9 @@ def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None 
     protocol = ("a logistic regression on frozen sentence features" if P.xnli_method == "frozen"
                 else "full fine-tuning")
     items = [*retrieval_before(control.table1),
-             *calibration_effect(calib.deltas, calib.change_ci, changes, setup.counterpart),
-             *checkpoint_sentence(calib.runs, calib.chosen, calib.checkpoints),
+             *calibration_effect(calib.deltas, calib.change_ci, changes, setup.counterpart,
+                                 getattr(calib, "seed_spread", None)),
+             *checkpoint_sentence(calib.runs, calib.chosen, calib.checkpoints, getattr(calib, "seed_spread", None)),
              *control_sentence(control.control),
              *transfer_sentences(xnli.blocks, setup.xnli_models, protocol),
              *rate_intervals_sentence(xnli.blocks, setup.xnli_models, P.xnli_n_test),
@@ -375,7 +396,8 @@ def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None 
 
 def headline(P, setup, calib) -> str:
     """One sentence with one number and its interval: what English sentence-embedding fine-tuning does
-    to the first model's average Tatoeba retrieval, beside the paper's counterpart."""
+    to the first model's average Tatoeba retrieval, beside the paper's counterpart; a rise or fall the
+    measured fine-tuning seeds do not all show (:func:`.seed_spread.seed_verdict`) is called unstable."""
     m = setup.models[0]
     ours = calib.deltas[(calib.deltas.source == "ours") & (calib.deltas.model == m)]
     ci = calib.change_ci[(calib.change_ci.model == m) & (calib.change_ci.task == "CLSR")]
@@ -390,8 +412,11 @@ def headline(P, setup, calib) -> str:
     if v == "exact":
         return (f"English sentence-embedding fine-tuning leaves {m}'s average Tatoeba retrieval exactly where it "
                 f"was: no sentence changes its nearest neighbour (0.0 points, {ci_text(lo, hi)}){theirs}.")
-    verb = {"up": "raises", "down": "lowers"}.get(v, "changes")
-    tail = " — within sampling noise" if v == "noise" else ""
+    sp = getattr(calib, "seed_spread", {}).get(m)
+    unstable = v in ("up", "down") and sp is not None and sp.available and seed_verdict(sp.changes["CLSR"]) != v
+    verb = {"up": "raises", "down": "lowers"}.get(v, "changes") if not unstable else "changes"
+    tail = (" — within sampling noise" if v == "noise" else
+            f" — unstable across {len(sp.seeds)} fine-tuning seeds" if unstable else "")
     return (f"English sentence-embedding fine-tuning {verb} {m}'s average Tatoeba retrieval by {signed(value)} "
             f"points ({ci_text(lo, hi)}){tail}{theirs}.")
 

@@ -26,7 +26,7 @@ import pandas as pd
 from xalign.core.profiles import as_list
 from xalign.data.paper_tables import paper_table
 from xalign.papers.calibrated2023 import calibrated as cal
-from xalign.papers.calibrated2023 import finetune, report, transfer
+from xalign.papers.calibrated2023 import finetune, report, seed_spread, transfer
 from xalign.papers.meta import check_model_layers
 
 CHAPTER = "03_calibrated_retrieval_transfer_rate"
@@ -229,6 +229,7 @@ class Calibration:
     deltas: pd.DataFrame        # change with fine-tuning, ours beside the paper's
     change_ci: pd.DataFrame     # intervals of our changes
     caption: str                # what the fine-tuning run was, generated
+    seed_spread: dict           # model -> seed_spread.SeedSpread: the changes over fine-tuning seeds (measured once)
     table5: pd.DataFrame        # compared with the paper
     table6: pd.DataFrame
 
@@ -283,7 +284,8 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     ours1 = report.table1_rows(t5_dir, sts, seed=P.seed)
     deltas = cal.finetuning_changes(paper_table(PAPER, "table1"), ours1)
     change_ci = report.change_intervals(t5_dir, sts, seed=P.seed)
-    caption = report.finetune_caption(runs, deltas, change_ci)
+    spread = {m: seed_spread.load_seed_spread(P, m, enc[m]) for m in setup.models}
+    caption = f"{report.finetune_caption(runs, deltas, change_ci)} {seed_spread.spread_note(spread)}"
 
     cp = setup.counterpart
     table5 = cal.compare_counterparts(
@@ -297,8 +299,8 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     return Calibration(n_nli=(len(nli_train), len(nli_all)), n_sts=(len(sts_train), len(sts_all)),
                        nli_train=nli_train, sts_train=sts_train, settings=settings, runs=runs, losses=losses,
                        checkpoints=ckpt, chosen=chosen, fig2=fig2, encoders=cal_enc, best=cal_best, t5=t5, sts=sts,
-                       table1=ours1, deltas=deltas, change_ci=change_ci, caption=caption, table5=table5,
-                       table6=table6)
+                       table1=ours1, deltas=deltas, change_ci=change_ci, caption=caption, seed_spread=spread,
+                       table5=table5, table6=table6)
 
 
 def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evaluate) -> pd.DataFrame:

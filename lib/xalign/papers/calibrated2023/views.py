@@ -12,8 +12,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.papers.calibrated2023.seed_spread import spread_note  # noqa: F401 (captions: the seeds' spread)
+
 CI_COLUMN = "95% CI"
 DIFF_COLUMN = "diff (ours − paper)"
+SEEDS_COLUMN = "over fine-tuning seeds"
 
 #: readable names of the key values in the results
 NAMES = {
@@ -35,6 +38,13 @@ SUMMARY_ROWS = ("avg", "gap")
 #: readable names of key columns
 KEY_NAMES = {"lang": "language", "setup": "setup", "block": "measure", "track": "track", "task": "task",
              "data": "data", "model": "paper model", "ours_model": "our model"}
+
+
+def seeds_text(values, digits: int = 1) -> str:
+    """``"+0.8 – +1.5 (3 seeds, SD 0.3)"``: the range of a number over fine-tuning seeds."""
+    v = np.asarray(list(values), float)
+    sd = f", SD {v.std(ddof=1):.{digits}f}" if len(v) > 1 else ""
+    return f"{v.min():+.{digits}f} – {v.max():+.{digits}f} ({len(v)} seeds{sd})"
 
 
 def interval_text(lo, hi, digits: int = 1) -> str | None:
@@ -233,14 +243,26 @@ def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int,
     return pd.DataFrame(rows)
 
 
-def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame) -> pd.DataFrame:
-    """Table 1's changes with fine-tuning (points), the paper's models and ours, our intervals beside ours."""
+def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame, spread: dict | None = None) -> pd.DataFrame:
+    """Table 1's changes with fine-tuning (points), the paper's models and ours, our intervals beside ours.
+
+    Args:
+        deltas: :func:`.calibrated.finetuning_changes`; ``change_ci``: :func:`.report.change_intervals`.
+        spread: our model -> :class:`.seed_spread.SeedSpread`; adds per task the change's range over the
+            measured fine-tuning seeds ("not measured for this configuration" where none matches).
+    """
     out = deltas.copy()
     for task in ("CLSR", "STS"):
         ci = change_ci[change_ci.task == task].set_index("model")
         out[f"{task}: {CI_COLUMN}"] = [interval_text(ci.ci_lo.get(m), ci.ci_hi.get(m)) if s == "ours" else None
                                        for m, s in zip(out["model"], out["source"])]
-    cols = ["source", "model"] + [c for task in ("CLSR", "STS") for c in (f"change in {task}", f"{task}: {CI_COLUMN}")
+        if spread is not None:
+            out[f"{task}: {SEEDS_COLUMN}"] = [
+                None if s != "ours" else (seeds_text(spread[m].changes[task]) if m in spread and spread[m].available
+                                          else "not measured for this configuration")
+                for m, s in zip(out["model"], out["source"])]
+    cols = ["source", "model"] + [c for task in ("CLSR", "STS")
+                                  for c in (f"change in {task}", f"{task}: {CI_COLUMN}", f"{task}: {SEEDS_COLUMN}")
                                   if c in out]
     return out[cols].rename(columns={"change in CLSR": "change in CLSR (points)",
                                      "change in STS": "change in STS (points)"})
