@@ -95,8 +95,7 @@ def test_seed_change_phrase_claims_only_what_every_seed_shows():
     assert "unstable across fine-tuning seeds" in shaky and "rose" not in shaky and "−0.2 to +1.1" in shaky
     noise = S.seed_change_phrase(0.2, -0.5, 0.9, [0.2, 0.1, 0.3])
     assert noise.startswith("did not move beyond sampling noise") and "3 fine-tuning seeds" in noise
-    none = S.seed_change_phrase(1.1, 0.5, 1.7, None)
-    assert none.startswith("rose by 1.1") and "no seed spread is available for this configuration" in none
+    assert S.seed_change_phrase(1.1, 0.5, 1.7, None) == "rose by 1.1 points (95% CI +0.5 to +1.7)"
 
 
 def test_evidence_table_and_caption_show_the_seeds():
@@ -114,7 +113,8 @@ def test_evidence_table_and_caption_show_the_seeds():
     assert "1 of these 2 move the same way with every fine-tuning seed" in text and "1 are unstable" in text
     unmeasured = S.SeedSpread("m", reason="the seed spread was measured with another configuration: prefix")
     text = " ".join(evidence.calibration_effect(deltas, ci, per, {}, {"m": unmeasured}))
-    assert "rose by 1.1 points" in text and "no seed spread is available for this configuration" in text
+    assert "rose by 1.1 points (95% CI +0.5 to +1.7); its STS" in text
+    assert text.count("No seed spread is available for this configuration, so whether these changes hold") == 1
     table = views.changes_table(deltas, ci, {"m": shaky})
     assert table["CLSR: over fine-tuning seeds"].tolist() == ["−0.2 – +1.1 (3 seeds, SD 0.7)".replace("−", "-")]
     assert views.changes_table(deltas, ci, {"m": unmeasured})["STS: over fine-tuning seeds"].tolist() == [

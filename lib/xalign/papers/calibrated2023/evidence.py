@@ -121,7 +121,11 @@ def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: p
             parts.append(f"{what} {phrase}"
                          + (f", where the paper's {ref} changes by {signed(theirs)}" if _finite(theirs) else ""))
         if parts:
-            out.append(f"With the fine-tuning run here, {m}'s " + "; its ".join(parts) + ".")
+            sp = (spread or {}).get(m)
+            unknown = spread is not None and (sp is None or not sp.available)
+            out.append(f"With the fine-tuning run here, {m}'s " + "; its ".join(parts) + "."
+                       + (" No seed spread is available for this configuration, so whether these changes hold "
+                          "across fine-tuning seeds is not known." if unknown else ""))
         per = changes[changes.model == m]
         if len(per):
             sp = (spread or {}).get(m)

@@ -240,11 +240,12 @@ def seed_change_phrase(value, lo, hi, seeds=None, unit: str = "points") -> str:
 
     Args:
         value, lo, hi: this run's change and its 95% interval (points).
-        seeds: the change with each measured fine-tuning seed; None: no seed spread is available.
+        seeds: the change with each measured fine-tuning seed; None: no seed spread is available (the
+            interval alone words it; the caller says that the seeds' spread is unknown).
     """
     v = verdict(lo, hi)
     if seeds is None:
-        return change_phrase(value, lo, hi, unit) + " (no seed spread is available for this configuration)"
+        return change_phrase(value, lo, hi, unit)
     over = f"{len(seeds)} fine-tuning seeds: {range_text(seeds)}"
     if v in ("up", "down"):
         if seed_verdict(seeds) == v:
