@@ -96,3 +96,18 @@ def test_transfer_with_seeds_keeps_targets_in_order():
     assert [(r["probe"], r["lang"]) for r in rows] == [("lr", "en"), ("lr", "xx"), ("mlp", "en"), ("mlp", "xx")]
     # identical test features: the same predictions, so the same numbers, for both targets
     assert rows[0]["acc_by_seed"] == rows[1]["acc_by_seed"] and rows[2]["acc_by_seed"] == rows[3]["acc_by_seed"]
+
+
+def test_the_seed_moves_sentevals_logistic_regression_not_sklearns():
+    """Why Tables 4-7 vary the seed of LR too: SentEval's LR is trained by RMSprop from random weights on
+    shuffled batches with a seeded early-stopping hold-out; an LBFGS fit (sklearn) with a fixed C is not
+    moved (with a C grid, the seeded k-fold split that picks C can move it)."""
+    X, y = noisy(n=150, seed=4)
+    torch_lr = ProbeSpec("lr", kind="logreg", config="prototyping", kfold=3)
+    accs = {s: evaluate_features(X[:100], y[:100], X[100:], y[100:], torch_lr, n_classes=3, seed=s, cache=False)["acc"]
+            for s in range(4)}
+    assert len(set(accs.values())) > 1, accs
+    sk = ProbeSpec("sk", backend="sklearn", regs=(1.0,))
+    sk_accs = {evaluate_features(X[:100], y[:100], X[100:], y[100:], sk, n_classes=3, seed=s, cache=False)["acc"]
+               for s in range(3)}
+    assert len(sk_accs) == 1

@@ -14,7 +14,15 @@ import pandas as pd
 
 from xalign.papers.nyholm2020.gap import gap_summary
 from xalign.papers.nyholm2020.report import _rng, diagnosis_summary, sweep_summary, xed_summary
-from xalign.papers.nyholm2020.wording import COLLAPSED_SHARE, change_phrase, points, separated, some_of, verb
+from xalign.papers.nyholm2020.wording import (
+    COLLAPSED_SHARE,
+    change_phrase,
+    every_seed,
+    points,
+    separated,
+    some_of,
+    verb,
+)
 
 
 def _step_rows(ladder: pd.DataFrame, step: str) -> pd.DataFrame:
@@ -83,14 +91,16 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
 
 def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> str:
     """Finding: the thesis-configuration runs that predict one class, and the agreement with the thesis
-    over the runs that do not (collapsed classifiers are left out of the agreement)."""
+    over the runs that do not (collapsed classifiers are left out of the agreement). With several seeds a
+    run is collapsed when any seed's classifier is (``collapsed``), and the text says in how many seeds."""
     ours = t4.dropna(subset=["ours"])
     if not len(ours):
         return ""
-    coll = ours[ours["majority share"] >= COLLAPSED_SHARE]
+    flag = lambda d: d["collapsed"].eq(True) if "collapsed" in d else d["majority share"] >= COLLAPSED_SHARE
+    coll = ours[flag(ours)]
     parts = []
     for clf, g in ours.groupby("classifier"):
-        c = g[g["majority share"] >= COLLAPSED_SHARE]
+        c = g[flag(g)]
         if not len(c):
             continue
         exact = bool((c["majority share"] >= 100 - 1e-9).all())
@@ -98,10 +108,11 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
         runs = verb(len(g), "run", "runs")
         does = verb(len(c), "predicts", "predict") if len(c) < len(g) or len(g) == 1 else "predict"
         where = "" if len(c) == len(g) else f" ({', '.join(sorted(c['lang']))})"
-        parts.append(f"{some_of(len(c), len(g))} thesis-configuration {clf} {runs} {does} {one}{where}")
+        parts.append(f"{some_of(len(c), len(g))} thesis-configuration {clf} {runs} {does} {one}{where}"
+                     + _seed_count(c))
     text = "**Collapsed classifiers.** On XNLI, " + "; ".join(parts) + "." if parts else \
         "**Collapsed classifiers.** No thesis-configuration run on XNLI predicts one class for every test pair."
-    live = ours[(ours["majority share"] < COLLAPSED_SHARE) & ours["paper"].notna()]
+    live = ours[~flag(ours) & ours["paper"].notna()]
     gaps = live["diff"].abs()
     spread = (f"{points(gaps.iloc[0])}" if len(live) == 1 else
               f"a median {gaps.median():.1f} points (largest {gaps.max():.1f})" if len(live) else "")
@@ -115,6 +126,17 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
         who = "The one run" if len(live) == 1 else f"The {len(live)} runs"
         text += f" {who} ({model_phrase(model)}) {verb(len(live), 'differs', 'differ')} from the thesis by {spread}."
     return text
+
+
+def _seed_count(c: pd.DataFrame) -> str:
+    """ " (in every one of its 3 seeds)" / " (in 1 to 3 of its 3 seeds)": how many seeds collapse, from
+    ``collapsed seeds`` and ``seeds``; empty with one seed or without the columns."""
+    if "collapsed seeds" not in c or "seeds" not in c or not len(c) or int(c["seeds"].max()) < 2:
+        return ""
+    k, n = c["collapsed seeds"].astype(int), int(c["seeds"].max())
+    if (k == n).all():
+        return f" (in every one of its {n} seeds)"
+    return f" (in {k.min()} to {k.max()} of its {n} seeds)" if k.min() != k.max() else f" (in {k.min()} of its {n} seeds)"
 
 
 def model_phrase(model: str = "multilingual-e5-small") -> str:
@@ -155,19 +177,26 @@ def repaired_summary(t4: pd.DataFrame) -> str:
     if not len(t):
         return ""
     sep = [separated((r["ours"], r["ours CI lo"], r["ours CI hi"]), (r["repaired"], r["repaired CI lo"],
-                                                                   r["repaired CI hi"])) for _, r in t.iterrows()]
+                                                                   r["repaired CI hi"]))
+           if every_seed(r, "ours", "repaired") or every_seed(r, "repaired", "ours") else 0
+           for _, r in t.iterrows()]  # a difference that changes with the seeds is not separated
     n_up = sum(s == 1 for s in sep)
     gain = t["repaired"] - t["ours"]
     if n_up == len(t):
-        claim = f"lies above the thesis configuration in all {len(t)} runs, with separate intervals"
+        claim = f"lies above the thesis configuration in all {len(t)} runs, with separate intervals{_for_seeds(t)}"
     elif n_up:
-        claim = (f"lies above the thesis configuration with separate intervals in {n_up} of {len(t)} runs; "
-                 f"in the others the difference is unstable")
+        claim = (f"lies above the thesis configuration with separate intervals{_for_seeds(t)} in {n_up} of "
+                 f"{len(t)} runs; in the others the difference is unstable")
     else:
         claim = "is not separated from the thesis configuration in any run (unstable)"
     return (f"**The repaired pipeline** (raw UTF-8 text, the sub-word tokenizer, mean pooling, our probes; same "
             f"model and test pairs) {claim}: it {change_phrase(gain)} ({_rng(t['repaired'])} % against "
             f"{_rng(t['ours'])} %).")
+
+
+def _for_seeds(t: pd.DataFrame) -> str:
+    """ " and every seed above every seed" when the rows carry a seed range, else empty."""
+    return " and every seed above every seed" if "repaired seed min" in t and "ours seed max" in t else ""
 
 
 def correlation_finding(corr: pd.DataFrame) -> str:
@@ -223,6 +252,8 @@ def headline(t4: pd.DataFrame, model: str, classifier: str = "LR") -> str:
         return ""
     r = t[t["lang"] == "en"].iloc[0] if (t["lang"] == "en").any() else t.iloc[0]
     paper = "" if pd.isna(r.get("paper")) else f", against the thesis' {r['paper']:.1f} % with M-BERT"
+    seeds = (f" (mean over training seeds, which give {r['repaired seed min']:.1f}–{r['repaired seed max']:.1f} %)"
+             if "repaired seed min" in r and r["repaired seed min"] != r["repaired seed max"] else "")
     return (f"Frozen {model} sentence vectors with a cross-validated logistic regression reach "
             f"{r['repaired']:.1f} % (95% CI {r['repaired CI lo']:.1f}–{r['repaired CI hi']:.1f}) on XNLI "
-            f"{r['lang']}{paper}.")
+            f"{r['lang']}{paper}{seeds}.")

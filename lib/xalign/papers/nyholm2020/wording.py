@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-#: a probe that gives (nearly) one label to every test item: its majority-prediction share (%)
-COLLAPSED_SHARE = 99.0
+from xalign.measures.probe_seeds import COLLAPSED_SHARE  # noqa: F401 (the collapse bar, re-exported)
 
 
 def some_of(k: int, n: int) -> str:
@@ -32,6 +31,16 @@ def runs_with(k: int, n: int) -> str:
     if k == n:
         return "both runs have their" if n == 2 else f"all {n} runs have their"
     return f"{k} of {n} runs " + ("has its" if k == 1 else "have their")
+
+
+def every_seed(row, a: str, b: str) -> bool:
+    """Whether ``b`` beats ``a`` whichever seeds trained them: every seed's ``b`` above every seed's ``a``
+    (``<b> seed min`` > ``<a> seed max``; True where the row has no seed range, i.e. one seed). Two
+    set-ups trained from the same seed number share nothing, so seeds are not paired."""
+    lo, hi = f"{b} seed min", f"{a} seed max"
+    if lo not in row or hi not in row or pd.isna(row[lo]) or pd.isna(row[hi]):
+        return True
+    return bool(row[lo] > row[hi])
 
 
 def verb(k: int, singular: str, plural: str) -> str:
