@@ -98,10 +98,9 @@ display.table(report.shown(result.data_tables["table2"], ["split"], unit="lines"
 # %% [markdown]
 # **XED** (Öhman et al. 2020; CC BY 4.0): subtitle lines annotated with
 # Plutchik's eight emotions (English and Finnish by annotators, the others by
-# projection). The files are **multi-label** (`"1, 4, 7"`); the thesis' had
-# one label per line, so we keep the lines with exactly one emotion. A few
-# CSV-quoted fields of the projection files swallow rows of alignment
-# metadata; the reader counts those records, not as sentences:
+# projection). The files are **multi-label** (`"1, 4, 7"`); we keep lines with
+# one emotion, as the thesis' files had. A few CSV-quoted fields of the
+# projection files swallow alignment metadata; the reader counts those records:
 
 # %%
 display.table(result.data_tables["xed_files"]);
