@@ -139,7 +139,12 @@ def test_collapsed_classifiers_are_left_out_of_the_agreement(tmp_path, monkeypat
     res["tables"]["t"]["rows"][1]["collapsed"] = True  # the 3-point cell
     row = L.judge(item(), res)
     assert row["summary"] == ("e5-small vs the paper's mBERT: median 0.8, max 1.0 points apart (2/3 cells); "
-                              "1 collapsed classifier (one class for every test item) left out")
+                              "1 collapsed classifier (one class for (nearly) every test item) left out")
+    # a row saved before the flag: its majority-prediction share decides
+    old = result(e5, [51.0, 57.0, 70.5])
+    old["tables"]["t"]["rows"][1]["majority share"] = 100.0
+    old["tables"]["t"]["rows"][0]["majority share"] = 60.0
+    assert L.judge(item(), old)["summary"] == row["summary"]
     # a collapsed cell far off no longer makes a paper-setup run "differ"
     off = result(mbert, [51.0, 40.0, 70.5], "paper", status="reproduced", paper_setup=True)
     assert L.judge(item(), off)["status"] == "same setup, differs"

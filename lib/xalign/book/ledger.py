@@ -16,6 +16,7 @@ from pathlib import Path
 
 from xalign.book.results import code_hash, load_results, params_model, result_files, safe_name
 from xalign.core.paths import REFERENCE_DIR
+from xalign.measures.probe_seeds import COLLAPSED_SHARE
 from xalign.papers import meta
 
 #: every status an item can have, with the definition the front page prints
@@ -188,7 +189,7 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
         return row
     cells = _cells(compared, item) if compared and compared.get("status") != "not run here" else []
     n_collapsed = _n_collapsed(compared) if compared else 0
-    left_out = (f"; {n_collapsed} collapsed classifier{'' if n_collapsed == 1 else 's'} (one class for every "
+    left_out = (f"; {n_collapsed} collapsed classifier{'' if n_collapsed == 1 else 's'} (one class for (nearly) every "
                 f"test item) left out" if n_collapsed else "")
     if not cells:
         if series and series.get("rows"):
@@ -238,8 +239,13 @@ def _paper_setup(item: Item, result: dict, table: dict, complete: bool) -> bool:
 
 def _is_collapsed(row: dict) -> bool:
     """A row whose classifier was flagged as collapsed (it predicts one class for every test item): its
-    agreement with the paper says nothing about the features, so it is not judged."""
-    return row.get("collapsed") is True
+    agreement with the paper says nothing about the features, so it is not judged. Rows saved before the
+    flag existed carry the classifier's ``majority share`` (% of test items given its most frequent
+    class); at or above :data:`~xalign.measures.probe_seeds.COLLAPSED_SHARE` they count as collapsed."""
+    if "collapsed" in row:
+        return row["collapsed"] is True
+    share = row.get("majority share")
+    return isinstance(share, (int, float)) and share >= COLLAPSED_SHARE
 
 
 def _n_collapsed(table: dict) -> int:
