@@ -391,3 +391,21 @@ def test_mlp_lr_gap_over_seeds_is_the_mean_of_the_per_seed_fits():
     assert "changes sign between seeds" in gap_summary(g) or "not separated" in gap_summary(g)
     assert "mean of 3 seeds" in gap_summary(g)
     assert "above LR" in gap_summary(g.assign(**{"MLP − LR seed min": 0.5}))
+
+
+def test_a_diagnosis_step_counts_only_where_every_seed_moves():
+    def seeded(task, letter, probe, acc, lo, hi):
+        return [*_step(task, letter, probe, acc, half=2.0), lo, hi]
+
+    cols = ["task", "step", "probe", "acc", "acc_lo", "acc_hi", "pred_majority_share", "acc_min", "acc_max"]
+    _ladder = lambda rows: pd.DataFrame(rows, columns=cols)
+    steady = _ladder([seeded("XNLI en", "D", "LR", 40.0, 39.0, 41.0), seeded("XNLI en", "E", "LR", 60.0, 58.0, 62.0),
+                      seeded("XED en", "D", "LR", 30.0, 29.0, 31.0), seeded("XED en", "E", "LR", 40.0, 38.0, 42.0)])
+    text = findings.probe_step_summary(steady)
+    assert "raise the best accuracy in all 2 tasks, each time beyond the bootstrap interval and in every seed" in text
+    # the same means and intervals, but one XED seed of step D reaches a seed of step E: not a finding
+    shaky = _ladder([seeded("XNLI en", "D", "LR", 40.0, 39.0, 41.0), seeded("XNLI en", "E", "LR", 60.0, 58.0, 62.0),
+                     seeded("XED en", "D", "LR", 30.0, 25.0, 39.0), seeded("XED en", "E", "LR", 40.0, 38.0, 42.0)])
+    text = findings.probe_step_summary(shaky)
+    assert "in 1 of 2 tasks (XNLI en)" in text and "unstable" in text
+    assert findings.step_effect(shaky, "D", "E", tasks_prefix="")["verdict"] == "mixed"

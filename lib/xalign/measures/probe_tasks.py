@@ -207,7 +207,8 @@ def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
                 meta={**task.meta, "holdout": frac})
 
 
-def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict | None = None) -> list[dict]:
+def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict | None = None,
+              seeds: Sequence[int] | None = None) -> list[dict]:
     """Evaluate a sequence of steps on one task.
 
     A step's optional fourth element replaces ``task`` for that step (e.g. the same data with a dev
@@ -216,14 +217,15 @@ def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict |
     Args:
         task: the task.
         steps: (step name, batcher, probes[, task]) tuples.
-        seed: the probes' seed.
+        seed: the probes' seed (when ``seeds`` is None).
         meta: columns added to every row.
+        seeds: one fit per seed, mean and seed spread per row (:func:`evaluate`).
 
     Returns:
         Result dicts carrying ``step`` and ``meta``.
     """
     return [{**r, "step": step[0], **(meta or {})} for step in steps
-            for r in evaluate(step[3] if len(step) > 3 else task, step[1], step[2], seed=seed)]
+            for r in evaluate(step[3] if len(step) > 3 else task, step[1], step[2], seed=seed, seeds=seeds)]
 
 
 def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec],

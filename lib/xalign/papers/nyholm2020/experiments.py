@@ -249,8 +249,9 @@ def run_learning_curve(run, P: SimpleNamespace, data: Data, feats: Features) -> 
 
 def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_layer: pd.DataFrame) -> pd.DataFrame:
     """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
-    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ours.
-    Recorded as ``diagnosis``; returns one row per task, step and probe."""
+    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ours; every
+    probe once per seed of :func:`probe_seeds` (mean, seed range), so its findings can be checked across
+    seeds. Recorded as ``diagnosis``; returns one row per task, step and probe."""
     layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
     thesis_xnli, thesis_xed, ours = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed"), our_probes(P)
     a, b, c, d, e, f = STEPS
@@ -266,7 +267,7 @@ def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_lay
             (d, fixed.batcher("mean", last), thesis_xnli, dev_task),
             (e, fixed.batcher("mean", last), ours),
             (f, fixed.batcher("mean", int(layer_for[f"XNLI {lang}"])), ours),
-        ], seed=P.seed, meta={"task": f"XNLI {lang}"})
+        ], seeds=probe_seeds(P), meta={"task": f"XNLI {lang}"})
     if "en" in data.xed:
         xed = feats.xed_fixed["en"]
         steps += probe_tasks.run_steps(data.xed["en"], [
@@ -275,11 +276,13 @@ def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_lay
             (d, xed.batcher("mean", last), thesis_xed),
             (e, xed.batcher("mean", last), ours),
             (f, xed.batcher("mean", int(layer_for["XED en"])), ours),
-        ], seed=P.seed, meta={"task": "XED en"})
+        ], seeds=probe_seeds(P), meta={"task": "XED en"})
     ladder = pd.DataFrame(steps)
-    run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "macro_f1",
-                                    "pred_majority_share", "selection", "early_stopping"]],
-               title="Undoing the thesis' pipeline step by step (acc_lo/acc_hi: 95% bootstrap interval)")
+    run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "acc_min", "acc_max",
+                                    "macro_f1", "pred_majority_share", "collapsed_seeds", "selection",
+                                    "early_stopping"]],
+               title="Undoing the thesis' pipeline step by step (mean over seeds; acc_lo/acc_hi: 95% bootstrap "
+                     "interval; acc_min/acc_max: seed range)")
     return ladder
 
 

@@ -18,6 +18,7 @@ from xalign.papers.nyholm2020.wording import (
     COLLAPSED_SHARE,
     change_phrase,
     every_seed,
+    held_by_seeds,
     points,
     separated,
     some_of,
@@ -35,13 +36,15 @@ def step_effect(ladder: pd.DataFrame, before: str, after: str, tasks_prefix: str
     Returns:
         ``{"rows": [(task, probe, acc before, acc after, separation, both collapsed)], "verdict": ...}``
         where verdict is ``"up"`` / ``"down"`` (every non-collapsed run moves that way with separate
-        intervals), ``"none"`` (no run moves outside its interval) or ``"mixed"``.
+        intervals and, with several seeds, separate seed ranges), ``"none"`` (no run moves outside its
+        interval, or not in every seed) or ``"mixed"``.
     """
     a, b = _step_rows(ladder, before), _step_rows(ladder, after)
     rows = []
     for key in [k for k in a.index if k in b.index and str(k[0]).startswith(tasks_prefix)]:
         ra, rb = a.loc[key], b.loc[key]
-        sep = separated((ra["acc"], ra["acc_lo"], ra["acc_hi"]), (rb["acc"], rb["acc_lo"], rb["acc_hi"]))
+        sep = held_by_seeds(separated((ra["acc"], ra["acc_lo"], ra["acc_hi"]),
+                                      (rb["acc"], rb["acc_lo"], rb["acc_hi"])), ra, rb)
         both = min(ra["pred_majority_share"], rb["pred_majority_share"]) >= COLLAPSED_SHARE
         rows.append((key[0], key[1], float(ra["acc"]), float(rb["acc"]), sep, both))
     live = [r for r in rows if not r[5]]
@@ -78,10 +81,13 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
     if not live:
         head = f"**Reading XNLI as UTF-8 instead of Latin-1** (diagnosis step A -> B) cannot be judged in {where}: "
         return head + "; ".join(parts) + "."
-    verdict = {"none": "shows no effect beyond the bootstrap intervals",
+    seeded = "acc_min" in ladder.columns
+    both = " and seed ranges" if seeded else ""
+    verdict = {"none": ("shows no effect beyond the bootstrap intervals and in every seed" if seeded
+                        else "shows no effect beyond the bootstrap intervals"),
                "mixed": "shows no consistent effect",
-               "up": "raises accuracy, with separate intervals, in every run that learns",
-               "down": "lowers accuracy, with separate intervals, in every run that learns"}[eff["verdict"]]
+               "up": f"raises accuracy, with separate intervals{both}, in every run that learns",
+               "down": f"lowers accuracy, with separate intervals{both}, in every run that learns"}[eff["verdict"]]
     if eff["verdict"] in ("none", "mixed") and len({np.sign(round(r[3] - r[2], 1)) for r in live}) > 1:
         verdict = "shows no consistent effect (the accuracy moves both ways)"
     return (f"**Reading XNLI as UTF-8 instead of Latin-1** (diagnosis step A -> B, the direct test of the "
@@ -155,18 +161,19 @@ def probe_step_summary(ladder: pd.DataFrame) -> str:
         d, e = sub[sub["s"] == "D"], sub[sub["s"] == "E"]
         if len(d) and len(e):
             bd, be = d.loc[d["acc"].idxmax()], e.loc[e["acc"].idxmax()]
-            best[task] = (bd, be, separated((bd["acc"], bd["acc_lo"], bd["acc_hi"]),
-                                            (be["acc"], be["acc_lo"], be["acc_hi"])))
+            best[task] = (bd, be, held_by_seeds(separated((bd["acc"], bd["acc_lo"], bd["acc_hi"]),
+                                                          (be["acc"], be["acc_lo"], be["acc_hi"])), bd, be))
     up = [t for t, v in best.items() if v[2] == 1]
+    sd = " and in every seed" if "acc_min" in ladder.columns else ""
     nums = "; ".join(f"{t} {v[0]['acc']:.1f} -> {v[1]['acc']:.1f} %" for t, v in best.items())
     if len(up) == len(best):
-        claim = (f"raise the best accuracy in all {len(best)} tasks, each time beyond the bootstrap interval"
-                 if len(best) > 1 else "raise the best accuracy beyond the bootstrap interval")
+        claim = (f"raise the best accuracy in all {len(best)} tasks, each time beyond the bootstrap interval{sd}"
+                 if len(best) > 1 else f"raise the best accuracy beyond the bootstrap interval{sd}")
     elif up:
-        claim = (f"raise the best accuracy beyond the bootstrap interval in {len(up)} of {len(best)} tasks "
+        claim = (f"raise the best accuracy beyond the bootstrap interval{sd} in {len(up)} of {len(best)} tasks "
                  f"({', '.join(up)}); elsewhere the change is within the noise (unstable)")
     else:
-        claim = "do not move the best accuracy beyond the bootstrap interval in any task (unstable)"
+        claim = f"do not move the best accuracy beyond the bootstrap interval{sd} in any task (unstable)"
     return (f"**Classifier settings** (diagnosis step D -> E: the thesis' unregularised probes vs ours, on the same "
             f"mean-pooled features; best probe of each step): ours {claim}: {nums}.")
 

@@ -43,6 +43,16 @@ def every_seed(row, a: str, b: str) -> bool:
     return bool(row[lo] > row[hi])
 
 
+def held_by_seeds(sep: int, a, b) -> int:
+    """``sep`` (:func:`separated` of runs ``a`` -> ``b``) where the seed ranges agree with it, else 0: a
+    rise counts only if every seed of ``b`` lies above every seed of ``a`` (``acc_min`` / ``acc_max``),
+    a fall likewise; runs without a seed range (one seed) keep ``sep``."""
+    if sep == 0 or "acc_min" not in a or "acc_min" not in b or pd.isna(a["acc_min"]) or pd.isna(b["acc_min"]):
+        return sep
+    holds = b["acc_min"] > a["acc_max"] if sep > 0 else b["acc_max"] < a["acc_min"]
+    return sep if holds else 0
+
+
 def verb(k: int, singular: str, plural: str) -> str:
     return singular if k == 1 else plural
 
