@@ -335,8 +335,8 @@ display.figure("ch05-diagnosis", plots.plot_diagnosis(result.diagnosis));
 # ```{glue:figure} ch05-diagnosis
 # :name: fig-ch05-diagnosis
 #
-# **Not in the thesis.** Test accuracy (%) with its 95 % bootstrap interval
-# after each step A-F, per probe; dotted: chance. Look where each line leaves it.
+# **Not in the thesis.** Test accuracy (%, mean over seeds) with its 95 %
+# bootstrap interval after each step A-F, per probe; dotted: chance.
 # ```
 #
 # ## What the evidence supports
