@@ -33,10 +33,9 @@
 # labelled dev set (hyper-parameters by cross-validation) and test on its
 # labelled test set**. Encoding all of XNLI takes hours on a CPU, so the
 # `default` profile uses nine languages that cover every case (en; de, es, fr;
-# sw; vi; ru; ar; zh) and a few hundred pairs per language (the tables give
-# the sizes). The thesis' XED files (Kajava 2018) are not public; we use the
-# released XED data (Öhman et al. 2020) with the thesis' split sizes where the
-# data allow.
+# sw; vi; ru; ar; zh), a few hundred pairs each. The thesis' XED files (Kajava
+# 2018) are not public; we use the released XED (Öhman et al. 2020) with the
+# thesis' split sizes where the data allow.
 
 # %% tags=["parameters"]
 profile = "default"
@@ -56,7 +55,8 @@ classifier_sizes = None  # MLP hidden sizes for the classifier-size study; 0 is 
 xnli_train_sizes = None  # training-set sizes (pairs) for the XNLI learning curve
 xed_train_sizes = None  # training-set sizes (sentences) for the XED learning curve
 layer = None  # layer of the main repaired features; -1 is the last
-seed = None  # seed for sampling, splits and classifier initialisation
+seed = None  # seed for sampling and splits, and the probes' seed in the studies after Table 7
+seeds = None  # training seeds of Tables 4-7's probes (initialisation, batch order, early-stopping hold-out)
 
 # %%
 import warnings
@@ -86,8 +86,8 @@ result = experiments.run_chapter(P, run, enc)  # every table below, recorded in 
 # **XNLI** (Conneau et al. 2018; CC BY-NC 4.0): premise-hypothesis pairs
 # labelled entailment / neutral / contradiction, human-translated into 14
 # languages, line-parallel, in groups of three rows sharing one premise (one
-# per label), so any sample of whole groups is exactly balanced (chance 33.3 %).
-# We draw the same groups in every language.
+# per label): a sample of whole groups, the same in every language, is
+# exactly balanced (chance 33.3 %).
 #
 # (ch05-table2)=
 # ### Table 2: XNLI files
@@ -98,11 +98,9 @@ display.table(report.shown(result.data_tables["table2"], ["split"], unit="lines"
 # %% [markdown]
 # **XED** (Öhman et al. 2020; CC BY 4.0): subtitle lines annotated with
 # Plutchik's eight emotions (English and Finnish by annotators, the others by
-# projection). The files are **multi-label** (`"1, 4, 7"`); the thesis'
-# SST-style files had one label per line, so we keep the lines with exactly
-# one emotion. A few CSV-quoted fields of the projection files swallow rows of
-# alignment metadata; the reader counts those records instead of reading them
-# as sentences:
+# projection). The files are **multi-label** (`"1, 4, 7"`); we keep lines with
+# one emotion, as the thesis' files had. A few CSV-quoted fields of the
+# projection files swallow alignment metadata; the reader counts those records:
 
 # %%
 display.table(result.data_tables["xed_files"]);
@@ -111,8 +109,7 @@ display.table(result.data_tables["xed_files"]);
 # (ch05-table1)=
 # ### Table 1: XED class distribution
 #
-# Ours: the single-label English lines of the released data, a later and
-# larger version than the thesis had.
+# Ours: the single-label English lines of the later, larger released data.
 
 # %%
 display.table(*report.shown(result.data_tables["table1"], ["emotion"], unit="% of lines"));
@@ -127,8 +124,8 @@ display.table(*report.shown(result.data_tables["table3"], ["lang", "split"], uni
 # %% [markdown]
 # ## Method: the thesis' pipeline, step by step
 #
-# The thesis' code listing (its Figure 1, the `batcher`) read next to
-# SentEval's loaders gives this path (step 1 is our inference):
+# The thesis' `batcher` (its Figure 1) read next to SentEval's loaders
+# gives this path (step 1 is our inference):
 #
 # 1. **Loading.** SentEval's SNLI task, which the thesis adapted for XNLI,
 #    reads files as Latin-1 (`senteval/snli.py`, line 66 at commit 5d6dc11);
@@ -152,27 +149,25 @@ display.prose("**Which XNLI files did the thesis read?** Its example premise is 
               f"the raw XNLI dev file (English) reads `{report.raw_xnli_premise('en', 'He didn')}`.");
 
 # %% [markdown]
-# So the thesis read a *tokenised* XNLI, not via SentEval's PTB script (which
-# also splits `didn't`): most likely the `sentence1_tokenized` columns of XNLI
-# 1.0's tsv files (not in our data), which are word-segmented for Chinese and
-# Thai; for those two our unknown-token shares overstate what its path lost.
+# So the thesis read a *tokenised* XNLI (not SentEval's PTB script, which also
+# splits `didn't`): most likely XNLI 1.0's `sentence1_tokenized` columns, which
+# segment Chinese and Thai; for those our unknown-token shares overstate its loss.
 #
 # ### Encoding
 #
 # **Thesis** features follow that path (last layer, first token); **repaired**
-# features tokenize the raw UTF-8 text (with e5's prefix for symmetric tasks and classification, `query: `) and average
-# over tokens; the **CBOW** baseline, planned by the thesis, averages the
-# model's input sub-word embeddings. Words lost to `<unk>` on the thesis' path:
+# features tokenize the raw UTF-8 text (with e5's prefix for classification,
+# `query: `) and average over tokens; the **CBOW** baseline, planned by the
+# thesis, averages the input sub-word embeddings. Words lost to `<unk>` on its path:
 
 # %%
 display.table(result.features.unk_table())
 display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 
 # %% [markdown]
-# These shares use **our** tokenizer (e5's) standing in for M-BERT's, so the
-# exact shares under M-BERT differ. Words with diacritics (Vietnamese) or in a
-# non-Latin script are lost to the Latin-1 reading; Chinese and Thai, written
-# without spaces, stay high even when read as UTF-8.
+# These shares use e5's tokenizer standing in for M-BERT's. Words with
+# diacritics (Vietnamese) or in a non-Latin script are lost to the Latin-1
+# reading; Chinese and Thai, written without spaces, stay high in UTF-8 too.
 #
 # (ch05-table4)=
 # ## Table 4: XNLI, per language
@@ -180,13 +175,17 @@ display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 # **Thesis configuration** (`multisent.thesis_probes`): SentEval prototyping,
 # no regularisation, MLP (5 sigmoid units) or logistic regression,
 # early-stopped on a **separate dev split** as in SentEval's SNLI task: in the
-# thesis the 2,490 XNLI dev pairs, here `xnli_dev_pairs` dev pairs sharing no
+# thesis the 2,490 XNLI dev pairs, here `xnli_dev_pairs` pairs sharing no
 # premise with our training pairs; SentEval's general cap of 200 epochs
-# replaces the SNLI cap of 15 (a few dozen updates on our few hundred pairs).
-# **Our probes** for the repaired features: logistic regression and an MLP
-# with `mlp_hidden` units, L2 by k-fold cross-validation, standardised
-# features, 20 % of the training data held out for early stopping. Every
-# accuracy comes with its 95 % bootstrap interval over the test pairs.
+# replaces the SNLI cap of 15. **Our probes** for the repaired features:
+# logistic regression and an MLP with `mlp_hidden` units, L2 by k-fold
+# cross-validation, standardised features, 20 % of the training data held out
+# for early stopping. All are SentEval's gradient-trained classifiers: the seed
+# moves LR as well as the MLP (initial weights, batch order, hold-out, k-fold
+# split), not the data draws. Tables 4-7 train every probe once per seed of
+# `seeds` and give the mean, the seed range and the 95 % bootstrap interval of
+# the mean over test pairs; a run that predicts one class in some seed is
+# flagged and left out of any agreement with the thesis.
 
 # %%
 display.table(*report.shown(result.table4.table, ["lang", "classifier"]), full_label="Full table (CBOW, zero-shot, F1)")
@@ -197,14 +196,13 @@ display.figure("ch05-table4", plots.plot_table4(result.table4.table, result.mode
 # ```{glue:figure} ch05-table4
 # :name: fig-ch05-table4
 #
-# **Thesis Table 4 as bars** (the thesis draws no figure of it). XNLI test
-# accuracy (%) per language, logistic regression, thesis (M-BERT) beside our
-# runs; error bars: 95 % bootstrap intervals; dotted: chance.
+# **Thesis Table 4 as bars** (the thesis draws none). XNLI test accuracy (%),
+# logistic regression, thesis (M-BERT) beside our runs (mean over seeds);
+# error bars: 95 % bootstrap intervals; dotted: chance.
 # ```
 #
-# {numref}`fig-ch05-unk-correlation` sets the thesis' accuracy (all its
-# languages) against the share of words its inferred input path loses (e5's
-# tokenizer as a proxy for M-BERT's; an upper bound for Chinese and Thai).
+# {numref}`fig-ch05-unk-correlation` sets the thesis' accuracy against the
+# words its inferred input path loses (e5's tokenizer; an upper bound for zh, th).
 
 # %%
 display.figure("ch05-unk-correlation", plots.plot_unk_correlation(result.unk_points));
@@ -226,8 +224,8 @@ display.prose(report.correlation_summary(result.unk_correlation));
 # (ch05-table6)=
 # ## Table 6: XNLI next to other systems
 #
-# The thesis sets its best score per language (MLP or LR, **chosen by test
-# accuracy**) beside fine-tuned systems (quoted); our rows follow that rule.
+# The thesis' best score per language (MLP or LR, **chosen by test accuracy**)
+# beside quoted fine-tuned systems; our rows (seed means) follow that rule.
 
 # %%
 display.table(*report.shown(result.table6, ["model", "lang"]))
@@ -240,8 +238,8 @@ display.prose(gap.gap_summary(result.mlp_lr_gap));
 #
 # On XED the thesis path has only the whole-word lookup and first-token
 # pooling; selection is on the dev split. Chance is 12.5 %; the full table
-# gives the accuracy of always predicting the most frequent class. The
-# projected languages (fr, it) have fewer single-label lines, and label noise.
+# gives the majority-class accuracy. The projected languages (fr, it) have
+# fewer single-label lines, and label noise.
 
 # %%
 display.table(*report.shown(result.xed.table5, ["lang", "classifier"]), full_label="Full table (CBOW, F1, majority class)");
@@ -260,11 +258,14 @@ display.prose(report.xed_summary(result.xed.table5));
 # %% [markdown]
 # ## Which choices move the result?
 #
+# These studies train each probe with one seed (`seed`): a difference within
+# the seed ranges of Tables 4 and 5 is no finding.
+#
 # ### Pooling and layer
 #
 # One logistic regression per pooling and layer; 20 % of the XNLI training
-# pairs are held out to pick the L2 value and stop early (XED has its own dev
-# split), and each task's layer is chosen on that held-out score, not on test:
+# pairs are held out to pick L2 and stop early (XED has its own dev split);
+# each task's layer is chosen on that held-out score, not on test:
 
 # %%
 display.table(result.layers.best_layer[["task", "layer", "dev_acc", "acc"]].rename(
@@ -280,10 +281,9 @@ display.prose(report.sweep_summary(result.layers.sweep, result.layers.best_layer
 # (0 = embeddings), mean vs first-token pooling; dashed: CBOW, dotted: chance.
 # ```
 #
-# e5 was trained with mean pooling and raw M-BERT's `[CLS]` not as a sentence
-# vector at all, so this is not a statement about M-BERT. Layer 0 with mean
-# pooling should sit near the CBOW baseline (the same word vectors plus
-# position embeddings and LayerNorm).
+# e5 was trained with mean pooling, raw M-BERT's `[CLS]` not as a sentence
+# vector at all: this says nothing about M-BERT. Layer 0 with mean pooling
+# should sit near CBOW (the same word vectors plus position embeddings).
 #
 # ### Classifier size
 #
@@ -303,9 +303,9 @@ display.figure("ch05-classifier-size", plots.plot_classifier_size(result.classif
 # ### Training-set size
 #
 # Logistic regression on stratified training subsets, repaired and thesis
-# features. Along the thesis path nearly every raw Chinese sentence becomes
-# one `<unk>`, so a flat Chinese curve on the thesis features is guaranteed by
-# construction and says nothing about *the thesis'* (probably segmented) input.
+# features. On the thesis path nearly every raw Chinese sentence becomes one
+# `<unk>`: a flat Chinese curve there is built in and says nothing about *the
+# thesis'* (probably segmented) input.
 
 # %%
 display.figure("ch05-learning-curve", plots.plot_learning_curve(result.learning_curve));
@@ -335,8 +335,8 @@ display.figure("ch05-diagnosis", plots.plot_diagnosis(result.diagnosis));
 # ```{glue:figure} ch05-diagnosis
 # :name: fig-ch05-diagnosis
 #
-# **Not in the thesis.** Test accuracy (%) with its 95 % bootstrap interval
-# after each step A-F, per probe; dotted: chance. Look where each line leaves it.
+# **Not in the thesis.** Test accuracy (%, mean over seeds) with its 95 %
+# bootstrap interval after each step A-F, per probe; dotted: chance.
 # ```
 #
 # ## What the evidence supports

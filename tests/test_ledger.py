@@ -129,3 +129,36 @@ def test_differs_is_red(tmp_path, monkeypatch):
     assert json.loads(path.read_text())["tables"]["table2"]["rows"]
     page = status_markdown("default", tmp_path)
     assert '| Table&nbsp;2 | <span style="color:#b00020;font-weight:bold">model-independent, differs</span>' in page
+
+
+def test_collapsed_classifiers_are_left_out_of_the_agreement(tmp_path, monkeypatch):
+    """A row flagged ``collapsed`` (its classifier predicts one class for every test item) is not judged: the
+    median and the largest difference are those of the other cells, and the summary says how many were left out."""
+    e5, mbert = "multilingual-e5-small", "bert-base-multilingual-cased"
+    res = result(e5, [51.0, 57.0, 70.5])
+    res["tables"]["t"]["rows"][1]["collapsed"] = True  # the 3-point cell
+    row = L.judge(item(), res)
+    assert row["summary"] == ("e5-small vs the paper's mBERT: median 0.8, max 1.0 points apart (2/3 cells); "
+                              "1 collapsed classifier (one class for (nearly) every test item) left out")
+    # a row saved before the flag: its majority-prediction share decides
+    old = result(e5, [51.0, 57.0, 70.5])
+    old["tables"]["t"]["rows"][1]["majority share"] = 100.0
+    old["tables"]["t"]["rows"][0]["majority share"] = 60.0
+    assert L.judge(item(), old)["summary"] == row["summary"]
+    # a collapsed cell far off no longer makes a paper-setup run "differ"
+    off = result(mbert, [51.0, 40.0, 70.5], "paper", status="reproduced", paper_setup=True)
+    assert L.judge(item(), off)["status"] == "same setup, differs"
+    off["tables"]["t"]["rows"][1]["collapsed"] = True
+    judged = L.judge(item(), off)
+    assert judged["status"] == "reproduced" and judged["n_out"] == 0
+    # compare() keeps the flag on the saved rows and leaves the row out of its largest difference
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path))
+    run = ChapterRun("05_feature_based_transfer", "nyholm2020", "default", {"model": e5})
+    t4 = pd.DataFrame({"lang": ["en", "de"], "classifier": ["MLP", "MLP"], "value": [33.3, 60.0],
+                       "collapsed": [True, False]})
+    frame = run.compare("table4", t4, keys=["lang", "classifier"])
+    saved = run.tables["table4"]
+    mlp = frame[frame["classifier"] == "MLP"].set_index("lang")
+    assert saved.max_abs_diff == pytest.approx(abs(60.0 - mlp.loc["de", "paper"]))
+    flags = {r["lang"]: r["collapsed"] for r in saved.rows if r["classifier"] == "MLP" and r["lang"] in ("en", "de")}
+    assert flags == {"en": True, "de": False}

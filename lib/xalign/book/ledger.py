@@ -16,6 +16,7 @@ from pathlib import Path
 
 from xalign.book.results import code_hash, load_results, params_model, result_files, safe_name
 from xalign.core.paths import REFERENCE_DIR
+from xalign.measures.probe_seeds import COLLAPSED_SHARE
 from xalign.papers import meta
 
 #: every status an item can have, with the definition the front page prints
@@ -187,6 +188,9 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
             row["summary"] = "not in this run"
         return row
     cells = _cells(compared, item) if compared and compared.get("status") != "not run here" else []
+    n_collapsed = _n_collapsed(compared) if compared else 0
+    left_out = (f"; {n_collapsed} collapsed classifier{'' if n_collapsed == 1 else 's'} (one class for (nearly) every "
+                f"test item) left out" if n_collapsed else "")
     if not cells:
         if series and series.get("rows"):
             status = "model-independent, reproduced" if item.model_independent else "other model"
@@ -196,6 +200,7 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
         else:
             note = (compared or series or {}).get("note") or ""
             row["summary"] = f"needs {item.needs}" if item.needs else (note or "not in this run")
+        row["summary"] += left_out
         return row
     n_paper = int(compared.get("n_paper") or len(cells))
     diffs = [abs(d) for d, _ in cells]
@@ -214,6 +219,7 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
         row["summary"] = (f"{short_model(result.get('model'))} vs the paper's {paper_models_words(item)}: "
                           f"median {statistics.median(diffs):.1f}, max {max(diffs):.1f} {item.unit_short} apart "
                           f"({len(cells)}/{n_paper} cells)")
+    row["summary"] += left_out
     if item.kind == "figure" and not series:
         row["summary"] += "; series not recorded"
     return row
@@ -231,10 +237,29 @@ def _paper_setup(item: Item, result: dict, table: dict, complete: bool) -> bool:
                                                     for m in item.paper_models)
 
 
+def _is_collapsed(row: dict) -> bool:
+    """A row whose classifier was flagged as collapsed (it predicts one class for every test item): its
+    agreement with the paper says nothing about the features, so it is not judged. Rows saved before the
+    flag existed carry the classifier's ``majority share`` (% of test items given its most frequent
+    class); at or above :data:`~xalign.measures.probe_seeds.COLLAPSED_SHARE` they count as collapsed."""
+    if "collapsed" in row:
+        return row["collapsed"] is True
+    share = row.get("majority share")
+    return isinstance(share, (int, float)) and share >= COLLAPSED_SHARE
+
+
+def _n_collapsed(table: dict) -> int:
+    """How many of a table's rows with both numbers are flagged collapsed (and so left out of the judgement)."""
+    return sum(_is_collapsed(r) and isinstance(r.get("paper"), (int, float)) and isinstance(r.get("ours"), (int, float))
+               for r in table.get("rows", []))
+
+
 def _cells(table: dict, item: Item) -> list[tuple[float, float]]:
-    """(ours - paper, tolerance) for every cell with both numbers."""
+    """(ours - paper, tolerance) for every cell with both numbers, collapsed classifiers left out."""
     out = []
     for r in table.get("rows", []):
+        if _is_collapsed(r):
+            continue
         p, o = r.get("paper"), r.get("ours")
         if not isinstance(p, (int, float)) or not isinstance(o, (int, float)):
             continue

@@ -126,7 +126,9 @@ class ChapterRun:
         ``reproduced`` when every paper cell has ours and the run uses the
         paper's own setup (``paper_setup``), ``partly`` when some cells (or
         all, with another model or data) do, ``not run here`` when none do
-        (or as given).
+        (or as given). Rows whose ``collapsed`` column is True (a classifier
+        that predicts one class for every test item) are kept and flagged,
+        but left out of ``max_abs_diff``, as the ledger leaves them out.
         """
         if paper is None:
             paper = paper_table(self.paper, table)
@@ -148,7 +150,10 @@ class ChapterRun:
         if status is None:
             complete = n_paper and matched == n_paper
             status = "reproduced" if complete and self.paper_setup else ("partly" if matched else "not run here")
-        diffs = merged.loc[has_paper & merged["ours"].notna(), "diff"].abs()
+        judged = has_paper & merged["ours"].notna()
+        if "collapsed" in merged.columns:  # a collapsed classifier's agreement says nothing: not summarised
+            judged &= ~merged["collapsed"].eq(True)
+        diffs = merged.loc[judged, "diff"].abs()
         self.tables[table] = TableResult(
             table=table, title=title or table, status=status,
             max_abs_diff=float(diffs.max()) if len(diffs) else None,

@@ -14,6 +14,7 @@ import numpy as np
 
 from xalign.data.tasks import Split, Task
 from xalign.measures.probe import Batcher, ProbeSpec, evaluate_features, fit_predict, pair_features, score_predictions
+from xalign.measures.probe_seeds import seed_scores
 
 
 def features(split: Split, vectors: dict[str, np.ndarray]) -> np.ndarray:
@@ -52,15 +53,17 @@ def embed(batcher: Batcher, texts: Sequence[str]) -> dict[str, np.ndarray]:
 
 
 def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: int = 1111,
-             use_dev: bool = True) -> list[dict]:
+             use_dev: bool = True, seeds: Sequence[int] | None = None) -> list[dict]:
     """Encode the task's texts with ``batcher`` and score every probe.
 
     Args:
         task: the task (train, optional dev, test splits).
         batcher: texts -> (n, d) vectors.
         probes: the probe set-ups.
-        seed: the probes' seed.
+        seed: the probes' seed (when ``seeds`` is None).
         use_dev: select on the task's dev split when it has one (else k-fold on train).
+        seeds: train every probe once per seed and report the mean with the seed spread
+            (:func:`xalign.measures.probe_seeds.seed_scores`); None: one fit with ``seed``.
 
     Returns:
         One result dict per probe (accuracy and macro-F1 in percent, with the selection).
@@ -68,11 +71,32 @@ def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: in
     vectors = embed(batcher, task.all_texts())
     X = {name: features(s, vectors) for name, s in (("train", task.train), ("test", task.test))}
     dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
+    if seeds is not None:
+        return [{"task": task.name, **task.meta, **r} for r in _evaluate_seeds(
+            X["train"], task.train.labels, [X["test"]], [task.test.labels], probes, task.n_classes, dev, seeds)]
     rows = []
     for spec in probes:
         r = evaluate_features(X["train"], task.train.labels, X["test"], task.test.labels, spec,
                               dev=dev, n_classes=task.n_classes, seed=seed)
         rows.append({"task": task.name, **task.meta, **r})
+    return rows
+
+
+def _evaluate_seeds(Xtr, ytr, tests: list, test_labels: list, probes: Sequence[ProbeSpec], n_classes: int,
+                    dev: tuple | None, seeds: Sequence[int]) -> list[dict]:
+    """Every probe fitted once per seed (cached fits) and scored on every test set: one dict per probe
+    and test set (probe-major), the selection info of the first seed's fit."""
+    rows = []
+    for spec in probes:
+        t0 = time.time()
+        fits = [fit_predict(Xtr, ytr, spec, n_classes, dev, int(s), tests) for s in seeds]
+        info = fits[0][1]
+        for i, y in enumerate(test_labels):
+            rows.append({"probe": spec.name, **seed_scores(y, [f[0][i] for f in fits], n_classes, seeds),
+                         "reg": info["reg"], "reg_by_seed": [f[1]["reg"] for f in fits],
+                         "selection": info["selection"], "early_stopping": info.get("early_stopping"),
+                         "cv_acc": info["cv_best"], "dev_acc": info.get("dev_acc"), "n_train": len(ytr),
+                         "n_test": len(y), "seconds": round(time.time() - t0, 2)})
     return rows
 
 
@@ -110,16 +134,17 @@ def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequenc
 
 
 def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequence[ProbeSpec],
-             seed: int = 1111, progress: bool = True, use_dev: bool = True):
+             seed: int = 1111, progress: bool = True, use_dev: bool = True, seeds: Sequence[int] | None = None):
     """Every task x feature set x probe.
 
     Args:
         tasks: the tasks.
         batchers: feature set name -> texts -> (n, d) vectors.
         probes: the probe set-ups.
-        seed: the probes' seed.
+        seed: the probes' seed (when ``seeds`` is None).
         progress: show a progress bar.
         use_dev: select and early-stop on each task's dev split where it has one.
+        seeds: one fit per seed, mean and seed spread per row (:func:`evaluate`).
 
     Returns:
         A long DataFrame, one row per run (scores in percent).
@@ -131,7 +156,7 @@ def run_grid(tasks: Sequence[Task], batchers: dict[str, Batcher], probes: Sequen
     rows = []
     jobs = [(t, name, b) for t in tasks for name, b in batchers.items()]
     for task, name, batcher in bar(jobs, desc="probes", disable=not progress or len(jobs) < 2):
-        for r in evaluate(task, batcher, probes, seed=seed, use_dev=use_dev):
+        for r in evaluate(task, batcher, probes, seed=seed, use_dev=use_dev, seeds=seeds):
             rows.append({"features": name, **r})
     return pd.DataFrame(rows)
 
@@ -182,7 +207,8 @@ def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
                 meta={**task.meta, "holdout": frac})
 
 
-def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict | None = None) -> list[dict]:
+def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict | None = None,
+              seeds: Sequence[int] | None = None) -> list[dict]:
     """Evaluate a sequence of steps on one task.
 
     A step's optional fourth element replaces ``task`` for that step (e.g. the same data with a dev
@@ -191,18 +217,19 @@ def run_steps(task: Task, steps: Sequence[tuple], seed: int = 1111, meta: dict |
     Args:
         task: the task.
         steps: (step name, batcher, probes[, task]) tuples.
-        seed: the probes' seed.
+        seed: the probes' seed (when ``seeds`` is None).
         meta: columns added to every row.
+        seeds: one fit per seed, mean and seed spread per row (:func:`evaluate`).
 
     Returns:
         Result dicts carrying ``step`` and ``meta``.
     """
     return [{**r, "step": step[0], **(meta or {})} for step in steps
-            for r in evaluate(step[3] if len(step) > 3 else task, step[1], step[2], seed=seed)]
+            for r in evaluate(step[3] if len(step) > 3 else task, step[1], step[2], seed=seed, seeds=seeds)]
 
 
 def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec],
-                      seed: int = 1111, use_dev: bool = True) -> list[dict]:
+                      seed: int = 1111, use_dev: bool = True, seeds: Sequence[int] | None = None) -> list[dict]:
     """Zero-shot transfer: select and fit each probe once on ``source``, test on every target's test split.
 
     Args:
@@ -210,8 +237,9 @@ def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, p
         targets: tasks whose test splits are scored.
         batcher: texts -> (n, d) vectors.
         probes: the probe set-ups.
-        seed: the probes' seed.
+        seed: the probes' seed (when ``seeds`` is None).
         use_dev: select on the source's dev split when it has one.
+        seeds: one fit per seed, mean and seed spread per row (:func:`evaluate`).
 
     Returns:
         One result dict per probe and target (accuracy in percent).
@@ -222,6 +250,11 @@ def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, p
     Xtr = features(source.train, vectors)
     dev = (features(source.dev, vectors), source.dev.labels) if (source.dev is not None and use_dev) else None
     tests = [features(tg.test, vectors) for tg in targets]
+    if seeds is not None:
+        rows = _evaluate_seeds(Xtr, source.train.labels, tests, [tg.test.labels for tg in targets], probes,
+                               source.n_classes, dev, seeds)
+        order = [tg for _ in probes for tg in targets]  # the rows are probe-major
+        return [{"task": f"{source.name} => {tg.name}", **tg.meta, **r} for tg, r in zip(order, rows)]
     rows = []
     for spec in probes:
         t0 = time.time()

@@ -61,21 +61,37 @@ class Table4:
     n_test: int
 
 
+def probe_seeds(P: SimpleNamespace) -> list[int]:
+    """The training seeds of the probes behind Tables 4-7 (the profile's ``seeds``), as integers."""
+    return [int(s) for s in as_list(P.seeds)]
+
+
+def seeds_note(P: SimpleNamespace, items: str) -> str:
+    """The tables' note on seeds and intervals, e.g. "mean of 3 training seeds (0, 1, 2); ..."."""
+    S = probe_seeds(P)
+    if len(S) == 1:
+        return f"one training seed ({S[0]}); [95% CI]: bootstrap over the {items}"
+    return (f"mean of {len(S)} training seeds ({', '.join(map(str, S))}), seed min-max beside it; [95% CI]: "
+            f"bootstrap over the {items} of the seed-averaged accuracy; collapsed: seeds whose classifier "
+            "predicts one class for (nearly) every test item, such rows are left out of any agreement with the thesis")
+
+
 def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Table4:
     """Table 4 (XNLI per language): the thesis configuration, the repaired pipeline, zero-shot from
-    English and the CBOW baseline, each probe run with the profile's seed; recorded as ``table4``."""
+    English and the CBOW baseline, each probe trained once per seed of :func:`probe_seeds` (mean and
+    seed range; the data draws stay on ``P.seed``); recorded as ``table4``."""
     thesis_langs = sorted(paper_table(PAPER, "table4")["lang"].unique())
     unk_thesis_langs = multisent.unk_by_language(thesis_langs, enc.tokenizer, P.xnli_test_pairs, P.seed)
     thesis_xnli = multisent.thesis_probes("xnli")
     ours = our_probes(P)
-    tasks = list(data.xnli.values())
+    tasks, S = list(data.xnli.values()), probe_seeds(P)
     res_thesis = probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, thesis_xnli,
-                                      seed=P.seed)
-    res_fixed = probe_tasks.run_grid(tasks, {"repaired": feats.F["repaired"]}, ours, seed=P.seed)
+                                      seeds=S)
+    res_fixed = probe_tasks.run_grid(tasks, {"repaired": feats.F["repaired"]}, ours, seeds=S)
     res_zero = pd.DataFrame(probe_tasks.evaluate_transfer(
-        data.xnli["en"], list(data.zero_shot.values()), feats.F["repaired"], ours, seed=P.seed)) \
-        if data.zero_shot else pd.DataFrame(columns=["lang", "probe", "acc"])
-    res_cbow = probe_tasks.run_grid(tasks, {"cbow": feats.F["cbow"]}, ours[:1], seed=P.seed)
+        data.xnli["en"], list(data.zero_shot.values()), feats.F["repaired"], ours, seeds=S)) \
+        if data.zero_shot else pd.DataFrame(columns=["lang", "probe", "acc", "acc_lo", "acc_hi"])
+    res_cbow = probe_tasks.run_grid(tasks, {"cbow": feats.F["cbow"]}, ours[:1], seeds=S)
     unk_latin1 = multisent.unk_by_language(sorted(set(thesis_langs) | set(data.langs)), enc.tokenizer,
                                            P.xnli_test_pairs, P.seed)
     ours_t4 = report.table4(res_thesis, res_fixed, res_zero, res_cbow, unk_latin1)
@@ -84,17 +100,17 @@ def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Tab
     t4 = run.compare("table4", ours_t4, ["lang", "classifier"], title="Table 4: XNLI test accuracy per language (%)",
                      note=f"ours = the thesis' configuration with {enc.name}, trained on XNLI dev "
                           f"({n_train} pairs, not the 392,702 MT training pairs) and early-stopped "
-                          f"on a disjoint dev split ({n_dev} pairs); "
-                          f"[95% CI]: bootstrap over the {n_test} test pairs")
+                          f"on a disjoint dev split ({n_dev} pairs); " + seeds_note(P, f"{n_test} test pairs"))
     return Table4(t4, res_cbow, unk_latin1, unk_thesis_langs, n_train, n_dev, n_test)
 
 
 def run_mlp_lr_gap(run, P: SimpleNamespace, data: Data, feats: Features, t4: pd.DataFrame) -> pd.DataFrame:
     """MLP minus LR on the repaired features, per XNLI language, with a paired bootstrap interval over the
-    same test pairs (:func:`.gap.mlp_lr_gap`); recorded as ``mlp_lr_gap``. The fits are Table 4's (same
-    features, probes, seed: the probe cache returns them), and their accuracies are checked against it.
+    same test pairs and the per-seed range (:func:`.gap.mlp_lr_gap`); recorded as ``mlp_lr_gap``. The fits
+    are Table 4's (same features, probes, seeds: the probe cache returns them), and their accuracies are
+    checked against it.
     """
-    out = gap.mlp_lr_gap(list(data.xnli.values()), feats.F["repaired"], our_probes(P), seed=P.seed)
+    out = gap.mlp_lr_gap(list(data.xnli.values()), feats.F["repaired"], our_probes(P), seeds=probe_seeds(P))
     rep = t4.set_index(["lang", "classifier"])["repaired"]
     for r in out.itertuples(index=False):
         for clf, acc in (("LR", r.LR), ("MLP", r.MLP)):
@@ -102,7 +118,7 @@ def run_mlp_lr_gap(run, P: SimpleNamespace, data: Data, feats: Features, t4: pd.
                 raise AssertionError(f"nyholm2020: the MLP-LR gap's {clf} accuracy for {r.lang} ({acc:.2f}) is not "
                                      f"Table 4's ({rep[(r.lang, clf)]:.2f}): the paired fits differ from Table 4's")
     return run.record("mlp_lr_gap", out, title="MLP minus LR on the same XNLI test pairs (repaired features, "
-                                               "points; paired bootstrap 95% interval)")
+                                               "points, mean over seeds; paired bootstrap 95% interval)")
 
 
 def run_unk_correlation(run, unk_latin1: dict[str, float]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -146,18 +162,19 @@ class Xed:
 
 
 def run_xed(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Xed:
-    """Tables 5 and 7 (XED): thesis configuration, repaired pipeline, CBOW, majority-class accuracy."""
+    """Tables 5 and 7 (XED): thesis configuration, repaired pipeline, CBOW (each probe once per seed of
+    :func:`probe_seeds`: mean and seed range), majority-class accuracy."""
     thesis_xed = multisent.thesis_probes("xed")
     ours = our_probes(P)
-    xtasks = list(data.xed.values())
-    xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seed=P.seed)
-    xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": feats.XF["repaired"]}, ours, seed=P.seed)
-    xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": feats.XF["cbow"]}, ours[:1], seed=P.seed)
+    xtasks, S = list(data.xed.values()), probe_seeds(P)
+    xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seeds=S)
+    xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": feats.XF["repaired"]}, ours, seeds=S)
+    xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": feats.XF["cbow"]}, ours[:1], seeds=S)
     majority = {lang: 100 * np.bincount(t.test.labels).max() / len(t.test.labels) for lang, t in data.xed.items()}
     ours_t5 = report.table5(xres_thesis, xres_fixed, xres_cbow, majority)
     t5 = run.compare("table5", ours_t5, ["lang", "classifier"], title="Table 5: XED test accuracy (%)",
                      note=f"ours = the thesis' configuration with {enc.name}; released XED, single-label lines; "
-                          "[95% CI]: bootstrap over the test lines")
+                          + seeds_note(P, "test lines"))
     t7 = run.compare("table7", report.table7(t5), ["classifier", "lang"],
                      title="Table 7: XED accuracy next to Kajava (2018) (%)",
                      note="Kajava's MLP (3 x 100 ReLU units, 10-fold CV, her data) is not rerun; MultiSent rows as Table 5")
@@ -232,8 +249,9 @@ def run_learning_curve(run, P: SimpleNamespace, data: Data, feats: Features) -> 
 
 def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_layer: pd.DataFrame) -> pd.DataFrame:
     """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
-    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ours.
-    Recorded as ``diagnosis``; returns one row per task, step and probe."""
+    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ours; every
+    probe once per seed of :func:`probe_seeds` (mean, seed range), so its findings can be checked across
+    seeds. Recorded as ``diagnosis``; returns one row per task, step and probe."""
     layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
     thesis_xnli, thesis_xed, ours = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed"), our_probes(P)
     a, b, c, d, e, f = STEPS
@@ -249,7 +267,7 @@ def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_lay
             (d, fixed.batcher("mean", last), thesis_xnli, dev_task),
             (e, fixed.batcher("mean", last), ours),
             (f, fixed.batcher("mean", int(layer_for[f"XNLI {lang}"])), ours),
-        ], seed=P.seed, meta={"task": f"XNLI {lang}"})
+        ], seeds=probe_seeds(P), meta={"task": f"XNLI {lang}"})
     if "en" in data.xed:
         xed = feats.xed_fixed["en"]
         steps += probe_tasks.run_steps(data.xed["en"], [
@@ -258,11 +276,13 @@ def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_lay
             (d, xed.batcher("mean", last), thesis_xed),
             (e, xed.batcher("mean", last), ours),
             (f, xed.batcher("mean", int(layer_for["XED en"])), ours),
-        ], seed=P.seed, meta={"task": "XED en"})
+        ], seeds=probe_seeds(P), meta={"task": "XED en"})
     ladder = pd.DataFrame(steps)
-    run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "macro_f1",
-                                    "pred_majority_share", "selection", "early_stopping"]],
-               title="Undoing the thesis' pipeline step by step (acc_lo/acc_hi: 95% bootstrap interval)")
+    run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "acc_min", "acc_max",
+                                    "macro_f1", "pred_majority_share", "collapsed_seeds", "selection",
+                                    "early_stopping"]],
+               title="Undoing the thesis' pipeline step by step (mean over seeds; acc_lo/acc_hi: 95% bootstrap "
+                     "interval; acc_min/acc_max: seed range)")
     return ladder
 
 

@@ -14,7 +14,16 @@ import pandas as pd
 
 from xalign.papers.nyholm2020.gap import gap_summary
 from xalign.papers.nyholm2020.report import _rng, diagnosis_summary, sweep_summary, xed_summary
-from xalign.papers.nyholm2020.wording import COLLAPSED_SHARE, change_phrase, points, separated, some_of, verb
+from xalign.papers.nyholm2020.wording import (
+    COLLAPSED_SHARE,
+    change_phrase,
+    every_seed,
+    held_by_seeds,
+    points,
+    separated,
+    some_of,
+    verb,
+)
 
 
 def _step_rows(ladder: pd.DataFrame, step: str) -> pd.DataFrame:
@@ -27,13 +36,15 @@ def step_effect(ladder: pd.DataFrame, before: str, after: str, tasks_prefix: str
     Returns:
         ``{"rows": [(task, probe, acc before, acc after, separation, both collapsed)], "verdict": ...}``
         where verdict is ``"up"`` / ``"down"`` (every non-collapsed run moves that way with separate
-        intervals), ``"none"`` (no run moves outside its interval) or ``"mixed"``.
+        intervals and, with several seeds, separate seed ranges), ``"none"`` (no run moves outside its
+        interval, or not in every seed) or ``"mixed"``.
     """
     a, b = _step_rows(ladder, before), _step_rows(ladder, after)
     rows = []
     for key in [k for k in a.index if k in b.index and str(k[0]).startswith(tasks_prefix)]:
         ra, rb = a.loc[key], b.loc[key]
-        sep = separated((ra["acc"], ra["acc_lo"], ra["acc_hi"]), (rb["acc"], rb["acc_lo"], rb["acc_hi"]))
+        sep = held_by_seeds(separated((ra["acc"], ra["acc_lo"], ra["acc_hi"]),
+                                      (rb["acc"], rb["acc_lo"], rb["acc_hi"])), ra, rb)
         both = min(ra["pred_majority_share"], rb["pred_majority_share"]) >= COLLAPSED_SHARE
         rows.append((key[0], key[1], float(ra["acc"]), float(rb["acc"]), sep, both))
     live = [r for r in rows if not r[5]]
@@ -70,10 +81,13 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
     if not live:
         head = f"**Reading XNLI as UTF-8 instead of Latin-1** (diagnosis step A -> B) cannot be judged in {where}: "
         return head + "; ".join(parts) + "."
-    verdict = {"none": "shows no effect beyond the bootstrap intervals",
+    seeded = "acc_min" in ladder.columns
+    both = " and seed ranges" if seeded else ""
+    verdict = {"none": ("shows no effect beyond the bootstrap intervals and in every seed" if seeded
+                        else "shows no effect beyond the bootstrap intervals"),
                "mixed": "shows no consistent effect",
-               "up": "raises accuracy, with separate intervals, in every run that learns",
-               "down": "lowers accuracy, with separate intervals, in every run that learns"}[eff["verdict"]]
+               "up": f"raises accuracy, with separate intervals{both}, in every run that learns",
+               "down": f"lowers accuracy, with separate intervals{both}, in every run that learns"}[eff["verdict"]]
     if eff["verdict"] in ("none", "mixed") and len({np.sign(round(r[3] - r[2], 1)) for r in live}) > 1:
         verdict = "shows no consistent effect (the accuracy moves both ways)"
     return (f"**Reading XNLI as UTF-8 instead of Latin-1** (diagnosis step A -> B, the direct test of the "
@@ -83,14 +97,16 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
 
 def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> str:
     """Finding: the thesis-configuration runs that predict one class, and the agreement with the thesis
-    over the runs that do not (collapsed classifiers are left out of the agreement)."""
+    over the runs that do not (collapsed classifiers are left out of the agreement). With several seeds a
+    run is collapsed when any seed's classifier is (``collapsed``), and the text says in how many seeds."""
     ours = t4.dropna(subset=["ours"])
     if not len(ours):
         return ""
-    coll = ours[ours["majority share"] >= COLLAPSED_SHARE]
+    flag = lambda d: d["collapsed"].eq(True) if "collapsed" in d else d["majority share"] >= COLLAPSED_SHARE
+    coll = ours[flag(ours)]
     parts = []
     for clf, g in ours.groupby("classifier"):
-        c = g[g["majority share"] >= COLLAPSED_SHARE]
+        c = g[flag(g)]
         if not len(c):
             continue
         exact = bool((c["majority share"] >= 100 - 1e-9).all())
@@ -98,10 +114,11 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
         runs = verb(len(g), "run", "runs")
         does = verb(len(c), "predicts", "predict") if len(c) < len(g) or len(g) == 1 else "predict"
         where = "" if len(c) == len(g) else f" ({', '.join(sorted(c['lang']))})"
-        parts.append(f"{some_of(len(c), len(g))} thesis-configuration {clf} {runs} {does} {one}{where}")
+        parts.append(f"{some_of(len(c), len(g))} thesis-configuration {clf} {runs} {does} {one}{where}"
+                     + _seed_count(c))
     text = "**Collapsed classifiers.** On XNLI, " + "; ".join(parts) + "." if parts else \
         "**Collapsed classifiers.** No thesis-configuration run on XNLI predicts one class for every test pair."
-    live = ours[(ours["majority share"] < COLLAPSED_SHARE) & ours["paper"].notna()]
+    live = ours[~flag(ours) & ours["paper"].notna()]
     gaps = live["diff"].abs()
     spread = (f"{points(gaps.iloc[0])}" if len(live) == 1 else
               f"a median {gaps.median():.1f} points (largest {gaps.max():.1f})" if len(live) else "")
@@ -115,6 +132,17 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
         who = "The one run" if len(live) == 1 else f"The {len(live)} runs"
         text += f" {who} ({model_phrase(model)}) {verb(len(live), 'differs', 'differ')} from the thesis by {spread}."
     return text
+
+
+def _seed_count(c: pd.DataFrame) -> str:
+    """ " (in every one of its 3 seeds)" / " (in 1 to 3 of its 3 seeds)": how many seeds collapse, from
+    ``collapsed seeds`` and ``seeds``; empty with one seed or without the columns."""
+    if "collapsed seeds" not in c or "seeds" not in c or not len(c) or int(c["seeds"].max()) < 2:
+        return ""
+    k, n = c["collapsed seeds"].astype(int), int(c["seeds"].max())
+    if (k == n).all():
+        return f" (in every one of its {n} seeds)"
+    return f" (in {k.min()} to {k.max()} of its {n} seeds)" if k.min() != k.max() else f" (in {k.min()} of its {n} seeds)"
 
 
 def model_phrase(model: str = "multilingual-e5-small") -> str:
@@ -133,18 +161,19 @@ def probe_step_summary(ladder: pd.DataFrame) -> str:
         d, e = sub[sub["s"] == "D"], sub[sub["s"] == "E"]
         if len(d) and len(e):
             bd, be = d.loc[d["acc"].idxmax()], e.loc[e["acc"].idxmax()]
-            best[task] = (bd, be, separated((bd["acc"], bd["acc_lo"], bd["acc_hi"]),
-                                            (be["acc"], be["acc_lo"], be["acc_hi"])))
+            best[task] = (bd, be, held_by_seeds(separated((bd["acc"], bd["acc_lo"], bd["acc_hi"]),
+                                                          (be["acc"], be["acc_lo"], be["acc_hi"])), bd, be))
     up = [t for t, v in best.items() if v[2] == 1]
+    sd = " and in every seed" if "acc_min" in ladder.columns else ""
     nums = "; ".join(f"{t} {v[0]['acc']:.1f} -> {v[1]['acc']:.1f} %" for t, v in best.items())
     if len(up) == len(best):
-        claim = (f"raise the best accuracy in all {len(best)} tasks, each time beyond the bootstrap interval"
-                 if len(best) > 1 else "raise the best accuracy beyond the bootstrap interval")
+        claim = (f"raise the best accuracy in all {len(best)} tasks, each time beyond the bootstrap interval{sd}"
+                 if len(best) > 1 else f"raise the best accuracy beyond the bootstrap interval{sd}")
     elif up:
-        claim = (f"raise the best accuracy beyond the bootstrap interval in {len(up)} of {len(best)} tasks "
+        claim = (f"raise the best accuracy beyond the bootstrap interval{sd} in {len(up)} of {len(best)} tasks "
                  f"({', '.join(up)}); elsewhere the change is within the noise (unstable)")
     else:
-        claim = "do not move the best accuracy beyond the bootstrap interval in any task (unstable)"
+        claim = f"do not move the best accuracy beyond the bootstrap interval{sd} in any task (unstable)"
     return (f"**Classifier settings** (diagnosis step D -> E: the thesis' unregularised probes vs ours, on the same "
             f"mean-pooled features; best probe of each step): ours {claim}: {nums}.")
 
@@ -155,19 +184,26 @@ def repaired_summary(t4: pd.DataFrame) -> str:
     if not len(t):
         return ""
     sep = [separated((r["ours"], r["ours CI lo"], r["ours CI hi"]), (r["repaired"], r["repaired CI lo"],
-                                                                   r["repaired CI hi"])) for _, r in t.iterrows()]
+                                                                   r["repaired CI hi"]))
+           if every_seed(r, "ours", "repaired") or every_seed(r, "repaired", "ours") else 0
+           for _, r in t.iterrows()]  # a difference that changes with the seeds is not separated
     n_up = sum(s == 1 for s in sep)
     gain = t["repaired"] - t["ours"]
     if n_up == len(t):
-        claim = f"lies above the thesis configuration in all {len(t)} runs, with separate intervals"
+        claim = f"lies above the thesis configuration in all {len(t)} runs, with separate intervals{_for_seeds(t)}"
     elif n_up:
-        claim = (f"lies above the thesis configuration with separate intervals in {n_up} of {len(t)} runs; "
-                 f"in the others the difference is unstable")
+        claim = (f"lies above the thesis configuration with separate intervals{_for_seeds(t)} in {n_up} of "
+                 f"{len(t)} runs; in the others the difference is unstable")
     else:
         claim = "is not separated from the thesis configuration in any run (unstable)"
     return (f"**The repaired pipeline** (raw UTF-8 text, the sub-word tokenizer, mean pooling, our probes; same "
             f"model and test pairs) {claim}: it {change_phrase(gain)} ({_rng(t['repaired'])} % against "
             f"{_rng(t['ours'])} %).")
+
+
+def _for_seeds(t: pd.DataFrame) -> str:
+    """ " and every seed above every seed" when the rows carry a seed range, else empty."""
+    return " and every seed above every seed" if "repaired seed min" in t and "ours seed max" in t else ""
 
 
 def correlation_finding(corr: pd.DataFrame) -> str:
@@ -223,6 +259,8 @@ def headline(t4: pd.DataFrame, model: str, classifier: str = "LR") -> str:
         return ""
     r = t[t["lang"] == "en"].iloc[0] if (t["lang"] == "en").any() else t.iloc[0]
     paper = "" if pd.isna(r.get("paper")) else f", against the thesis' {r['paper']:.1f} % with M-BERT"
+    seeds = (f" (mean over training seeds, which give {r['repaired seed min']:.1f}–{r['repaired seed max']:.1f} %)"
+             if "repaired seed min" in r and r["repaired seed min"] != r["repaired seed max"] else "")
     return (f"Frozen {model} sentence vectors with a cross-validated logistic regression reach "
             f"{r['repaired']:.1f} % (95% CI {r['repaired CI lo']:.1f}–{r['repaired CI hi']:.1f}) on XNLI "
-            f"{r['lang']}{paper}.")
+            f"{r['lang']}{paper}{seeds}.")

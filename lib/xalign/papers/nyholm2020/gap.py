@@ -3,7 +3,7 @@
 Table 4 gives each probe's accuracy with its own 95 % interval; two such intervals set side by side
 say little about the *difference* of two probes scored on the same test pairs (most pairs both get
 right or both get wrong). :func:`mlp_lr_gap` recovers each probe's per-pair predictions (the same
-fits as Table 4: same features, dev split, seed and probe settings, so the probe cache returns the
+fits as Table 4: same features, dev split, seeds and probe settings, so the probe cache returns the
 fits Table 4 made) and puts a paired bootstrap interval (:func:`xalign.measures.intervals.paired_difference_ci`)
 on MLP minus LR.
 """
@@ -37,36 +37,57 @@ def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_d
     return np.asarray(pred) == np.asarray(task.test.labels)
 
 
-def mlp_lr_gap(tasks: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec], seed: int,
-               n_boot: int = 1000, cache: bool = True) -> pd.DataFrame:
+def mlp_lr_gap(tasks: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSpec], seed: int | None = None,
+               n_boot: int = 1000, cache: bool = True, seeds: Sequence[int] | None = None) -> pd.DataFrame:
     """Per task: LR and MLP accuracy (%) on the same test pairs and MLP minus LR with its paired 95 % interval.
+
+    With several seeds each probe is fitted once per seed (Table 4's fits) and a test pair scores the
+    share of seeds that get it right, so ``LR`` / ``MLP`` are the means over seeds (Table 4's numbers) and
+    the interval is that of the seed-averaged difference; ``MLP − LR seed min`` / ``seed max`` give the
+    range of the per-seed differences.
 
     Args:
         tasks: the XNLI tasks (``task.meta["lang"]`` names the language).
         batcher: the repaired features.
         probes: the chapter's two probes, named ``"LR"`` and ``"MLP"`` (:func:`.inputs.our_probes`).
-        seed: the probes' seed (the profile's, as in Table 4).
+        seed: one seed (when ``seeds`` is None).
         n_boot: bootstrap resamples; cache: use the probe cache (:func:`xalign.measures.probe.fit_predict`).
+        seeds: the probes' seeds (the profile's, as in Table 4).
 
     Returns:
-        one row per task: ``lang``, ``n test pairs``, ``LR``, ``MLP``, ``MLP − LR`` and its ``CI lo`` /
-        ``CI hi`` (points), ``pairs only LR gets right`` / ``pairs only MLP gets right`` (counts).
+        one row per task: ``lang``, ``n test pairs``, ``seeds``, ``LR``, ``MLP``, ``MLP − LR`` with its
+        ``CI lo`` / ``CI hi`` and ``seed min`` / ``seed max`` (points), ``pairs only LR gets right`` /
+        ``pairs only MLP gets right`` (test pairs one probe gets right and the other wrong, per seed, mean
+        over seeds: a whole number for one seed; MLP − LR is their difference over ``n test pairs``).
     """
     by_name = {p.name: p for p in probes}
     missing = {"LR", "MLP"} - set(by_name)
     if missing:
         raise ValueError(f"mlp_lr_gap needs probes named LR and MLP, missing {sorted(missing)}")
+    if seeds is None and seed is None:
+        raise ValueError("mlp_lr_gap needs seed or seeds")
+    seeds = [int(s) for s in (seeds if seeds is not None else [seed])]
+    if not seeds:
+        raise ValueError("mlp_lr_gap: seeds must name at least one seed")
     rows = []
     for task in tasks:
-        lr = hits_on_test(task, batcher, by_name["LR"], seed, cache=cache)
-        mlp = hits_on_test(task, batcher, by_name["MLP"], seed, cache=cache)
-        d, lo, hi = paired_difference_ci(mlp, lr, n_boot=n_boot, seed=0, scale=100)
-        rows.append({"lang": task.meta.get("lang", task.name), "n test pairs": len(lr),
+        lr = np.stack([hits_on_test(task, batcher, by_name["LR"], s, cache=cache) for s in seeds]).astype(float)
+        mlp = np.stack([hits_on_test(task, batcher, by_name["MLP"], s, cache=cache) for s in seeds]).astype(float)
+        d, lo, hi = paired_difference_ci(mlp.mean(0), lr.mean(0), n_boot=n_boot, seed=0, scale=100)
+        per_seed = 100 * (mlp.mean(1) - lr.mean(1))
+        rows.append({"lang": task.meta.get("lang", task.name), "n test pairs": lr.shape[1], "seeds": len(seeds),
                      "LR": 100 * float(lr.mean()), "MLP": 100 * float(mlp.mean()), "MLP − LR": d,
                      "MLP − LR CI lo": lo, "MLP − LR CI hi": hi,
-                     "pairs only LR gets right": int((lr & ~mlp).sum()),
-                     "pairs only MLP gets right": int((mlp & ~lr).sum())})
+                     "MLP − LR seed min": float(per_seed.min()), "MLP − LR seed max": float(per_seed.max()),
+                     "pairs only LR gets right": _mean_count(lr * (1 - mlp)),
+                     "pairs only MLP gets right": _mean_count(mlp * (1 - lr))})
     return pd.DataFrame(rows)
+
+
+def _mean_count(hits) -> float | int:
+    """The mean over seeds (rows) of the count of items (columns) marked 1: an int when it is whole."""
+    c = float(np.asarray(hits).sum(1).mean())
+    return int(c) if c.is_integer() else c
 
 
 def gap_summary(gap: pd.DataFrame) -> str:
@@ -74,8 +95,10 @@ def gap_summary(gap: pd.DataFrame) -> str:
     difference on the same test pairs, per language; the wording follows the numbers."""
     if not len(gap):
         return ""
-    above = gap[gap["MLP − LR CI lo"] > 0]
-    below = gap[gap["MLP − LR CI hi"] < 0]
+    every_seed = lambda sign: (sign * gap[f"MLP − LR seed {'min' if sign > 0 else 'max'}"] > 0) \
+        if "MLP − LR seed min" in gap else True
+    above = gap[(gap["MLP − LR CI lo"] > 0) & every_seed(1)]
+    below = gap[(gap["MLP − LR CI hi"] < 0) & every_seed(-1)]
     n = len(gap)
     nums = "; ".join(f"{r['lang']} {r['MLP − LR']:+.1f} [{r['MLP − LR CI lo']:+.1f}, {r['MLP − LR CI hi']:+.1f}]"
                      for _, r in gap.iterrows())
@@ -95,10 +118,13 @@ def gap_summary(gap: pd.DataFrame) -> str:
             parts.append(f"below LR in {len(below)} ({lang_list(below)})")
         rest = n - len(above) - len(below)
         verdict = f"the MLP scores {' and '.join(parts)} of {n}" + (
-            f"; in the other {rest} the difference is not separated from zero (unstable)" if rest else "")
+            f"; in the other {rest} the difference is not separated from zero or changes sign between seeds "
+            "(unstable)" if rest else "")
     where = f"{n} languages" if n > 1 else "the one language run"
+    k = int(gap["seeds"].iloc[0]) if "seeds" in gap else 1
+    seeds = f", mean of {k} seeds, a verdict only where every seed's difference has its sign" if k > 1 else ""
     return (f"**MLP against LR** (repaired features; MLP minus LR in points on the same "
-            f"{int(gap['n test pairs'].iloc[0])} test pairs, paired bootstrap 95 % interval) in {where}: "
+            f"{int(gap['n test pairs'].iloc[0])} test pairs, paired bootstrap 95 % interval{seeds}) in {where}: "
             f"{verdict} ({nums}).")
 
 
@@ -106,4 +132,5 @@ def shown(gap: pd.DataFrame) -> pd.DataFrame:
     """The gap table for :func:`xalign.book.display.table`: the interval folded into its column, units in
     the headers (accuracies in %, the difference in points, counts as integers)."""
     return with_intervals(gap).rename(columns={"LR": "LR (%)", "MLP": "MLP (%)",
-                                               "MLP − LR [95% CI]": "MLP − LR (points) [paired 95% CI]"})
+                                               "MLP − LR [95% CI]": "MLP − LR (points) [paired 95% CI]",
+                                               "MLP − LR seed range": "MLP − LR per seed, min-max (points)"})

@@ -2,8 +2,13 @@
 
 Every accuracy measured on a sample of test items comes with its 95 %
 bootstrap interval over those items (``<column> CI lo`` / ``<column> CI hi``,
-from :func:`xalign.measures.intervals.accuracy_ci` inside the probe engine);
-:func:`with_intervals` folds them into one readable column for display.
+from the probe engine); where a probe was trained with several seeds the
+accuracy is the mean over seeds and its seed range sits beside it
+(``<column> seed min`` / ``<column> seed max``,
+:func:`xalign.measures.probe_seeds.seed_scores`). The thesis-configuration
+runs carry ``collapsed`` (some seed predicts one class for every test item)
+and ``collapsed seeds`` (how many); :func:`with_intervals` folds intervals and
+seed ranges into readable columns for display.
 """
 
 from __future__ import annotations
@@ -25,17 +30,30 @@ def wide(df: pd.DataFrame, name: str, value: str = "acc") -> pd.Series:
 
 
 def with_ci(df: pd.DataFrame, name: str, ci: str | None = None) -> list[pd.Series]:
-    """The accuracy column ``name`` and its interval bounds ``<ci> CI lo`` / ``<ci> CI hi`` (``ci``:
-    ``name``, or ``"ours"`` for the ``value`` column that :meth:`ChapterRun.compare` renames ``ours``)."""
+    """The accuracy column ``name``, its interval bounds ``<ci> CI lo`` / ``<ci> CI hi`` and, where the
+    runs had several seeds (``acc_min`` / ``acc_max``), its seed range ``<ci> seed min`` / ``<ci> seed max``
+    (``ci``: ``name``, or ``"ours"`` for the ``value`` column that :meth:`ChapterRun.compare` renames ``ours``)."""
     ci = ci or name
-    return [wide(df, name), wide(df, f"{ci} CI lo", "acc_lo"), wide(df, f"{ci} CI hi", "acc_hi")]
+    cols = [wide(df, name), wide(df, f"{ci} CI lo", "acc_lo"), wide(df, f"{ci} CI hi", "acc_hi")]
+    if "acc_min" in df.columns:
+        cols += [wide(df, f"{ci} seed min", "acc_min"), wide(df, f"{ci} seed max", "acc_max")]
+    return cols
+
+
+def collapse_flags(df: pd.DataFrame) -> list[pd.Series]:
+    """``collapsed`` (bool: some seed's classifier predicts one class for (nearly) every test item) and
+    ``collapsed seeds`` (how many seeds of ``n_seeds``), from seed-scored runs; none without them."""
+    if "collapsed" not in df.columns:
+        return []
+    return [wide(df, "collapsed", "collapsed").astype(bool), wide(df, "collapsed seeds", "collapsed_seeds"),
+            wide(df, "seeds", "n_seeds")]
 
 
 def table4(res_thesis, res_fixed, res_zero, res_cbow, unk_latin1: Mapping[str, float]) -> pd.DataFrame:
     """Table 4 (XNLI per language): the thesis configuration (``value``), the repaired pipeline,
     zero-shot from English and CBOW, each with its interval; plus the unknown-token share (%)."""
     cols = [*with_ci(res_thesis, "value", "ours"), wide(res_thesis, "thesis macro-F1", "macro_f1"),
-            wide(res_thesis, "majority share", "pred_majority_share"),
+            wide(res_thesis, "majority share", "pred_majority_share"), *collapse_flags(res_thesis),
             wide(res_thesis, "thesis early stopping", "early_stopping"),
             *with_ci(res_fixed, "repaired"), *with_ci(res_cbow, "CBOW")]
     if len(res_zero):
@@ -49,6 +67,7 @@ def table5(xres_thesis, xres_fixed, xres_cbow, majority: Mapping[str, float]) ->
     """Table 5 (XED): thesis configuration and repaired pipeline with intervals, macro-F1, CBOW,
     and the majority-class accuracy of each test split."""
     out = pd.concat([*with_ci(xres_thesis, "value", "ours"), wide(xres_thesis, "thesis macro-F1", "macro_f1"),
+                     wide(xres_thesis, "majority share", "pred_majority_share"), *collapse_flags(xres_thesis),
                      *with_ci(xres_fixed, "repaired"), wide(xres_fixed, "repaired macro-F1", "macro_f1"),
                      *with_ci(xres_cbow, "CBOW")], axis=1).reset_index()
     out["majority-class accuracy"] = out["lang"].map(majority)
@@ -70,8 +89,12 @@ def table6(t4: pd.DataFrame, langs: Sequence[str]) -> pd.DataFrame:
             if not len(g_ok):
                 continue
             best = g_ok.loc[g_ok[col].idxmax()]
-            row |= {name: best[col], f"{col} CI lo": best[f"{col} CI lo"], f"{col} CI hi": best[f"{col} CI hi"],
-                    f"{col} classifier": best["classifier"]}
+            carried = [c for c in (f"{col} CI lo", f"{col} CI hi", f"{col} seed min", f"{col} seed max")
+                       if c in best.index]
+            row |= {name: best[col], **{c: best[c] for c in carried}, f"{col} classifier": best["classifier"]}
+            if col == "ours" and "collapsed" in best.index:
+                row |= {"collapsed": bool(best["collapsed"]), "collapsed seeds": best["collapsed seeds"],
+                        "seeds": best["seeds"]}
         if "value" in row:
             rows.append(row)
     return pd.DataFrame(rows)
@@ -79,14 +102,29 @@ def table6(t4: pd.DataFrame, langs: Sequence[str]) -> pd.DataFrame:
 
 def table7(t5: pd.DataFrame) -> pd.DataFrame:
     """Table 7's MultiSent rows: Table 5 keyed by classifier name as the thesis prints it."""
-    keep = ["classifier", "lang", "ours", "ours CI lo", "ours CI hi", "repaired", "repaired CI lo", "repaired CI hi"]
-    return t5.assign(classifier="MultiSent " + t5["classifier"])[keep].rename(columns={"ours": "value"})
+    keep = ["classifier", "lang", "ours", "ours CI lo", "ours CI hi", "ours seed min", "ours seed max", "collapsed",
+            "collapsed seeds", "seeds", "repaired", "repaired CI lo", "repaired CI hi", "repaired seed min",
+            "repaired seed max"]
+    return t5.assign(classifier="MultiSent " + t5["classifier"])[[c for c in keep if c in t5.columns]].rename(
+        columns={"ours": "value"})
 
 
 def with_intervals(frame: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
     """For display: every ``X`` with ``X CI lo`` / ``X CI hi`` becomes one column ``X [95% CI]``
-    (text such as ``"45.3 [40.1, 50.2]"``; ``None`` where ``X`` is missing, shown as "–")."""
+    (text such as ``"45.3 [40.1, 50.2]"``; ``None`` where ``X`` is missing, shown as "–"), every
+    ``X seed min`` / ``X seed max`` one column ``X seed range`` (``"44.0-46.1"``), and ``collapsed
+    seeds`` with ``seeds`` one column ``collapsed (seeds)`` (``"3 of 3"``, ``"no"``)."""
     out = frame.copy()
+    for lo in [c for c in frame.columns if c.endswith(" seed min")]:
+        col, hi = lo[: -len(" seed min")], lo[: -len(" seed min")] + " seed max"
+        if hi in out.columns:
+            out[f"{col} seed range"] = [None if pd.isna(a) else f"{a:.{digits}f}-{b:.{digits}f}"
+                                        for a, b in zip(out[lo], out[hi])]
+            out = out.drop(columns=[lo, hi])
+    if "collapsed seeds" in out.columns and "seeds" in out.columns:
+        out["collapsed (seeds)"] = [None if pd.isna(k) else "no" if k == 0 else f"{int(k)} of {int(n)}"
+                                    for k, n in zip(out["collapsed seeds"], out["seeds"])]
+        out = out.drop(columns=["collapsed seeds", "seeds", "collapsed"], errors="ignore")
     for lo in [c for c in frame.columns if c.endswith(" CI lo")]:
         col = lo[: -len(" CI lo")]
         hi = f"{col} CI hi"
@@ -152,11 +190,12 @@ def unk_summary(unk: Mapping[str, float]) -> str:
 def table4_summary(t4: pd.DataFrame) -> str:
     """What Table 4 shows about our runs, in numbers from the run."""
     ours = t4.dropna(subset=["ours"])
-    collapsed = ours[ours["majority share"] >= 99]
+    collapsed = ours[ours["collapsed"].eq(True)] if "collapsed" in ours else ours[ours["majority share"] >= 99]
     es = ", ".join(sorted(set(ours["thesis early stopping"].dropna())))
     parts = [(f"**Thesis configuration (`ours`)**, early-stopped on {es}: accuracy {_rng(ours['ours'])} % over "
-              f"{len(ours)} runs (language x classifier); {len(collapsed)} of them predict one label for (nearly) "
-              f"every test pair (majority share >= 99 %, i.e. at or next to chance on XNLI's balanced test sets).")]
+              f"{len(ours)} runs (language x classifier){_seeds_words(ours)}; {len(collapsed)} of them predict one label "
+              f"for (nearly) every test pair{' in some seed' if 'collapsed seeds' in ours else ''} (majority share "
+              f">= 99 %, i.e. at or next to chance on XNLI's balanced test sets; flagged in the table).")]
     if len(collapsed) == len(ours):
         parts.append("In our runs this configuration therefore cannot separate the languages by itself: with a few "
                      "hundred training pairs its unregularised, unscaled probes do not leave their initial plateau "
@@ -174,6 +213,13 @@ def table4_summary(t4: pd.DataFrame) -> str:
             parts.append(f"**Zero-shot from en** (the English-trained probe on each language's test set), against the "
                          f"in-language probe, {change_phrase(d)}.")
     return " ".join(parts)
+
+
+def _seeds_words(t: pd.DataFrame) -> str:
+    """ ", each the mean of 3 training seeds" where the rows carry their seed count, else empty."""
+    if "seeds" not in t or not len(t) or int(t["seeds"].max()) < 2:
+        return ""
+    return f", each the mean of {int(t['seeds'].max())} training seeds"
 
 
 def correlation_note(corr: pd.DataFrame) -> str:
@@ -203,10 +249,12 @@ def correlation_summary(corr: pd.DataFrame) -> str:
 def xed_summary(t5: pd.DataFrame) -> str:
     t = t5.dropna(subset=["ours", "repaired"])
     gain = t["repaired"] - t["ours"]
-    above = t[t["ours CI lo"] > t["majority-class accuracy"]]
+    above = t[(t["ours CI lo"] > t["majority-class accuracy"])
+              & (t["ours seed min"] > t["majority-class accuracy"] if "ours seed min" in t else True)]
     return (f"On XED the thesis configuration scores {_rng(t['ours'])} % (majority class: "
-            f"{_rng(t['majority-class accuracy'])} %); {runs_with(len(above), len(t))} whole interval above the "
-            f"majority-class accuracy. The repaired pipeline {change_phrase(gain)} "
+            f"{_rng(t['majority-class accuracy'])} %); {runs_with(len(above), len(t))} whole interval"
+            f"{', and every seed,' if 'ours seed min' in t else ''} above the majority-class accuracy. The repaired pipeline "
+            f"{change_phrase(gain)} "
             f"({_rng(t['repaired'])} %).")
 
 
@@ -255,7 +303,10 @@ def diagnosis_summary(ladder: pd.DataFrame, unk: Mapping[str, float], paper_t4: 
 #: headers of the compared tables as the chapter shows them (units in the headers)
 SHOWN = {"paper": "thesis (%)", "ours [95% CI]": "ours, thesis configuration (%) [95% CI]",
          "value [95% CI]": "ours, thesis configuration (%) [95% CI]",
-         "repaired [95% CI]": "ours, repaired (%) [95% CI]", "diff": "diff (ours − thesis, points)"}
+         "ours seed range": "thesis configuration: seed min-max (%)",
+         "collapsed (seeds)": "thesis configuration collapsed (seeds)",
+         "repaired [95% CI]": "ours, repaired (%) [95% CI]", "repaired seed range": "repaired: seed min-max (%)",
+         "diff": "diff (ours − thesis, points)"}
 
 
 def shown(frame: pd.DataFrame, keys: Sequence[str], unit: str = "%") -> tuple[pd.DataFrame, list[str]]:

@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-#: a probe that gives (nearly) one label to every test item: its majority-prediction share (%)
-COLLAPSED_SHARE = 99.0
+from xalign.measures.probe_seeds import COLLAPSED_SHARE  # noqa: F401 (the collapse bar, re-exported)
 
 
 def some_of(k: int, n: int) -> str:
@@ -32,6 +31,26 @@ def runs_with(k: int, n: int) -> str:
     if k == n:
         return "both runs have their" if n == 2 else f"all {n} runs have their"
     return f"{k} of {n} runs " + ("has its" if k == 1 else "have their")
+
+
+def every_seed(row, a: str, b: str) -> bool:
+    """Whether ``b`` beats ``a`` whichever seeds trained them: every seed's ``b`` above every seed's ``a``
+    (``<b> seed min`` > ``<a> seed max``; True where the row has no seed range, i.e. one seed). Two
+    set-ups trained from the same seed number share nothing, so seeds are not paired."""
+    lo, hi = f"{b} seed min", f"{a} seed max"
+    if lo not in row or hi not in row or pd.isna(row[lo]) or pd.isna(row[hi]):
+        return True
+    return bool(row[lo] > row[hi])
+
+
+def held_by_seeds(sep: int, a, b) -> int:
+    """``sep`` (:func:`separated` of runs ``a`` -> ``b``) where the seed ranges agree with it, else 0: a
+    rise counts only if every seed of ``b`` lies above every seed of ``a`` (``acc_min`` / ``acc_max``),
+    a fall likewise; runs without a seed range (one seed) keep ``sep``."""
+    if sep == 0 or "acc_min" not in a or "acc_min" not in b or pd.isna(a["acc_min"]) or pd.isna(b["acc_min"]):
+        return sep
+    holds = b["acc_min"] > a["acc_max"] if sep > 0 else b["acc_max"] < a["acc_min"]
+    return sep if holds else 0
 
 
 def verb(k: int, singular: str, plural: str) -> str:
