@@ -102,7 +102,8 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
 def make_reference(profile: str = "default", results: Path | None = None, reference: Path | None = None,
                    chapters: list[str] | None = None) -> list[Path]:
     """Copy the result of every chapter (this profile; the profile's own model, else the newest)
-    to ``reference/<chapter>.json``."""
+    to ``reference/<chapter>.json``; for a float32 result, its tables' seed spreads become
+    ``reference/<chapter>.variation.yaml`` (:func:`xalign.book.variation.write_variation`)."""
     from xalign.book.ledger import pick_result
     from xalign.papers import meta
 
@@ -123,6 +124,11 @@ def make_reference(profile: str = "default", results: Path | None = None, refere
                 target = reference / f"{chapter}.{precision_label(result_precision(result))}.json"
         shutil.copyfile(result["_path"], target)
         written.append(target)
+        if result_precision(result) == "torch.float32":  # the variation a float32 rerun is checked within
+            from xalign.book.variation import write_variation
+
+            if (vpath := write_variation(result, variation_path(target))) is not None:
+                written.append(vpath)
     return written
 
 
