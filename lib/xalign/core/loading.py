@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from xalign.core.cache import EmbeddingCache
+from xalign.core.decoder import DecoderEncoder, is_decoder_only
 from xalign.core.devices import default_batch_tokens, default_chunk_size, default_device, is_gpu
 from xalign.core.encoders import Encoder
 from xalign.core.hubinfo import hub_reachable, usable_positions
@@ -106,8 +107,9 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
     model.eval()
     # never feed more tokens than the model has positions for (512 for mBERT, XLM-R and e5; less for small models)
     kwargs.setdefault("max_length", min(512, usable_positions(model.config)))
-    return Encoder(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,
-                   device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
+    kind = DecoderEncoder if is_decoder_only(model.config) else Encoder  # causal LMs: xalign.core.decoder
+    return kind(name=name, model=model, tokenizer=tokenizer, revision=revision, prefix=prefix,
+                device=device, cache=cache or EmbeddingCache(), progress=progress, **kwargs)
 
 
 def _is_bert_like(source: str, local_only: bool = False) -> bool:

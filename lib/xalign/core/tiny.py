@@ -8,6 +8,9 @@ and saves config, weights and tokenizer to a directory that ``load_encoder`` (or
 sentence-transformers) opens like a hub checkpoint. Numbers from such models mean nothing; the
 point is that every chapter runs through the same code paths (offsets, special tokens, the
 encoder of an encoder-decoder, sentence-transformers modules).
+
+Decoder-only LLMs (Llama, Qwen2, Gemma: :data:`DECODER_FAMILIES`) are built by the same function
+(:mod:`xalign.core.tiny_decoders`).
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-FAMILIES = ("mbert", "xlmr", "mbart", "labse")
+from xalign.core.tiny_decoders import DECODER_FAMILIES, build_tiny_decoder
+
+FAMILIES = ("mbert", "xlmr", "mbart", "labse")  # the papers' encoder families
 
 
 def _train_tokenizer(family: str, sentences: Sequence[str], vocab_size: int):
@@ -53,16 +58,29 @@ def _train_tokenizer(family: str, sentences: Sequence[str], vocab_size: int):
 
 def build_tiny_model(family: str, out_dir: str | Path, sentences: Sequence[str], vocab_size: int = 4000,
                      seed: int = 0) -> Path:
-    """Write a tiny random model of ``family`` (one of :data:`FAMILIES`) into ``out_dir``; returns it."""
+    """Write a tiny random model of ``family`` into ``out_dir``.
+
+    Args:
+        family: an encoder family (:data:`FAMILIES`) or a decoder-only one (:data:`DECODER_FAMILIES`).
+        out_dir: the folder to save config, weights and tokenizer in (created).
+        sentences: at least 50 tokenizer training sentences.
+        vocab_size: the tokenizer's vocabulary size.
+        seed: torch seed of the random weights.
+
+    Returns:
+        ``out_dir``, loadable by :func:`xalign.core.loading.load_encoder`.
+    """
     import torch
     from transformers import PreTrainedTokenizerFast
 
-    if family not in FAMILIES:
-        raise ValueError(f"family must be one of {FAMILIES}, got {family!r}")
+    if family not in FAMILIES + DECODER_FAMILIES:
+        raise ValueError(f"family must be one of {FAMILIES + DECODER_FAMILIES}, got {family!r}")
     if len(sentences) < 50:
         raise ValueError(f"need at least 50 sentences to train a tokenizer, got {len(sentences)}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if family in DECODER_FAMILIES:
+        return build_tiny_decoder(family, out, sentences, vocab_size, seed)
     torch.manual_seed(seed)
     tok = _train_tokenizer(family, sentences, vocab_size)
     if family in ("mbert", "labse"):

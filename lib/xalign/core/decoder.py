@@ -1,0 +1,265 @@
+"""Decoder-only LLMs (Llama, Mistral, Qwen2/3, Gemma, BLOOM, ...) as layer-by-layer encoders.
+
+:func:`xalign.core.loading.load_encoder` returns a :class:`DecoderEncoder` for any causal-LM
+checkpoint (:func:`is_decoder_only`). It is an :class:`~xalign.core.encoders.Encoder` (every
+layer's hidden states, the cache, word spans by character offsets) with what decoders need:
+
+- sentence poolings ``"mean"``, ``"weighted"`` (SGPT / MEXA position weights) and ``"last"``
+  (the last real token), see :mod:`xalign.core.decoder_pooling`; ``"first"`` (BOS where the
+  tokenizer adds one) and ``"tokens"`` as for encoders;
+- the tokenizer's padding side honoured (left or right: the same vectors), with the position
+  ids counted from each text's first real token;
+- a pad token where the tokenizer has none (Llama, Mistral: its EOS), recorded;
+- the masked-word experiment replaces a word by the tokenizer's mask token, or its unknown token
+  where it has no mask token (Llama); a tokenizer with neither cannot mask (:attr:`can_mask`);
+- the prompt is the encoder's ``prefix`` (none by default), recorded in the cache key and in
+  :meth:`describe`.
+
+Word spans need no special care: a leading-space token (``Ġword``, ``▁word``) overlaps its
+word's characters and only the space before it, which belongs to no word.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from xalign.core.decoder_pooling import DECODER_POOLINGS, content_range, decoder_pooling_matrix
+from xalign.core.encoders import Encoder
+from xalign.core.precision import resolve_autocast
+
+#: the sentence poolings a decoder gives
+DECODER_SENTENCE_POOLINGS = (*DECODER_POOLINGS, "first", "tokens")
+#: the version of the decoder pooling rules, in every cache key (change it when they change)
+POOLING_RULES = "decoder-1"
+
+
+def is_decoder_only(config) -> bool:
+    """True for a causal-LM checkpoint: a model type with a causal-LM head and no masked-LM one, not encoder-decoder.
+
+    BERT and XLM-R also have causal-LM heads in transformers, but they are masked-LM models first
+    (and stay :class:`~xalign.core.encoders.Encoder`).
+
+    Args:
+        config: a transformers ``PretrainedConfig``.
+
+    Returns:
+        Whether the model is decoder-only.
+    """
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_FOR_MASKED_LM_MAPPING_NAMES,
+    )
+
+    kind = getattr(config, "model_type", "")
+    return (kind in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES and kind not in MODEL_FOR_MASKED_LM_MAPPING_NAMES
+            and not getattr(config, "is_encoder_decoder", False))
+
+
+def added_tokens(tokenizer) -> tuple[list[int], list[int]]:
+    """The ids a tokenizer adds before and after every text (e.g. ``([bos], [])`` for Llama, ``([], [])`` for Qwen2)."""
+    probe = "a b"
+    bare = tokenizer(probe, add_special_tokens=False)["input_ids"]
+    full = tokenizer(probe, add_special_tokens=True)["input_ids"]
+    for i in range(len(full) - len(bare) + 1):
+        if full[i: i + len(bare)] == bare:
+            return list(full[:i]), list(full[i + len(bare):])
+    raise ValueError(f"{type(tokenizer).__name__}: cannot tell the tokens it adds around a text "
+                     f"({bare} without them, {full} with them)")
+
+
+def ensure_pad_token(tokenizer) -> str | None:
+    """Give a tokenizer without a pad token one (its EOS, else BOS, else unknown token).
+
+    Padding is masked out, so the choice changes no vector.
+
+    Returns:
+        The token set, or None when the tokenizer had a pad token.
+
+    Raises:
+        ValueError: the tokenizer has none of pad, EOS, BOS and unknown tokens.
+    """
+    if tokenizer.pad_token_id is not None:
+        return None
+    for token in (tokenizer.eos_token, tokenizer.bos_token, tokenizer.unk_token):
+        if token is not None:
+            tokenizer.pad_token = token
+            return token
+    raise ValueError(f"{type(tokenizer).__name__}: no pad, EOS, BOS or unknown token to pad batches with")
+
+
+@dataclass
+class DecoderEncoder(Encoder):
+    """A decoder-only LLM with per-layer poolings for causal attention (see the module docstring).
+
+    Attributes, besides :class:`~xalign.core.encoders.Encoder`'s: ``pad_token_set`` (the pad token
+    this encoder gave a tokenizer that had none, else None) and ``mask_stand_in`` (the unknown
+    token used to mask words when the tokenizer has no mask token, else None).
+    """
+
+    pad_token_set: str | None = None
+    mask_stand_in: str | None = None
+    sentence_poolings = DECODER_SENTENCE_POOLINGS
+
+    def __post_init__(self):
+        self.pad_token_set = ensure_pad_token(self.tokenizer) or self.pad_token_set  # kept through replace()
+        if self.tokenizer.mask_token_id is None:
+            self.mask_stand_in = self.tokenizer.unk_token  # None too: then this encoder cannot mask
+            if self.mask_stand_in is not None:
+                self.tokenizer.mask_token = self.mask_stand_in  # what Encoder._forward masks with
+        elif self.tokenizer.mask_token != self.mask_stand_in:
+            self.mask_stand_in = None  # the tokenizer's own mask token
+        self._lead, self._trail = added_tokens(self.tokenizer)
+        params = inspect.signature(self.model.forward).parameters
+        self._position_ids = "position_ids" in params
+
+    @property
+    def n_layers(self) -> int:
+        """Hidden-state layers, the embedding layer (0) included."""
+        return self.model.config.get_text_config().num_hidden_layers + 1
+
+    @property
+    def dim(self) -> int:
+        """Width of each vector (the model's hidden size)."""
+        return self.model.config.get_text_config().hidden_size
+
+    @property
+    def can_mask(self) -> bool:
+        """Whether words can be masked (the tokenizer has a mask token, or an unknown token standing in)."""
+        return self.tokenizer.mask_token_id is not None
+
+    @property
+    def padding_side(self) -> str:
+        """``"left"`` or ``"right"``: the tokenizer's padding side, which batches follow."""
+        side = getattr(self.tokenizer, "padding_side", "right")
+        if side not in ("left", "right"):
+            raise ValueError(f"{self.name}: tokenizer.padding_side must be 'left' or 'right', got {side!r}")
+        return side
+
+    def settings(self) -> dict:
+        """What decides this encoder's vectors besides the weights: family, prompt, poolings, padding, masking."""
+        return {"architecture": "decoder-only", "model_type": self.model.config.model_type,
+                "prefix": self.prefix, "pooling_rules": POOLING_RULES,
+                "poolings": {"mean": "mean of the text's tokens (prefix in, tokens the tokenizer adds out)",
+                             "weighted": "position-weighted mean of the same tokens (SGPT / MEXA)",
+                             "last": "the last real token"},
+                "added_tokens": {"before": self.tokenizer.convert_ids_to_tokens(self._lead),
+                                 "after": self.tokenizer.convert_ids_to_tokens(self._trail)},
+                "pad_token": self.tokenizer.pad_token, "pad_token_set": self.pad_token_set,
+                "padding_side": self.padding_side,
+                "mask_token": self.tokenizer.mask_token, "mask_stand_in": self.mask_stand_in}
+
+    def describe(self) -> str:
+        """One line naming the model and every setting that decides its vectors (for pages and notes)."""
+        s = self.settings()
+        pad = f"pad {s['pad_token']!r}" + (" (set: the tokenizer had none)" if s["pad_token_set"] else "")
+        mask = (f"words masked with {s['mask_token']!r}" + (" (its unknown token: it has no mask token)"
+                                                            if s["mask_stand_in"] else "")
+                if s["mask_token"] else "no mask token")
+        return (f"{self.name} ({s['model_type']} decoder, {self.n_layers - 1} layers + embeddings, width {self.dim}); "
+                f"prefix {self.prefix!r}; mean and position-weighted mean over the text's tokens without "
+                f"{' '.join(s['added_tokens']['before'] + s['added_tokens']['after']) or 'added tokens'}, last = last "
+                f"real token; {pad}, padded on the {s['padding_side']}; {mask}")
+
+    # ---------------------------------------------------------------- internals
+    def _key(self, kind: str, layers: list[int], texts_digest: str) -> dict:
+        key = super()._key(kind, layers, texts_digest)
+        key["pooling_rules"] = POOLING_RULES
+        if kind.startswith("masked-"):
+            key["mask_token"] = self.tokenizer.mask_token
+        return key
+
+    def encode(self, texts, spans=None, poolings=("mean",), layers=None, mask=False, desc=None,
+               layer_mean=False):
+        """As :meth:`Encoder.encode <xalign.core.encoders.Encoder.encode>`; poolings among
+        :data:`DECODER_SENTENCE_POOLINGS`.
+
+        Raises:
+            ValueError: ``mask=True`` for a tokenizer with neither a mask nor an unknown token.
+        """
+        if mask and not self.can_mask:
+            raise ValueError(f"{self.name}: mask=True needs a mask or unknown token; this tokenizer has neither "
+                             f"(check encoder.can_mask first)")
+        return super().encode(texts, spans=spans, poolings=poolings, layers=layers, mask=mask, desc=desc,
+                              layer_mean=layer_mean)
+
+    def _tokenize(self, texts: list[str]):
+        ids, offsets = super()._tokenize(texts)
+        stand_in = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else self.tokenizer.pad_token_id
+        for i, seq in enumerate(ids):
+            if not seq:  # a blank text and a tokenizer that adds nothing (Qwen2): one EOS stands for it
+                ids[i], offsets[i] = [stand_in], [(0, 0)]
+        return ids, offsets
+
+    def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
+                    span_tokens: list[list[list[int]]] | None = None,
+                    layer_mean: bool = False, own_tokens: list[list[int]] | None = None) -> dict[str, np.ndarray]:
+        """The model on ready token ids (no cache), padded on the tokenizer's side.
+
+        Args:
+            ids: per text, its token ids (the tokens the tokenizer adds and a prefix included).
+            poolings: among :data:`DECODER_SENTENCE_POOLINGS`.
+            layers: layer indices, 0 to n_layers - 1.
+            span_tokens: per text, per word, its token indices (adds ``"words"``).
+            layer_mean: average the layers first (L = 1).
+            own_tokens: per text, the indices of its own tokens (for ``"tokens"``).
+
+        Returns:
+            pooling -> (n, L, dim) float32, and ``"words"``: (n_words_total, L, dim).
+        """
+        import torch
+
+        bad = [p for p in poolings if p not in self.sentence_poolings]
+        if bad:
+            raise ValueError(f"pooling must be one of {self.sentence_poolings}, got {bad}")
+        empty = [i for i, x in enumerate(ids) if len(x) == 0]
+        if empty:
+            raise ValueError(f"ids: sequences {empty[:5]} are empty; each needs at least one token")
+        want_words = span_tokens is not None
+        order = np.argsort([len(x) for x in ids], kind="stable")[::-1]
+        n_out = 1 if layer_mean else len(layers)
+        out = {p: np.zeros((len(ids), n_out, self.dim), np.float32) for p in poolings}
+        word_rows = np.cumsum([0] + [len(s) for s in span_tokens]) if want_words else None
+        if want_words:
+            out["words"] = np.zeros((int(word_rows[-1]), n_out, self.dim), np.float32)
+        contents = [content_range(x, self._lead, self._trail) for x in ids]
+        left = self.padding_side == "left"
+        pad_id = self.tokenizer.pad_token_id
+        dtype = resolve_autocast(self.autocast, self.device)
+        device_kind = self.device.split(":")[0]
+        autocast = torch.autocast(device_kind, dtype=getattr(torch, dtype)) if dtype else contextlib.nullcontext()
+        pos = 0
+        with torch.no_grad(), autocast:
+            while pos < len(order):
+                size = max(1, self.batch_tokens // max(len(ids[order[pos]]), 1))
+                batch = order[pos: pos + size]
+                pos += size
+                lengths = np.array([len(ids[b]) for b in batch])
+                T = int(lengths.max())
+                flat = np.full((len(batch), T), pad_id, dtype=np.int64)
+                real = np.zeros((len(batch), T), dtype=bool)
+                for r, b in enumerate(batch):
+                    cols = slice(T - lengths[r], T) if left else slice(0, lengths[r])
+                    flat[r, cols], real[r, cols] = ids[b], True
+                attn = torch.from_numpy(real.astype(np.int64)).to(self.device)
+                extra = {"position_ids": (attn.cumsum(1) - 1).clamp(min=0)} if self._position_ids else {}
+                res = self.model(input_ids=torch.from_numpy(flat).to(self.device), attention_mask=attn,
+                                 output_hidden_states=True, use_cache=False, **extra)
+                pool, slots = decoder_pooling_matrix(batch, lengths, T, contents, out, span_tokens, word_rows,
+                                                     own_tokens, left_padded=left)
+                pool = pool.to(self.device)
+                keep = torch.from_numpy(real.reshape(-1, 1)).to(self.device)
+                with torch.autocast(device_kind, enabled=False):
+                    # padding rows are zeroed, not only weighted 0: a fully masked row may hold NaN
+                    pooled = torch.stack([pool @ torch.where(keep, res.hidden_states[li].reshape(-1, self.dim).float(),
+                                                             0.0) for li in layers], 1)  # (rows, L, H)
+                if layer_mean:
+                    pooled = pooled.mean(1, keepdim=True)
+                pooled = pooled.cpu().numpy()
+                for name, (lo, hi, target) in slots.items():
+                    out[name][target] = pooled[lo:hi]
+        return out
