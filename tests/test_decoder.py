@@ -218,3 +218,13 @@ def test_a_blank_text_gets_a_vector_without_added_tokens(decoders):
         v = decoders["qwen2"].encode_sentences(["", "The cat."], pooling="last")
     assert v.shape == (2, 3, 32) and np.isfinite(v).all()
 
+
+
+def test_chapter1_fig8_is_skipped_with_a_note_when_words_cannot_be_masked():
+    from xalign.papers.gaschi2022.experiments import run_fig8
+
+    run = SimpleNamespace(notes=[])
+    enc = SimpleNamespace(name="some/llm", can_mask=False)
+    got = run_fig8(SimpleNamespace(mask_pair="de-en"), run, enc, SimpleNamespace(word_pairs={"de-en": []}), None, [0])
+    assert got is None and run.notes == [("Fig. 8 not drawn: some/llm's tokenizer has no mask token, nor an unknown "
+                                          "token to stand in for one")]

@@ -328,11 +328,16 @@ def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) ->
     """Fig. 8: S_weak of the words and of the mask token in their place (``P.mask_pool`` pairs).
 
     Releases ``encoded``'s held pair before the masked forward passes. Returns the tidy scores
-    (layer, run, value in [0, 1], input "words"/"masked"), or None when ``P.mask_pair`` is not run.
+    (layer, run, value in [0, 1], input "words"/"masked"), or None when ``P.mask_pair`` is not run or the
+    encoder cannot mask words (``enc.can_mask`` False: a decoder whose tokenizer has no mask or unknown token).
     """
     lp = P.mask_pair
     if lp not in extraction.word_pairs:
         run.notes.append(f"Fig. 8 not drawn: mask_pair {lp} is not among pairs {list(extraction.word_pairs)}")
+        return None
+    if not getattr(enc, "can_mask", True):  # a decoder-only LLM whose tokenizer has no mask nor unknown token
+        run.notes.append(f"Fig. 8 not drawn: {enc.name}'s tokenizer has no mask token, nor an unknown token to "
+                         "stand in for one")
         return None
     wp, corpus = extraction.word_pairs[lp], extraction.corpus[lp]
     pool = [wp[i] for i in PR.sample_distinct(wp, P.mask_pool, np.random.default_rng(P.seed))]

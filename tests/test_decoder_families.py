@@ -1,0 +1,60 @@
+"""Decoder-only LLM families, proven offline: the card on tiny random Llama, Qwen2 and Gemma models,
+and chapters 1 and 3's smoke profiles on one family each (the numbers mean nothing; the code paths
+are the ones a hub LLM takes).
+
+Chapter 1 runs on Qwen2 (byte-level BPE whose ``Ġword`` offsets keep the leading space: the word
+spans; no BOS; a stand-in mask token), chapter 3 on Llama (SentencePiece with byte fallback, BOS,
+no pad token of its own); both chapters on all three families would take minutes more on 2 cores."""
+
+import json
+
+import pytest
+
+from conftest import mirror_available
+from xalign.book.runner import chapter_ids, model_parameters, run_chapter
+from xalign.core.tiny_decoders import DECODER_FAMILIES
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not mirror_available(), reason="needs the data mirror (XALIGN_DATA_MIRROR)")]
+
+
+@pytest.fixture(scope="module")
+def tiny_decoders(tmp_path_factory):
+    """Tiny random Llama, Qwen2 and Gemma models, tokenizers trained on WMT19 (as the encoder families')."""
+    import glob
+    import os
+    from pathlib import Path
+
+    from xalign.core.tiny import build_tiny_model
+
+    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
+    sentences = [s for f in files for s in Path(f).read_text(encoding="utf-8").split("\n")[:150]]
+    root = tmp_path_factory.mktemp("tiny_decoders")
+    return {fam: build_tiny_model(fam, root / fam, sentences) for fam in DECODER_FAMILIES}
+
+
+@pytest.mark.parametrize("family", DECODER_FAMILIES)
+def test_the_card_runs_on_every_decoder_family(tiny_decoders, family, tmp_path, monkeypatch):
+    from xalign.book.card import MEASURES, CardConfig, run_card
+
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
+    card = run_card(str(tiny_decoders[family]), CardConfig.tiny(), log=lambda *a: None)
+    assert card["layers"] == ["0", "1", "2"] and card["layered"]
+    assert set(card["scores"]) == set(MEASURES) and not card["not_available"]
+    for r in card["measures"].values():
+        assert len(r["layers"]) == 3 and r["best_layer"] in card["layers"]
+
+
+@pytest.mark.parametrize(("chapter", "family"), [("01", "qwen2"), ("03", "llama")])
+def test_chapters_1_and_3_run_on_a_decoder(tiny_decoders, chapter, family, tmp_path, monkeypatch):
+    chapter = next(c for c in chapter_ids() if c.startswith(chapter))
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
+    params = {"profile": "smoke", **model_parameters(chapter, str(tiny_decoders[family]), "smoke")}
+    if chapter.startswith("01"):  # Fig. 5's layer 8 is beyond a 2-layer model
+        params["dist_layer"] = 2
+    out = run_chapter(chapter, params, tmp_path / f"{chapter}.ipynb", progress=False)
+    nb = json.loads(out.read_text())
+    errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert errors == []
+    saved = list((tmp_path / "results" / chapter / "smoke").glob("*.json"))
+    assert len(saved) == 1 and json.loads(saved[0].read_text())["tables"]
