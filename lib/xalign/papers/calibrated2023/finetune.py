@@ -57,6 +57,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.core.cache import key_digest, text_hash
+from xalign.core.decoder import ensure_pad_token
 from xalign.core.memory import freed_memory_returned
 from xalign.core.sources import source_of
 from xalign.papers.calibrated2023.activations import Recompute, layers_to_recompute
@@ -367,6 +368,7 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
     started = time.time()
     try:
         model = build_sentence_transformer(source, config.max_length, device)
+        ensure_pad_token(model[0].tokenizer)  # a decoder-only LLM's (Llama's) has none; padding is masked out
         if activation_budget_gb == "auto":
             activation_budget_gb = ACTIVATION_BUDGET_GB if model.device.type == "cpu" else None
         saved: list[dict] = []
