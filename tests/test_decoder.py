@@ -228,3 +228,18 @@ def test_chapter1_fig8_is_skipped_with_a_note_when_words_cannot_be_masked():
     got = run_fig8(SimpleNamespace(mask_pair="de-en"), run, enc, SimpleNamespace(word_pairs={"de-en": []}), None, [0])
     assert got is None and run.notes == [("Fig. 8 not drawn: some/llm's tokenizer has no mask token, nor an unknown "
                                           "token to stand in for one")]
+
+
+def test_card_receipts_say_how_a_decoder_pools(decoders):
+    from dataclasses import asdict
+
+    from xalign.book.card import CardConfig
+    from xalign.book.receipts import MEAN_POOLING, measure_receipt
+
+    rc = measure_receipt("sts", ["0", "1", "2"], decoders["llama"], "2", asdict(CardConfig.tiny()), [])
+    assert rc["pooling"] == [{"layers": ["0", "1", "2"], "pooling": (
+        "mean over the text's tokens, prefix tokens included; the tokens the tokenizer adds (<s>) and padding "
+        "left out (decoder-only model)")}]
+    rc = measure_receipt("sts", ["0"], decoders["qwen2"], "0", asdict(CardConfig.tiny()), [])
+    assert rc["pooling"][0]["pooling"].endswith("tokens, prefix tokens included; padding left out (decoder-only model)")
+    assert rc["pooling"][0]["pooling"] != MEAN_POOLING

@@ -105,8 +105,8 @@ def _pooling_groups(mid: str, labels: list[str], encoder, output_label: str) -> 
             how = WORD_IN_CONTEXT
         elif mid.startswith("bli_"):
             how = WORD_ALONE
-        else:
-            how = MEAN_POOLING
+        else:  # an encoder that pools "mean" its own way says how (a decoder-only LLM leaves out its BOS)
+            how = getattr(encoder, "mean_pooling_receipt", MEAN_POOLING)
         groups.setdefault(how, []).append(label)
     return [{"layers": ls, "pooling": how} for how, ls in groups.items()]
 

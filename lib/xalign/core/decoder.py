@@ -153,6 +153,13 @@ class DecoderEncoder(Encoder):
                 "padding_side": self.padding_side,
                 "mask_token": self.tokenizer.mask_token, "mask_stand_in": self.mask_stand_in}
 
+    @property
+    def mean_pooling_receipt(self) -> str:
+        """How the ``"mean"`` sentence vector is made, in words (the card's receipts)."""
+        added = self.tokenizer.convert_ids_to_tokens(self._lead + self._trail)
+        left_out = f"the tokens the tokenizer adds ({', '.join(added)}) and padding" if added else "padding"
+        return f"mean over the text's tokens, prefix tokens included; {left_out} left out (decoder-only model)"
+
     def describe(self) -> str:
         """One line naming the model and every setting that decides its vectors (for pages and notes)."""
         s = self.settings()
