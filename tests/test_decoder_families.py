@@ -36,13 +36,20 @@ def tiny_decoders(tmp_path_factory):
 @pytest.mark.parametrize("family", DECODER_FAMILIES)
 def test_the_card_runs_on_every_decoder_family(tiny_decoders, family, tmp_path, monkeypatch):
     from xalign.book.card import MEASURES, CardConfig, run_card
+    from xalign.book.card_page import save_card
 
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
     card = run_card(str(tiny_decoders[family]), CardConfig.tiny(), log=lambda *a: None)
     assert card["layers"] == ["0", "1", "2"] and card["layered"]
     assert set(card["scores"]) == set(MEASURES) and not card["not_available"]
-    for r in card["measures"].values():
-        assert len(r["layers"]) == 3 and r["best_layer"] in card["layers"]
+    for mid, r in card["measures"].items():  # MTEB's bitext score: the output layer only
+        want = ["2"] if mid == "mteb_bitext_f1" else card["layers"]
+        assert [x["layer"] for x in r["layers"]] == want and r["best_layer"] in card["layers"]
+    pooling = card["measures"]["tatoeba_nn_xx-en"]["receipt"]["pooling"]
+    assert pooling == [{"layers": ["0", "1", "2"], "pooling": pooling[0]["pooling"]}]
+    assert "decoder-only" in pooling[0]["pooling"]
+    page = save_card(card, tmp_path / "cards")
+    assert "decoder-only" in page.with_suffix(".md").read_text()
 
 
 @pytest.mark.parametrize(("chapter", "family"), [("01", "qwen2"), ("03", "llama")])
