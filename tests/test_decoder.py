@@ -243,3 +243,33 @@ def test_card_receipts_say_how_a_decoder_pools(decoders):
     rc = measure_receipt("sts", ["0"], decoders["qwen2"], "0", asdict(CardConfig.tiny()), [])
     assert rc["pooling"][0]["pooling"].endswith("tokens, prefix tokens included; padding left out (decoder-only model)")
     assert rc["pooling"][0]["pooling"] != MEAN_POOLING
+
+
+@pytest.mark.parametrize("family", ["mistral", "qwen3", "gemma3_text", "bloom", "gpt2"])
+def test_other_decoder_architectures_pad_on_either_side(decoders, family):
+    """Mistral, Qwen3, Gemma 3, BLOOM (ALiBi: no position ids) and GPT-2 (absolute positions: left padding is
+    right only with position ids counted from the first real token), random 2-layer models."""
+    from transformers import AutoConfig, AutoModel
+
+    tok = decoders["llama"].tokenizer
+    ids = dict(vocab_size=len(tok), bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    size = (dict(hidden_size=32, n_layer=2, n_head=2) if family == "bloom" else
+            dict(n_embd=32, n_layer=2, n_head=2, n_positions=512) if family == "gpt2" else
+            dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
+                 intermediate_size=64, max_position_embeddings=512, head_dim=16))
+    torch.manual_seed(0)
+    model = AutoModel.from_config(AutoConfig.for_model(family, **size, **ids)).eval()
+    assert is_decoder_only(model.config)
+    enc = DecoderEncoder(name=family, model=model, tokenizer=tok, revision="r", cache=EmbeddingCache(enabled=False),
+                         progress=False)
+    kinds, spans = ("mean", "weighted", "last"), [[(4, 7)], [(4, 7)], [(2, 5)], [(0, 1)]]
+    right = enc.encode(TEXTS, spans=spans, poolings=kinds)
+    tok.padding_side = "left"
+    try:
+        left = enc.encode(TEXTS, spans=spans, poolings=kinds)
+    finally:
+        tok.padding_side = "right"
+    alone = np.concatenate([enc.encode([t], poolings=("last",))["last"] for t in TEXTS])
+    np.testing.assert_allclose(alone, right["last"], atol=1e-5)
+    for k in (*kinds, "words"):
+        np.testing.assert_allclose(left[k], right[k], atol=1e-5, err_msg=k)
