@@ -273,3 +273,65 @@ def test_other_decoder_architectures_pad_on_either_side(decoders, family):
     np.testing.assert_allclose(alone, right["last"], atol=1e-5)
     for k in (*kinds, "words"):
         np.testing.assert_allclose(left[k], right[k], atol=1e-5, err_msg=k)
+
+
+PROMPT = 'This sentence: "{text}" means in one word: "'  # PromptEOL's template
+
+
+def test_a_template_puts_the_text_in_the_middle_and_is_recorded(decoders):
+    import dataclasses
+
+    plain = decoders["qwen2"]
+    enc = dataclasses.replace(plain, template=PROMPT)
+    assert enc.prefix == 'This sentence: "' and "template" in enc.describe() and enc.settings()["template"] == PROMPT
+    got = enc.encode(TEXTS[:2], spans=[[(4, 7)], [(4, 7)]], poolings=("last", "mean", "tokens"))
+    for i, text in enumerate(TEXTS[:2]):  # the hidden states of the whole prompt, run alone
+        ids = enc.tokenizer(PROMPT.replace("{text}", text))["input_ids"]
+        with torch.no_grad():
+            hs = enc.model(input_ids=torch.tensor([ids]), output_hidden_states=True).hidden_states
+        np.testing.assert_allclose(got["last"][i, 2], hs[2][0, -1].numpy(), atol=1e-5)
+        np.testing.assert_allclose(got["mean"][i, 2], hs[2][0].numpy().mean(0), atol=1e-5)
+    # the text's own tokens and words leave the template out: the same tokens, other contexts, other vectors
+    bare = plain.encode(TEXTS[:2], spans=[[(4, 7)], [(4, 7)]], poolings=("tokens",))
+    assert not np.allclose(got["tokens"], bare["tokens"]) and got["words"].shape == bare["words"].shape
+    ids, offsets = enc._tokenize(["The cat"])
+    tail = [j for j, (a, b) in enumerate(offsets[0]) if a == b]
+    assert enc.tokenizer.decode([ids[0][j] for j in tail]) == '" means in one word: "'
+    keys = enc._chunk_keys(["x"], None, ("last",), [0], False, False)
+    assert keys["last"]["template"] == PROMPT and "template" not in plain._chunk_keys(["x"], None, ("last",), [0],
+                                                                                       False, False)["last"]
+
+
+def test_a_long_text_loses_its_end_not_the_templates_tail(decoders):
+    import dataclasses
+
+    text = "the cat sat on the mat"
+    head = PROMPT.split("{text}")[0]
+    n = len(decoders["qwen2"].tokenizer(PROMPT.replace("{text}", text))["input_ids"])  # two tokens too many
+    enc = dataclasses.replace(decoders["qwen2"], template=PROMPT, max_length=n - 2, n_truncated_texts=0)
+    with pytest.warns(RuntimeWarning, match="only without the template's tail"):  # head + text alone fit
+        enc.encode([text], poolings=("last",))
+    assert enc.n_truncated_texts == 1
+    seq = enc._tokenize([text])[0][0]
+    kept = enc.tokenizer.decode(seq)
+    assert len(seq) == n - 2 and kept.endswith('" means in one word: "') and kept.startswith(head + "the cat")
+    assert text not in kept  # the end of the text went
+
+
+def test_a_bad_template_is_named(decoders):
+    import dataclasses
+
+    with pytest.raises(ValueError, match=r"template must be a string with exactly one '\{text\}'"):
+        dataclasses.replace(decoders["qwen2"], template="no placeholder")
+    with pytest.raises(ValueError, match="give a prefix or a template, not both"):
+        dataclasses.replace(decoders["qwen2"], prefix="query: ", template=PROMPT)
+    with pytest.raises(ValueError, match="nothing of the text would be left"):
+        dataclasses.replace(decoders["qwen2"], template=PROMPT, max_length=5)._tokenize(["the cat " * 5])
+
+
+def test_load_encoder_takes_a_template_for_a_decoder(decoders):
+    from xalign.core.loading import load_encoder
+
+    enc = load_encoder(decoders["gemma"].name, template=PROMPT, progress=False, device="cpu",
+                       cache=EmbeddingCache(enabled=False))
+    assert isinstance(enc, DecoderEncoder) and enc.template == PROMPT and enc.prefix == 'This sentence: "'

@@ -12,8 +12,12 @@ layer's hidden states, the cache, word spans by character offsets) with what dec
 - a pad token where the tokenizer has none (Llama, Mistral: its EOS), recorded;
 - the masked-word experiment replaces a word by the tokenizer's mask token, or its unknown token
   where it has no mask token (Llama); a tokenizer with neither cannot mask (:attr:`can_mask`);
-- the prompt is the encoder's ``prefix`` (none by default), recorded in the cache key and in
-  :meth:`describe`.
+- a prompt: the encoder's ``prefix`` (none by default), or a ``template`` with the text in the
+  middle (``'This sentence: "{text}" means in one word: "'``, PromptEOL's, for last-token pooling);
+  either is recorded in the cache key, the card's receipts and :meth:`describe`. A text too long
+  for ``max_length`` loses the end of the text, never the template's tail; the tail's tokens are
+  pooled by ``"mean"``/``"weighted"`` (they are input) but are not the text's own (``"tokens"``,
+  words).
 
 Word spans need no special care: a leading-space token (``Ġword``, ``▁word``) overlaps its
 word's characters and only the space before it, which belongs to no word.
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,6 +36,7 @@ import numpy as np
 from xalign.core.decoder_pooling import DECODER_POOLINGS, content_range, decoder_pooling_matrix
 from xalign.core.encoders import Encoder
 from xalign.core.precision import resolve_autocast
+from xalign.core.text_checks import count_truncated
 
 #: the sentence poolings a decoder gives
 DECODER_SENTENCE_POOLINGS = (*DECODER_POOLINGS, "first", "tokens")
@@ -98,14 +104,26 @@ class DecoderEncoder(Encoder):
 
     Attributes, besides :class:`~xalign.core.encoders.Encoder`'s: ``pad_token_set`` (the pad token
     this encoder gave a tokenizer that had none, else None) and ``mask_stand_in`` (the unknown
-    token used to mask words when the tokenizer has no mask token, else None).
+    token used to mask words when the tokenizer has no mask token, else None) and ``template`` (a
+    prompt with one ``{text}``; its head becomes ``prefix``, the rest follows every text; None: no
+    template).
     """
 
     pad_token_set: str | None = None
     mask_stand_in: str | None = None
+    template: str | None = None
     sentence_poolings = DECODER_SENTENCE_POOLINGS
 
     def __post_init__(self):
+        self._suffix = ""
+        if self.template is not None:
+            if not isinstance(self.template, str) or self.template.count("{text}") != 1:
+                raise ValueError(f"template must be a string with exactly one '{{text}}', got {self.template!r}")
+            head, self._suffix = self.template.split("{text}")
+            if self.prefix not in ("", head):
+                raise ValueError(f"give a prefix or a template, not both (prefix {self.prefix!r}, template "
+                                 f"{self.template!r}): the template's text before '{{text}}' is the prefix")
+            self.prefix = head
         self.pad_token_set = ensure_pad_token(self.tokenizer) or self.pad_token_set  # kept through replace()
         if self.tokenizer.mask_token_id is None:
             self.mask_stand_in = self.tokenizer.unk_token  # None too: then this encoder cannot mask
@@ -143,7 +161,7 @@ class DecoderEncoder(Encoder):
     def settings(self) -> dict:
         """What decides this encoder's vectors besides the weights: family, prompt, poolings, padding, masking."""
         return {"architecture": "decoder-only", "model_type": self.model.config.model_type,
-                "prefix": self.prefix, "pooling_rules": POOLING_RULES,
+                "prefix": self.prefix, "template": self.template, "pooling_rules": POOLING_RULES,
                 "poolings": {"mean": "mean of the text's tokens (prefix in, tokens the tokenizer adds out)",
                              "weighted": "position-weighted mean of the same tokens (SGPT / MEXA)",
                              "last": "the last real token"},
@@ -167,15 +185,18 @@ class DecoderEncoder(Encoder):
         mask = (f"words masked with {s['mask_token']!r}" + (" (its unknown token: it has no mask token)"
                                                             if s["mask_stand_in"] else "")
                 if s["mask_token"] else "no mask token")
+        prompt = f"template {self.template!r}" if self.template is not None else f"prefix {self.prefix!r}"
+        added = " ".join(s["added_tokens"]["before"] + s["added_tokens"]["after"]) or "added tokens"
         return (f"{self.name} ({s['model_type']} decoder, {self.n_layers - 1} layers + embeddings, width {self.dim}); "
-                f"prefix {self.prefix!r}; mean and position-weighted mean over the text's tokens without "
-                f"{' '.join(s['added_tokens']['before'] + s['added_tokens']['after']) or 'added tokens'}, last = last "
+                f"{prompt}; mean and position-weighted mean over the text's tokens without {added}, last = last "
                 f"real token; {pad}, padded on the {s['padding_side']}; {mask}")
 
     # ---------------------------------------------------------------- internals
     def _key(self, kind: str, layers: list[int], texts_digest: str) -> dict:
         key = super()._key(kind, layers, texts_digest)
         key["pooling_rules"] = POOLING_RULES
+        if self.template is not None:
+            key["template"] = self.template
         if kind.startswith("masked-"):
             key["mask_token"] = self.tokenizer.mask_token
         return key
@@ -191,15 +212,49 @@ class DecoderEncoder(Encoder):
         if mask and not self.can_mask:
             raise ValueError(f"{self.name}: mask=True needs a mask or unknown token; this tokenizer has neither "
                              f"(check encoder.can_mask first)")
+        if self._suffix and not isinstance(texts, str):  # cut only with the template's tail (Encoder counts the rest)
+            texts = list(texts)
+            extra = (count_truncated(self.tokenizer, [t + self._suffix for t in texts], self.prefix, self.max_length)
+                     - count_truncated(self.tokenizer, texts, self.prefix, self.max_length))
+            if extra > 0:
+                self.n_truncated_texts += extra
+                warnings.warn(f"{self.name}: {extra} of {len(texts)} texts fit max_length={self.max_length} tokens "
+                              "only without the template's tail; their ends were cut to keep it (counted in "
+                              "encoder.n_truncated_texts)", RuntimeWarning, stacklevel=2)
         return super().encode(texts, spans=spans, poolings=poolings, layers=layers, mask=mask, desc=desc,
                               layer_mean=layer_mean)
 
     def _tokenize(self, texts: list[str]):
-        ids, offsets = super()._tokenize(texts)
+        if self._suffix:
+            ids, offsets = self._tokenize_template(texts)
+        else:
+            ids, offsets = super()._tokenize(texts)
         stand_in = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else self.tokenizer.pad_token_id
         for i, seq in enumerate(ids):
             if not seq:  # a blank text and a tokenizer that adds nothing (Qwen2): one EOS stands for it
                 ids[i], offsets[i] = [stand_in], [(0, 0)]
+        return ids, offsets
+
+    def _tokenize_template(self, texts: list[str]):
+        """Token ids and offsets of ``prefix + text + suffix``; the tail's tokens get empty offsets (not the
+        text's own) and a sequence over ``max_length`` loses tokens from the end of the text, not the tail."""
+        full = [self.prefix + t + self._suffix for t in texts]
+        enc = self.tokenizer(full, add_special_tokens=True, truncation=False, return_offsets_mapping=True,
+                             verbose=False)
+        ids, offsets = [], []
+        for text, seq, offs in zip(texts, enc["input_ids"], enc["offset_mapping"]):
+            end = len(self.prefix) + len(text)
+            tail = sum(1 for a, b in offs if b > a >= end) + len(self._trail)  # the template's tail, EOS
+            offs = [(a, b) if not (b > a >= end) else (end, end) for a, b in offs]
+            if len(seq) > self.max_length:
+                keep = self.max_length - tail
+                head = len(self._lead) + sum(1 for a, b in offs if b > a and b <= len(self.prefix))
+                if keep <= head:
+                    raise ValueError(f"{self.name}: the template takes {head + tail} tokens, max_length is "
+                                     f"{self.max_length}: nothing of the text would be left")
+                seq, offs = seq[:keep] + seq[len(seq) - tail:], offs[:keep] + offs[len(offs) - tail:]
+            ids.append(list(seq))
+            offsets.append(list(offs))
         return ids, offsets
 
     def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
