@@ -335,3 +335,18 @@ def test_load_encoder_takes_a_template_for_a_decoder(decoders):
     enc = load_encoder(decoders["gemma"].name, template=PROMPT, progress=False, device="cpu",
                        cache=EmbeddingCache(enabled=False))
     assert isinstance(enc, DecoderEncoder) and enc.template == PROMPT and enc.prefix == 'This sentence: "'
+
+
+def test_half_precision_weights_become_bfloat16_where_native(decoders, monkeypatch):
+    import dataclasses
+
+    from xalign.core import precision
+
+    llama = decoders["llama"]
+    monkeypatch.setattr(precision, "native_bf16", lambda device="cpu": True)
+    half = dataclasses.replace(llama, model=llama.model.__class__(llama.model.config).half())
+    assert half.model.dtype == torch.bfloat16 and half.settings()["weights"] == "bfloat16"
+    assert half._key("mean", [0], "d")["precision"] == "torch.bfloat16"
+    monkeypatch.setattr(precision, "native_bf16", lambda device="cpu": False)
+    kept = dataclasses.replace(llama, model=llama.model.__class__(llama.model.config).half())
+    assert kept.model.dtype == torch.float16 and llama.model.dtype == torch.float32

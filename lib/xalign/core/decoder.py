@@ -10,6 +10,8 @@ layer's hidden states, the cache, word spans by character offsets) with what dec
 - the tokenizer's padding side honoured (left or right: the same vectors), with the position
   ids counted from each text's first real token;
 - a pad token where the tokenizer has none (Llama, Mistral: its EOS), recorded;
+- half precision (``load_encoder(half=True)``, the GPU default) as bfloat16 where the device has it:
+  LLM activations overflow float16;
 - the masked-word experiment replaces a word by the tokenizer's mask token, or its unknown token
   where it has no mask token (Llama); a tokenizer with neither cannot mask (:attr:`can_mask`);
 - a prompt: the encoder's ``prefix`` (none by default), or a ``template`` with the text in the
@@ -132,8 +134,19 @@ class DecoderEncoder(Encoder):
         elif self.tokenizer.mask_token != self.mask_stand_in:
             self.mask_stand_in = None  # the tokenizer's own mask token
         self._lead, self._trail = added_tokens(self.tokenizer)
+        self._fp16_to_bf16()
         params = inspect.signature(self.model.forward).parameters
         self._position_ids = "position_ids" in params
+
+    def _fp16_to_bf16(self) -> None:
+        """Half-precision weights as bfloat16 where the device computes it natively: LLMs' activations overflow
+        float16's range (Gemma's in particular), not bfloat16's. The dtype is in every cache key."""
+        import torch
+
+        from xalign.core.precision import native_bf16
+
+        if getattr(self.model, "dtype", None) == torch.float16 and native_bf16(self.device):
+            self.model = self.model.to(torch.bfloat16)
 
     @property
     def n_layers(self) -> int:
@@ -167,7 +180,7 @@ class DecoderEncoder(Encoder):
                              "last": "the last real token"},
                 "added_tokens": {"before": self.tokenizer.convert_ids_to_tokens(self._lead),
                                  "after": self.tokenizer.convert_ids_to_tokens(self._trail)},
-                "pad_token": self.tokenizer.pad_token, "pad_token_set": self.pad_token_set,
+                "weights": str(self.model.dtype).removeprefix("torch."), "pad_token": self.tokenizer.pad_token, "pad_token_set": self.pad_token_set,
                 "padding_side": self.padding_side,
                 "mask_token": self.tokenizer.mask_token, "mask_stand_in": self.mask_stand_in}
 
