@@ -36,9 +36,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from xalign.core.decoder_pooling import DECODER_POOLINGS, content_range, decoder_pooling_matrix
-from xalign.core.encoders import Encoder
+from xalign.core.encoders import Encoder, Span, _check_spans
 from xalign.core.precision import resolve_autocast
-from xalign.core.text_checks import count_truncated
+from xalign.core.text_checks import count_truncated, is_blank
 
 #: the sentence poolings a decoder gives
 DECODER_SENTENCE_POOLINGS = (*DECODER_POOLINGS, "first", "tokens")
@@ -105,7 +105,7 @@ class DecoderEncoder(Encoder):
     """A decoder-only LLM with per-layer poolings for causal attention (see the module docstring).
 
     Attributes, besides :class:`~xalign.core.encoders.Encoder`'s: ``pad_token_set`` (the pad token
-    this encoder gave a tokenizer that had none, else None) and ``mask_stand_in`` (the unknown
+    this encoder gave a tokenizer that had none, else None), ``mask_stand_in`` (the unknown
     token used to mask words when the tokenizer has no mask token, else None) and ``template`` (a
     prompt with one ``{text}``; its head becomes ``prefix``, the rest follows every text; None: no
     template).
@@ -114,7 +114,6 @@ class DecoderEncoder(Encoder):
     pad_token_set: str | None = None
     mask_stand_in: str | None = None
     template: str | None = None
-    sentence_poolings = DECODER_SENTENCE_POOLINGS
 
     def __post_init__(self):
         self._suffix = ""
@@ -214,28 +213,118 @@ class DecoderEncoder(Encoder):
             key["mask_token"] = self.tokenizer.mask_token
         return key
 
-    def encode(self, texts, spans=None, poolings=("mean",), layers=None, mask=False, desc=None,
-               layer_mean=False):
-        """As :meth:`Encoder.encode <xalign.core.encoders.Encoder.encode>`; poolings among
-        :data:`DECODER_SENTENCE_POOLINGS`.
+    def encode(self, texts: Sequence[str], spans: Sequence[Sequence[Span]] | None = None,
+               poolings: Sequence[str] = ("mean",), layers=None, mask: bool = False,
+               desc: str | None = None, layer_mean: bool = False) -> dict[str, np.ndarray]:
+        """Run the model once per chunk and return every requested representation.
+
+        :meth:`Encoder.encode <xalign.core.encoders.Encoder.encode>`'s steps, with the decoder's poolings
+        accepted and a template's tail counted in truncation. (The steps are repeated here rather than
+        the encoder's pooling check made overridable: the ``Encoder`` class is part of memo keys, and
+        an edit of it would re-key every encoder's memoised values.)
+
+        Args:
+            texts: the n_texts sentences (cached per chunk of ``chunk_size`` texts).
+            spans: per text, (start, end) character spans of words (adds ``"words"``).
+            poolings: sentence poolings among :data:`DECODER_SENTENCE_POOLINGS`.
+            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers).
+            mask: replace each span by one mask token (or the unknown token standing in for it).
+            desc: progress bar label.
+            layer_mean: average the selected layers before pooling and caching (L = 1).
+
+        Returns:
+            pooling -> (n_texts, L, dim) float32 per sentence pooling and, with ``spans``,
+            ``"words"``: (n_spans_total, L, dim).
 
         Raises:
-            ValueError: ``mask=True`` for a tokenizer with neither a mask nor an unknown token.
+            ValueError: an unknown pooling, bad spans, or ``mask=True`` for a tokenizer with neither a mask
+                nor an unknown token.
         """
+        from xalign.core.progress import bar
+
+        if isinstance(texts, str):
+            raise TypeError("texts must be a sequence of strings, got one str (it would be encoded character "
+                            "by character); wrap it: [text]")
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
+        blank = sum(1 for t in texts if is_blank(t))
+        if blank:
+            self.n_blank_texts += blank
+            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace- or zero-width-only; "
+                          "they all get the same vector (counted in encoder.n_blank_texts)", RuntimeWarning,
+                          stacklevel=2)
+        cut = count_truncated(self.tokenizer, [t + self._suffix for t in texts], self.prefix, self.max_length)
+        if cut:
+            self.n_truncated_texts += cut
+            warnings.warn(f"{self.name}: {cut} of {len(texts)} texts are longer than max_length={self.max_length} "
+                          "tokens (a template's tail included) and were cut there, before the tail; texts differing "
+                          "only after the cut get the same vector (counted in encoder.n_truncated_texts)",
+                          RuntimeWarning, stacklevel=2)
+        if spans is not None:
+            spans = [list(s) for s in spans]
+            if len(spans) != len(texts):
+                raise ValueError(f"{len(spans)} span lists for {len(texts)} texts")
+            _check_spans(texts, spans)
+        if mask and spans is None:
+            raise ValueError("mask=True needs spans to mask")
         if mask and not self.can_mask:
             raise ValueError(f"{self.name}: mask=True needs a mask or unknown token; this tokenizer has neither "
                              f"(check encoder.can_mask first)")
-        if self._suffix and not isinstance(texts, str):  # cut only with the template's tail (Encoder counts the rest)
-            texts = list(texts)
-            extra = (count_truncated(self.tokenizer, [t + self._suffix for t in texts], self.prefix, self.max_length)
-                     - count_truncated(self.tokenizer, texts, self.prefix, self.max_length))
-            if extra > 0:
-                self.n_truncated_texts += extra
-                warnings.warn(f"{self.name}: {extra} of {len(texts)} texts fit max_length={self.max_length} tokens "
-                              "only without the template's tail; their ends were cut to keep it (counted in "
-                              "encoder.n_truncated_texts)", RuntimeWarning, stacklevel=2)
-        return super().encode(texts, spans=spans, poolings=poolings, layers=layers, mask=mask, desc=desc,
-                              layer_mean=layer_mean)
+        layers = self._layers(layers)
+        poolings = tuple(poolings)
+        for p in poolings:
+            if p not in DECODER_SENTENCE_POOLINGS:
+                raise ValueError(f"pooling must be one of {DECODER_SENTENCE_POOLINGS}, got {p!r}")
+        if not texts:  # nothing to encode: empty arrays of the right shape, no tokenizer call
+            L = 1 if layer_mean else len(layers)
+            out = {p: np.zeros((0, L, self.dim), np.float32) for p in poolings}
+            if spans is not None:
+                out["words"] = np.zeros((0, L, self.dim), np.float32)
+            return out
+
+        # filled chunk by chunk (no list of parts and no concatenated copy: half the peak memory)
+        n_layers = 1 if layer_mean else len(layers)
+        outputs = {p: np.empty((len(texts), n_layers, self.dim), np.float32) for p in poolings}
+        if spans is not None:
+            outputs["words"] = np.empty((sum(len(s) for s in spans), n_layers, self.dim), np.float32)
+        filled = dict.fromkeys(outputs, 0)
+        starts = list(range(0, len(texts), self.chunk_size)) or [0]
+        progress = bar(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
+                       disable=not self.progress or len(texts) < 2 * self.chunk_size)
+        for start in starts:
+            chunk = texts[start : start + self.chunk_size]
+            chunk_spans = spans[start : start + self.chunk_size] if spans is not None else None
+            keys = self._chunk_keys(chunk, chunk_spans, poolings, layers, mask, layer_mean)
+            got = {name: self.cache.get(k) for name, k in keys.items()}
+            missing = [name for name, v in got.items() if v is None]
+            if missing:
+                fresh = self._forward(chunk, chunk_spans, [p for p in poolings if p in missing],
+                                      "words" in missing, layers, mask, layer_mean)
+                for name in missing:
+                    self.cache.put(keys[name], x=fresh[name])
+                    got[name] = {"x": fresh[name]}
+            for name, dest in outputs.items():
+                part = got[name]["x"]
+                a = filled[name]
+                if part.shape[1:] != dest.shape[1:] or a + len(part) > len(dest):
+                    raise RuntimeError(f"{self.name}: cached entry for {name!r} has shape {part.shape}, expected "
+                                       f"(..., {n_layers}, {self.dim}); clear the cache (xalign cache clear)")
+                dest[a : a + len(part)] = part
+                filled[name] = a + len(part)
+            progress.update(len(chunk))
+        progress.close()
+        short = {name: (filled[name], len(dest)) for name, dest in outputs.items() if filled[name] != len(dest)}
+        if short:
+            raise RuntimeError(f"{self.name}: filled rows vs expected {short}; clear the cache (xalign cache clear)")
+        return outputs
+
+    def encode_sentences(self, texts: Sequence[str], pooling: str = "mean", layers=None) -> np.ndarray:
+        """Sentence vectors of one pooling among :data:`DECODER_SENTENCE_POOLINGS`: (n_texts, n_layers_selected, dim)."""
+        if pooling not in DECODER_SENTENCE_POOLINGS:
+            raise ValueError(f"pooling must be one of {DECODER_SENTENCE_POOLINGS}, got {pooling!r}")
+        return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
 
     def _tokenize(self, texts: list[str]):
         if self._suffix:
@@ -288,9 +377,9 @@ class DecoderEncoder(Encoder):
         """
         import torch
 
-        bad = [p for p in poolings if p not in self.sentence_poolings]
+        bad = [p for p in poolings if p not in DECODER_SENTENCE_POOLINGS]
         if bad:
-            raise ValueError(f"pooling must be one of {self.sentence_poolings}, got {bad}")
+            raise ValueError(f"pooling must be one of {DECODER_SENTENCE_POOLINGS}, got {bad}")
         empty = [i for i, x in enumerate(ids) if len(x) == 0]
         if empty:
             raise ValueError(f"ids: sequences {empty[:5]} are empty; each needs at least one token")

@@ -76,7 +76,6 @@ class Encoder:
     progress: bool = True
     n_blank_texts: int = 0  # empty, whitespace- or zero-width-only texts seen (they share one vector)
     n_truncated_texts: int = 0  # texts longer than max_length tokens, cut there (their tails are not encoded)
-    sentence_poolings = SENTENCE_POOLINGS  # class attribute (not a field): the poolings encode() accepts
 
     @property
     def n_layers(self) -> int:
@@ -109,8 +108,8 @@ class Encoder:
         Returns:
             (n_texts, n_layers_selected, dim) float32.
         """
-        if pooling not in self.sentence_poolings:
-            raise ValueError(f"pooling must be one of {self.sentence_poolings}, got {pooling!r}")
+        if pooling not in SENTENCE_POOLINGS:
+            raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {pooling!r}")
         return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
 
     def encode_words(self, texts: Sequence[str], spans: Sequence[Sequence[Span]],
@@ -180,8 +179,8 @@ class Encoder:
         layers = self._layers(layers)
         poolings = tuple(poolings)
         for p in poolings:
-            if p not in self.sentence_poolings:
-                raise ValueError(f"pooling must be one of {self.sentence_poolings}, got {p!r}")
+            if p not in SENTENCE_POOLINGS:
+                raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {p!r}")
         if not texts:  # nothing to encode: empty arrays of the right shape, no tokenizer call
             L = 1 if layer_mean else len(layers)
             out = {p: np.zeros((0, L, self.dim), np.float32) for p in poolings}

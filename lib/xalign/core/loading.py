@@ -1,7 +1,8 @@
 """Loading an encoder by name: a Hugging Face id, a local directory, or the offline default.
 
 :func:`load_encoder` picks the class: a sentence-transformers model keeps its own modules
-(:class:`xalign.core.st_encoder.STEncoder`), anything else is a plain transformers model
+(:class:`xalign.core.st_encoder.STEncoder`), a causal LM is a decoder-only model
+(:class:`xalign.core.decoder.DecoderEncoder`), anything else is a plain transformers model
 (:class:`xalign.core.encoders.Encoder`). It sits above both encoder modules, so neither
 imports the other's loader.
 """
@@ -46,7 +47,8 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
 
     Returns:
         An :class:`~xalign.core.encoders.Encoder` (an :class:`~xalign.core.st_encoder.STEncoder`
-        for a sentence-transformers model).
+        for a sentence-transformers model, a :class:`~xalign.core.decoder.DecoderEncoder` for a
+        decoder-only LLM: it also takes ``template=``).
 
     Raises:
         OSError: the model cannot be found or loaded (named, with what to pass instead).
