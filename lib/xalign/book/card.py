@@ -35,6 +35,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from xalign.book.card_items import ITEMS, layer_choice, take_items
 from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
@@ -156,12 +157,12 @@ def wrap(model) -> CardModel:
 # ------------------------------------------------------------------ summaries
 def _acc(items: np.ndarray, n_boot: int, seed: int) -> dict:
     lo, hi = accuracy_ci(items, n_boot=n_boot, seed=seed)
-    return {"value": 100 * float(np.mean(items)), "lo": 100 * lo, "hi": 100 * hi, "n": len(items)}
+    return {"value": 100 * float(np.mean(items)), "lo": 100 * lo, "hi": 100 * hi, "n": len(items), ITEMS: items}
 
 
 def _stat(items: np.ndarray, stat, n_boot: int, seed: int) -> dict:
     lo, hi = bootstrap_ci(items, stat, n_boot=n_boot, seed=seed)
-    return {"value": float(stat(items)), "lo": lo, "hi": hi, "n": len(items)}
+    return {"value": float(stat(items)), "lo": lo, "hi": hi, "n": len(items), ITEMS: items}
 
 
 def _counts(percent: float, n: int) -> np.ndarray:
@@ -280,8 +281,10 @@ def weak_strong(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
 
 def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from xalign.data.bli_data import bli_dictionary, vocabulary
+    from xalign.data.scripts import script_mask
     from xalign.data.static import StaticVectors
-    from xalign.measures.bli_grid import evaluate_directions
+    from xalign.data.wordvectors import subset
+    from xalign.measures.bli import query_hits
 
     rng = np.random.default_rng(cfg.seed)
     tests = {}  # a fixed sample of test source words per direction, with all their gold pairs
@@ -296,22 +299,20 @@ def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     vocab.update({x: list(dict.fromkeys(vocabulary(x, cfg.bli_vocab) + [t for _, t in tests[x]]))
                   for x in cfg.bli_langs})
     vecs = {lang: m.isolated_words(words) for lang, words in vocab.items()}
-
-    def dictionary(src, tgt, split):
-        return tests[tgt]
+    # a target language of bli_prune keeps the candidates in its own script (as evaluate_directions prunes)
+    masks = {x: script_mask(vocab[x], x, rule="script") for x in cfg.bli_langs if x in cfg.bli_prune}
 
     out = {"bli_nn": {}, "bli_csls": {}}
     for label in m.labels:
-        res, _ = evaluate_directions([("en", x) for x in cfg.bli_langs],
-                                     {lang: StaticVectors(vocab[lang], v[label]) for lang, v in vecs.items()},
-                                     dictionary, methods=["none"], ks=(1,), csls_k=cfg.csls_k,
-                                     prune_langs=cfg.bli_prune, progress=False)
-        for retrieval in ("nn", "csls"):
-            items = []
-            for tgt, sub in res[res.retrieval == retrieval].groupby("tgt", sort=False):
-                row = sub[sub.pruned].iloc[0] if sub.pruned.any() else sub.iloc[0]
-                items.append(_counts(row.precision, int(row.n_queries)) if row.n_queries else np.zeros(0))
-            out[f"bli_{retrieval}"][label] = _acc(np.concatenate(items), cfg.n_boot, cfg.seed)
+        hits = {"nn": [], "csls": []}  # per query, so that layers and models compare on the same queries
+        for x in cfg.bli_langs:
+            tgt = StaticVectors(vocab[x], vecs[x][label])
+            got = query_hits(StaticVectors(vocab["en"], vecs["en"][label]),
+                             subset(tgt, masks[x]) if x in masks else tgt, tests[x], ("nn", "csls"), cfg.csls_k)
+            for retrieval, h in hits.items():
+                h.append(got[retrieval])
+        for retrieval, h in hits.items():
+            out[f"bli_{retrieval}"][label] = _acc(np.concatenate(h), cfg.n_boot, cfg.seed)
     return out
 
 
@@ -338,11 +339,14 @@ def btsr(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
         al = fit_alignment(*anchors(sp, "token", "wa"))
         Q, Cand = btsr_vectors(sp, "token")
         p1 = btsr_precision(al, Q, Cand, ks=(1,), gold=data.btsr.gold)[1]
-        out[label] = _acc(_counts(100 * p1, len(Q)), cfg.n_boot, cfg.seed)
+        row = _acc(_counts(100 * p1, len(Q)), cfg.n_boot, cfg.seed)
+        out[label] = {k: v for k, v in row.items() if k != ITEMS}  # counts only: P@1 gives ties fractional credit
     return {"btsr_p1": out}
 
 
 SENTENCE_STEPS = (tatoeba, sts, xnli, bli)
+#: the statistic of each measure's per-item outcomes (the others: the mean of 0/1 hits, x 100 in the card)
+ITEM_STATS = {"sts": _sts_stat, "xnli_transfer_rate": _rate_stat}
 WORD_STEPS = (weak_strong, btsr)
 
 
@@ -406,7 +410,7 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     from xalign.book.results import _package_versions
     from xalign.data.datasets import provenance
 
-    measures = {mid: _summary(mid, per_layer, m.labels)
+    measures = {mid: _summary(mid, per_layer, m.labels, cfg)
                 for r in steps.values() for mid, per_layer in r["per_layer"].items()}
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
@@ -420,9 +424,10 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     }
 
 
-def _summary(mid: str, per_layer: dict[str, dict], order: list[str]) -> dict:
+def _summary(mid: str, per_layer: dict[str, dict], order: list[str], cfg: CardConfig) -> dict:
     title, level, unit = MEASURES[mid]
-    layers = [{"layer": lab, **per_layer[lab]} for lab in order if lab in per_layer]
+    layers, items = take_items([{"layer": lab, **per_layer[lab]} for lab in order if lab in per_layer])
     best = max(layers, key=lambda r: (np.nan_to_num(r["value"], nan=-np.inf), -layers.index(r)))
     return {"title": title, "level": level, "unit": unit, "layers": layers, "best_layer": best["layer"],
-            "main_score": round(best["value"], 2), "main_ci": [round(best["lo"], 2), round(best["hi"], 2)]}
+            "main_score": round(best["value"], 2), "main_ci": [round(best["lo"], 2), round(best["hi"], 2)],
+            **layer_choice(items, best["layer"], ITEM_STATS.get(mid, np.mean), cfg.n_boot, cfg.seed)}

@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
+from xalign.book.model_compare import layer_choice_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.paths import results_dir
@@ -134,6 +135,7 @@ def card_markdown(card: dict, image: str | None = None) -> str:
                      f"{_fmt(r['main_ci'][0])}-{_fmt(r['main_ci'][1])} | {_fmt(last['value'])} ({last['layer']}) | {n} |")
     for mid, why in card.get("not_available", {}).items():
         lines.append(f"| {MEASURES[mid][0]} | {MEASURES[mid][1]} | - | not available | {why} | | |")
+    lines += ["", layer_choice_markdown(card)] if layer_choice_markdown(card) else []  # older cards: none
     refs = paper_references()
     if not refs.empty:
         mids = [m for m in MEASURES if m in set(refs.measure)]

@@ -96,7 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--gpu", action="store_true", help="with --cluster: every task asks for a GPU worker "
                    "(workers started with --resources GPU=1)")
 
-    cm = sub.add_parser("compare", help="models x measures table from every card on disk")
+    cm = sub.add_parser("compare", help="models x measures table from every card on disk, and each two models' "
+                                        "paired-bootstrap difference on every measure (same items)")
+    cm.add_argument("models", nargs="*", metavar="MODEL", help="the models whose differences are shown (names as in "
+                    "their cards; default: every card on disk)")
     cm.add_argument("--out", help="cards directory (default: results/cards)")
 
     s = sub.add_parser("status", help="print the reproduction ledger: every table and figure, its status")
@@ -176,9 +179,15 @@ def main(argv: list[str] | None = None) -> int:
             print(f"card: {page}")
             print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
     elif args.command == "compare":
-        from xalign.book.card_page import compare_markdown
+        from xalign.book.card_page import compare_markdown, load_cards
+        from xalign.book.model_compare import paired_markdown
 
         print(compare_markdown(args.out), end="")
+        try:
+            print("\n" + paired_markdown(load_cards(args.out), args.models), end="")
+        except ValueError as exc:  # a model without a card
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
     elif args.command == "status":
         from xalign.book.status import status_markdown, status_text
 
