@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -76,8 +77,11 @@ def test_a_layered_card_gives_every_layer_a_share(tiny_models):
     from xalign.core.loading import load_encoder
 
     enc = load_encoder(str(tiny_models["mbert"]), progress=False, device="cpu")
-    card = run_card(enc, CardConfig.tiny(), log=lambda *_: None)
+    cfg = replace(CardConfig.tiny(), word_runs=2)
+    card = run_card(enc, cfg, log=lambda *_: None)
     kept = _check_card_items(card)
+    for mid in ("s_weak", "s_strong"):  # two runs of word_n pairs each: every run's pairs are items
+        assert all(x["n"] == 2 * cfg.word_n for x in card["measures"][mid]["layers"])
     assert "btsr_p1" not in kept and "best_layer_shares" not in card["measures"]["btsr_p1"]
     assert {"tatoeba_nn_xx-en", "sts", "xnli_transfer_rate", "bli_csls", "s_weak", "s_strong"} <= set(kept)
     assert len(json.dumps(card)) < 60_000  # items at one layer only: the result file stays small

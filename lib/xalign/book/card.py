@@ -72,6 +72,7 @@ class CardConfig:
     word_corpus: str = "wmt19"
     word_sentences: int = 150
     word_n: int = 200
+    word_runs: int = 1  # S_weak / S_strong: word_n pairs drawn this many times (seeds seed, seed + 1, ...)
     csls_k: int = 10
     bli_langs: tuple = ("es", "zh")
     bli_vocab: int = 2000
@@ -268,14 +269,17 @@ def weak_strong(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     dictionary = C.muse_dictionary(cfg.word_pair)
     tokens = PR.tokenize_parallel(corpus, src_lang, tgt_lang, dictionary)
     found = PR.extract_dictionary_pairs(*tokens, dictionary, distinct=False)
-    pairs = [found[i] for i in PR.sample_distinct(found, cfg.word_n, np.random.default_rng(cfg.seed))]
-    src = IC.encode_side(m.enc, [s for s, _ in corpus], IC.spans_needed(pairs, "src"), poolings=())
-    tgt = IC.encode_side(m.enc, [t for _, t in corpus], IC.spans_needed(pairs, "tgt"), poolings=())
-    U, V = IC.pair_vectors(pairs, src, tgt)
+    runs = [[found[i] for i in PR.sample_distinct(found, cfg.word_n, np.random.default_rng(cfg.seed + r))]
+            for r in range(cfg.word_runs)]
+    every = [p for pairs in runs for p in pairs]  # each sentence encoded once for all runs
+    src = IC.encode_side(m.enc, [s for s, _ in corpus], IC.spans_needed(every, "src"), poolings=())
+    tgt = IC.encode_side(m.enc, [t for _, t in corpus], IC.spans_needed(every, "tgt"), poolings=())
+    vectors = [IC.pair_vectors(pairs, src, tgt) for pairs in runs]
     out = {"s_weak": {}, "s_strong": {}}
-    for i, label in enumerate(m.hidden):
-        out["s_weak"][label] = _acc(weak_hits(U[:, i], V[:, i], cfg.csls_k), cfg.n_boot, cfg.seed)
-        out["s_strong"][label] = _acc(strong_hits(U[:, i], V[:, i], cfg.csls_k), cfg.n_boot, cfg.seed)
+    for i, label in enumerate(m.hidden):  # each run's N pairs retrieve among themselves; the items: every run's
+        for mid, hits in (("s_weak", weak_hits), ("s_strong", strong_hits)):
+            items = np.concatenate([hits(U[:, i], V[:, i], cfg.csls_k) for U, V in vectors])
+            out[mid][label] = _acc(items, cfg.n_boot, cfg.seed)
     return out
 
 

@@ -119,7 +119,7 @@ def _fmt(v) -> str:
 
 
 def card_markdown(card: dict, image: str | None = None) -> str:
-    cfg = card["config"]
+    cfg = {k: "all" if v is None else v for k, v in card["config"].items()}  # None: all of it (--profile full)
     lines = [f"# Alignment card: `{card['model']}`", "",
              (f"Revision `{card['revision']}`; layers: {', '.join(card['layers'])}"
              f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "

