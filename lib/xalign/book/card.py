@@ -17,8 +17,11 @@ xnli_transfer_rate        sent.  XNLI Manual, frozen features + logistic regress
                                  zero-shot / translate-train-all x 100 (calibrated ch. 3, Nyholm ch. 5)
 ========================  =====  ==========================================================
 
-Sizes are in :class:`CardConfig`; everything is encoded through the embedding
-cache, so a second card of the same model takes seconds. The result file
+Sizes are in :class:`CardConfig` (``--profile quick``; ``--profile full``: the benchmark sizes of
+:func:`xalign.book.card_settings.full_sizes`); everything is encoded through the embedding
+cache, so a second card of the same model takes seconds. Each measure also keeps its per-item
+outcomes at its best layer and the share of bootstrap resamples each layer wins
+(:mod:`xalign.book.card_items`), for ``xalign compare``'s paired differences (:mod:`xalign.book.model_compare`). The result file
 (``results/cards/<model>.json``) is MTEB-like: model, revision, data files with
 their sha256, package versions, and one main score per measure (the value at
 the measure's best layer; the best layer is chosen on the same sample, so it is
