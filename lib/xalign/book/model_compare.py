@@ -86,11 +86,17 @@ def paired_differences(card_a: dict, card_b: dict) -> pd.DataFrame:
 
 
 def _cell(r) -> str:
+    """``+1.2 [-0.5, +2.9]``; the difference in bold when its interval excludes 0."""
     if pd.isna(r["difference"]):
         return "–"
     if pd.isna(r["lo"]):
         return f"{r['difference']:+.1f} (no interval)"
-    return f"**{r['difference']:+.1f}** [{r['lo']:+.1f}, {r['hi']:+.1f}]"
+    d = f"{r['difference']:+.1f}"
+    return f"{f'**{d}**' if r['lo'] > 0 or r['hi'] < 0 else d} [{r['lo']:+.1f}, {r['hi']:+.1f}]"
+
+
+def _text(v) -> str:
+    return "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
 
 
 def pairs_of(cards: list[dict], models: list[str] | None = None) -> list[tuple[dict, dict]]:
@@ -124,7 +130,7 @@ def paired_markdown(cards: list[dict], models: list[str] | None = None) -> str:
         for _, r in df.iterrows():
             t, _, unit = MEASURES[r["measure"]]
             fmt = (lambda v: "" if pd.isna(v) else f"{v:.1f}")
-            out.append(f"| {t} ({unit}) | {r['layer_a'] or ''} | {fmt(r['score_a'])} | {r['layer_b'] or ''} | "
+            out.append(f"| {t} ({unit}) | {_text(r['layer_a'])} | {fmt(r['score_a'])} | {_text(r['layer_b'])} | "
                        f"{fmt(r['score_b'])} | {_cell(r)} | {r['n'] or ''} | {r['note']} |")
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
@@ -142,7 +148,7 @@ def paired_page_markdown(cards: list[dict]) -> str:
     lines = ["## Model against model", "",
              ("Each cell: the first model's score minus the second's, each at its own best layer, on the same "
               "items, with a 95% paired bootstrap interval (the items resampled once for both models; "
-              f"{pairs[0][0]['config'].get('n_boot', 1000)} resamples). An interval that excludes 0 is a "
+              f"{pairs[0][0]['config'].get('n_boot', 1000)} resamples). In bold: the interval excludes 0, a "
               "difference the sample shows; \"no interval\": a card keeps no per-item outcomes for that "
               "measure (BTSR's P@1 gives tied candidates fractional credit), so only the scores are "
               "subtracted. Cards run with different batteries are left out."), "",
