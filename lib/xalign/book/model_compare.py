@@ -173,5 +173,5 @@ def layer_choice_markdown(card: dict, n: int = 3) -> str:
               "shares: it does not."), "",
              "| Measure | Best layer | Layers that win (share of resamples) |", "|---|---|---|"]
     for title, best, top in rows:
-        lines.append(f"| {title} | {best} | " + ", ".join(f"{lab}: {s:.0%}" for lab, s in top) + " |")
+        lines.append(f"| {title} | {best} | " + ", ".join(f"{lab}: {s:.1%}" for lab, s in top) + " |")
     return "\n".join(lines) + "\n"
