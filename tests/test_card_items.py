@@ -87,3 +87,16 @@ def test_a_layered_card_gives_every_layer_a_share(tiny_models):
     assert len(json.dumps(card)) < 60_000  # items at one layer only: the result file stays small
     md = card_markdown(card)
     assert "Which layer is best" in md and "share of resamples" in md
+
+
+def test_the_page_of_a_full_card_says_all_and_the_runs():
+    from dataclasses import asdict
+    from pathlib import Path
+
+    from xalign.book.card_settings import with_profile
+
+    card = json.loads((Path(__file__).parents[1] / "reference" / "cards" / "all-MiniLM-L6-v2.json").read_text())
+    card["config"] = json.loads(json.dumps(asdict(with_profile(CardConfig(), "full"))))
+    battery = card_markdown(card).split("## Battery")[1]
+    assert "None" not in battery and "all pairs each" in battery
+    assert "5000 distinct dictionary word pairs (drawn 10 times) from all de-en wmt19 sentences" in battery
