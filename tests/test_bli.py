@@ -5,7 +5,7 @@ import pytest
 
 from xalign.data.scripts import authors_ascii_keep, in_script, script_mask, scripts_of
 from xalign.data.static import StaticVectors
-from xalign.measures.bli import build_lexicon, evaluate_bli, exact_hits, stem_hits
+from xalign.measures.bli import build_lexicon, evaluate_bli, exact_hits, query_hits, stem_hits
 from xalign.measures.bli_grid import evaluate_directions
 
 
@@ -64,6 +64,18 @@ def test_precision_at_k_matches_brute_force(toy_spaces, retrieval):
     # the test is informative: precision is neither 0 nor 100 and grows with k
     p = df.set_index("k").precision
     assert 0 < p[1] < p[10] < 100
+
+
+@pytest.mark.parametrize("k", [1, 5])
+def test_query_hits_are_the_items_of_precision_at_k(toy_spaces, k):
+    """Per-query hits (what the card keeps to compare models on the same queries) average to evaluate_bli's P@k."""
+    src, tgt, pairs = toy_spaces
+    hits = query_hits(src, tgt, pairs, ("nn", "csls"), csls_k=5, k=k)
+    df = evaluate_bli(src, tgt, pairs, ks=(k,), csls_k=5)
+    for retrieval, h in hits.items():
+        assert h.dtype == bool and len(h) == len(build_lexicon(pairs, src.index, tgt.index).sources)
+        assert 100 * h.mean() == pytest.approx(df[df.retrieval == retrieval].precision.item())
+    assert query_hits(src, tgt, [("nope", "t1")])["nn"].shape == (0,)
 
 
 def test_lexicon_coverage_counts_source_words():

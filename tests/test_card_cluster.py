@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from xalign.book.card import CardConfig, run_card, run_cards
+from xalign.book.card import CardConfig, run_card
+from xalign.book.card_cluster import run_cards
 from xalign.book.cli import main
 
 VOLATILE = ("step_seconds", "wall_time_s", "finished")  # timings: the only fields allowed to differ

@@ -107,8 +107,10 @@ def test_a_card_without_receipts_still_renders(toy_card):
 
 
 def test_cluster_step_returns_its_data_files(monkeypatch):
-    monkeypatch.setitem(C._LOADED, "toy", C.wrap(CharGrams()))
-    got = C.run_step("toy", "sts", **asdict(CardConfig.tiny()))
+    from xalign.book import card_cluster
+
+    monkeypatch.setitem(card_cluster._LOADED, "toy", C.wrap(CharGrams()))
+    got = card_cluster.run_step("toy", "sts", **asdict(CardConfig.tiny()))
     assert got["data"] and {d["dataset"] for d in got["data"]} == {"sts2017"}
     assert all(len(d["sha256"]) == 64 for d in got["data"])
 
@@ -163,7 +165,7 @@ def test_layered_models_mexa_per_layer_and_mteb_at_the_output(tiny_models, famil
         mexa = per_layer["mexa"][lab]["value"]
         assert mexa <= per_layer["tatoeba_nn_xx-en"][lab]["value"] + 1e-9
         assert mexa <= per_layer["tatoeba_nn_en-xx"][lab]["value"] + 1e-9
-    measures = {mid: C._summary(mid, v, m.labels) for mid, v in per_layer.items()}
+    measures = {mid: C._summary(mid, v, m.labels, CardConfig.tiny()) for mid, v in per_layer.items()}
     C.attach_receipts(measures, {"tatoeba": got}, m.enc, m.labels, asdict(cfg))
     groups = measures["mteb_bitext_f1"]["receipt"]["pooling"]
     assert [g["layers"] for g in groups] == [[label]]

@@ -37,3 +37,47 @@ def test_the_card_command_exits_2_before_any_work(setting, monkeypatch, capsys):
     monkeypatch.setattr(card, "run_card", lambda *a, **k: pytest.fail("the card ran"))
     assert main(["card", "multilingual-e5-small", "--set", *setting]) == 2
     assert setting[0] in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ named size sets (--profile)
+def test_the_quick_profile_is_todays_sizes_and_full_the_benchmark_sizes():
+    from xalign.book.card_settings import profile_of, with_profile
+
+    assert with_profile(CardConfig(), "quick") == CardConfig() and profile_of(CardConfig()) == "quick"
+    full = with_profile(CardConfig(), "full")
+    assert profile_of(full) == "full" and profile_of(CardConfig.tiny()) == "custom"
+    assert len(full.tatoeba_langs) >= 100 and {"deu", "ara", "cmn", "swh"} <= set(full.tatoeba_langs)
+    assert full.tatoeba_n is None and full.sts_n is None  # None: every pair
+    assert len(full.xnli_langs) == 15 and full.xnli_n_test is None and full.xnli_n_train is None
+    assert full.bli_queries == 1500 and full.bli_vocab >= 20000
+    assert (full.word_n, full.word_runs, full.word_sentences) == (5000, 10, None)
+    assert with_sizes(full) == full  # every size inside its declared range
+
+
+def test_an_unknown_profile_or_a_bad_run_count_is_refused():
+    from xalign.book.card_settings import with_profile
+
+    with pytest.raises(ParameterError, match=r"unknown profile 'huge'; valid profiles: quick, full"):
+        with_profile(CardConfig(), "huge")
+    with pytest.raises(ParameterError, match=r"'word_runs' = 0 .* integer in \[1, 100\]"):
+        with_sizes(CardConfig(), word_runs=0)
+    assert with_sizes(CardConfig(), tatoeba_n=None).tatoeba_n is None  # --set tatoeba_n null: all pairs
+
+
+def test_the_card_command_takes_a_profile_and_refuses_an_unknown_one(monkeypatch, capsys):
+    from xalign.book.card_settings import profile_of
+
+    class Ran(Exception):
+        pass
+
+    def run(model, cfg, *args, **kwargs):
+        raise Ran(cfg)
+
+    monkeypatch.setattr(card, "run_card", lambda *a, **k: pytest.fail("the card ran"))
+    assert main(["card", "multilingual-e5-small", "--profile", "huge"]) == 2
+    assert "valid profiles: quick, full" in capsys.readouterr().err
+    monkeypatch.setattr(card, "run_card", run)
+    with pytest.raises(Ran) as got:
+        main(["card", "multilingual-e5-small", "--profile", "full", "--set", "word_runs", "3"])
+    cfg = got.value.args[0]
+    assert cfg.word_runs == 3 and cfg.word_n == 5000 and profile_of(cfg) == "custom"  # --set after --profile

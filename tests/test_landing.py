@@ -152,7 +152,7 @@ def test_the_offline_models_cards_are_committed_and_shown(tmp_path):
     from xalign.book.card_page import book_cards
 
     committed = {json.loads(p.read_text())["model"] for p in (ROOT / "reference" / "cards").glob("*.json")}
-    assert {"multilingual-e5-small", "usem3"} <= committed  # e5 and the multilingual USE
+    assert {"multilingual-e5-small", "usem3", "all-MiniLM-L6-v2"} <= committed  # e5, the USE, the English control
     shown = book_cards(tmp_path / "no-cards-on-disk")
     assert {c["model"] for c in shown} == committed
     for card in shown:

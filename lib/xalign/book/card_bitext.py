@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xalign.book.card_items import ITEMS
 from xalign.core.st_encoder import OUTPUT
 from xalign.measures.bitext_f1 import bitext_scores, language_mean_f1
 from xalign.measures.intervals import bootstrap_ci
@@ -21,7 +22,9 @@ def output_label(labels: list[str]) -> str:
     return OUTPUT if OUTPUT in labels else labels[-1]
 
 
-def _f1_x100(rows: np.ndarray) -> float:
+def f1_x100(rows: np.ndarray) -> float:
+    """MTEB's task score x 100 of (n, 3) rows (language index, gold row, retrieved row): the mean over
+    languages of each language's support-weighted F1."""
     return 100 * language_mean_f1(rows)
 
 
@@ -35,9 +38,10 @@ def mteb_f1_summary(retrieved: dict[str, np.ndarray], n_boot: int, seed: int) ->
         seed: the resampling seed.
 
     Returns:
-        ``{"value", "lo", "hi", "n", "per_language"}``: the mean over languages of the weighted F1
-        x 100 with its 95% interval, the number of sentences, and per language ``{"f1", "lo", "hi",
-        "precision", "recall", "accuracy", "n"}`` (x 100).
+        ``{"value", "lo", "hi", "n", "per_language", ITEMS}``: the mean over languages of the weighted
+        F1 x 100 with its 95% interval, the number of sentences, per language ``{"f1", "lo", "hi",
+        "precision", "recall", "accuracy", "n"}`` (x 100), and the (n, 3) rows the score is a statistic
+        of (language index, gold row, retrieved row; :func:`f1_x100`), for paired comparisons.
     """
     if not retrieved:
         raise ValueError("no Tatoeba language retrieved: the card's tatoeba_langs is empty")
@@ -48,9 +52,9 @@ def mteb_f1_summary(retrieved: dict[str, np.ndarray], n_boot: int, seed: int) ->
         lang_rows = np.c_[np.full(len(pred), i), gold, pred]
         rows.append(lang_rows)
         scores = {k: 100 * v for k, v in bitext_scores(gold, pred).items()}
-        lo, hi = bootstrap_ci(lang_rows, _f1_x100, n_boot=n_boot, seed=seed)
+        lo, hi = bootstrap_ci(lang_rows, f1_x100, n_boot=n_boot, seed=seed)
         per_language[lang] = {"f1": scores["f1"], "lo": lo, "hi": hi, "precision": scores["precision"],
                               "recall": scores["recall"], "accuracy": scores["accuracy"], "n": len(pred)}
     rows = np.concatenate(rows)
-    lo, hi = bootstrap_ci(rows, _f1_x100, n_boot=n_boot, seed=seed)
-    return {"value": _f1_x100(rows), "lo": lo, "hi": hi, "n": len(rows), "per_language": per_language}
+    lo, hi = bootstrap_ci(rows, f1_x100, n_boot=n_boot, seed=seed)
+    return {"value": f1_x100(rows), "lo": lo, "hi": hi, "n": len(rows), "per_language": per_language, ITEMS: rows}

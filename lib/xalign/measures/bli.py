@@ -347,6 +347,32 @@ def evaluate_bli(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[s
     return pd.DataFrame(rows)
 
 
+def query_hits(src: StaticVectors, tgt: StaticVectors, pairs: Sequence[tuple[str, str]],
+               retrievals: Sequence[str] = RETRIEVALS, csls_k: int = 10, k: int = 1) -> dict[str, np.ndarray]:
+    """Each covered test query's exact P@k hit: the items :func:`evaluate_bli`'s P@k is the mean of.
+
+    Kept per query so that two models (or two layers) can be compared on the same queries
+    (:mod:`xalign.measures.paired`).
+
+    Args:
+        src: the (n_src, d) source space (CSLS densities use all of it).
+        tgt: the (n_tgt, d) target space (the candidates).
+        pairs: (source word, target word) test pairs.
+        retrievals: among ``"nn"`` and ``"csls"``.
+        csls_k: CSLS neighbours.
+        k: a hit is a gold translation among the k nearest.
+
+    Returns:
+        retrieval -> (n_queries,) booleans, one per covered source word in the order of
+        :func:`build_lexicon` (empty when no query is covered).
+    """
+    lex = build_lexicon(pairs, src.index, tgt.index)
+    if not lex.sources:
+        return {r: np.zeros(0, bool) for r in retrievals}
+    ranked = rank_targets(src.lookup(lex.sources), tgt.vectors, k, retrievals, csls_k, S=src.vectors)
+    return {r: exact_hits([[tgt.words[j] for j in row] for row in ranked[r]], lex.gold, k) for r in retrievals}
+
+
 def identical_queries(lex: Lexicon) -> np.ndarray:
     """Is the source word itself one of its gold translations (in the target vocabulary)?
 

@@ -1,0 +1,45 @@
+"""Cards of many models at once: every (model, step) of the battery is one task on Dask distributed.
+
+:func:`run_cards` without a cluster is :func:`xalign.book.card.run_card` per model; with ``cluster``
+(``"local"`` or a scheduler address) the tasks run on :mod:`xalign.book.sweep`'s workers, each of
+which loads a model once and runs its steps (:func:`run_step`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+
+from xalign.book.card import SENTENCE_STEPS, WORD_STEPS, CardConfig, CardModel, _card, _steps, run_card, wrap
+from xalign.book.receipts import run_recorded
+
+
+def run_cards(models, config: CardConfig | None = None, log=print, cluster=None, n_workers: int = 2,
+              gpu: bool = False) -> list[dict]:
+    """Cards of several models; with ``cluster`` (``"local"`` or a scheduler address) every (model, step)
+    is one task on Dask distributed (:mod:`xalign.book.sweep`), ``gpu``: each task asks for a GPU worker."""
+    if cluster is None:
+        return [run_card(x, config, log) for x in models]
+    from xalign.book.sweep import Task, run_tasks
+
+    if any(not isinstance(x, str) for x in models):
+        raise TypeError("with a cluster, models must be names or directories the workers can load")
+    cfg = config or CardConfig()
+    started = time.time()
+    ms = [wrap(x) for x in models]  # here too: which layers and steps each model has
+    tasks = [Task(x, step.__name__, {**asdict(cfg), "gpu": gpu}, fn="xalign.book.card_cluster:run_step")
+             for x, m in zip(models, ms) for step in _steps(m)]
+    done = iter(run_tasks(tasks, cluster, n_workers=n_workers, log=log))
+    return [_card(m, cfg, {step.__name__: next(done) for step in _steps(m)}, started) for m in ms]
+
+
+_STEPS = {step.__name__: step for step in SENTENCE_STEPS + WORD_STEPS}
+_LOADED: dict[str, CardModel] = {}
+
+
+def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
+    """One step of the battery (a sweep task): ``{"per_layer": {measure: {layer: ...}}, "seconds": ...}``."""
+    if model not in _LOADED:  # a worker runs several steps of a model: load it once per worker
+        _LOADED.clear()
+        _LOADED[model] = wrap(model)
+    return run_recorded(_STEPS[step], _LOADED[model], CardConfig(**config))
