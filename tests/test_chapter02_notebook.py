@@ -59,6 +59,20 @@ def check_chapter02(res: dict) -> None:
     miss, cov = base["BL(word) avg_type [type], no vector = miss"], base["BL(word) avg_type [type], covered items"]
     assert cov["n_items"] <= miss["n_items"] == stats["test_pairs"]
     assert miss["btsr_p5"] == pytest.approx(cov["btsr_p5"] * cov["n_items"] / miss["n_items"])
+    # Table 3 is the mean over the seeds of the per-seed cells, with their spread; the first seed is the grid's
+    seeds = res["params"]["seeds"]
+    keys = ("variant", "level", "signal", "technique")
+    per_seed = {tuple(r[k] for k in keys): r for r in t["table3_seeds"]["rows"] if r["measure"] == "P@5"}
+    for r in t["table3"]["rows"]:
+        if r.get("ours") is None or r["ours"] != r["ours"]:
+            continue
+        s = per_seed[tuple(r[k] for k in keys)]
+        values = [s[f"seed {x}"] for x in seeds]
+        assert r["ours"] == pytest.approx(np.mean(values)) and s["n_seeds"] == len(seeds)
+        assert (r["seed min"], r["seed max"]) == (pytest.approx(min(values)), pytest.approx(max(values)))
+        first = grid[(r["variant"], f"{r['level']} {r['signal']} {r['technique']}", max(
+            n for (v, m, n) in grid if v == r["variant"] and m.startswith(r["level"] + " " + r["signal"])))]
+        assert values[0] == pytest.approx(100 * first["btsr_p5"])
 
 
 @pytest.mark.slow
@@ -220,8 +234,8 @@ def test_wordsim_note_and_tables_show_units_and_no_nan():
     from xalign.papers.liu2020.report import original_shown, shown, wordsim_note
 
     assert wordsim_note(1000, 2091, 1000, 2003) == ("This run scores 1,000 of 2,091 BCWS items and 1,000 of 2,003 "
-                                                     "SCWS pairs (a random sample with the run's seed where it uses "
-                                                     "fewer).")
+                                                     "SCWS pairs (where it uses fewer, each seed draws its own random "
+                                                     "sample; the first seed's is named here).")
     assert wordsim_note(2091, 2091, 50, 2003).startswith("This run scores all 2,091 BCWS items and 50 of 2,003")
     _, original, *_ = _fixtures()
     shown_o = original_shown(original.assign(bcws=np.nan))

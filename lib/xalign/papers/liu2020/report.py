@@ -361,7 +361,7 @@ def wordsim_note(n_bcws: int, total_bcws: int, n_scws: int, total_scws: int) -> 
     """How many BCWS and SCWS items the run scores, of how many in the files."""
     part = lambda n, total: f"all {total:,}" if n >= total else f"{n:,} of {total:,}"
     return (f"This run scores {part(n_bcws, total_bcws)} BCWS items and {part(n_scws, total_scws)} SCWS pairs "
-            f"(a random sample with the run's seed where it uses fewer).")
+            f"(where it uses fewer, each seed draws its own random sample; the first seed's is named here).")
 
 
 def scale_note(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, paper_t3: pd.DataFrame,
