@@ -5,9 +5,11 @@ every table and every figure's data; each ``run_*`` records its tables in the
 :class:`~xalign.book.results.ChapterRun` it is given. Figures are drawn by
 :mod:`.report` (``curve_plot``, ``retrieval_plot``), prose by :mod:`.report` too.
 
-The calls, their order, seeds and memo keys are those the chapter made when it held
-these loops itself (the set construction, the aligner and the context draws live in
-:mod:`.pairdata` and :mod:`.btsr` and are called unchanged), so the numbers are the same.
+The first seed of ``seeds`` runs everything the chapter shows in full (the set, the grid at every
+size, the baselines, the audit); :func:`run_seeds` reruns the draws with every further seed on the
+same encoded pool and fits its maps at the ``seed_sizes``, and Table 3, Fig. 3's quoted points and
+the closing claims are judged over all seeds (:mod:`.seeds`). The set construction, the aligner and
+the context draws live in :mod:`.pairdata` and :mod:`.btsr`.
 """
 
 from __future__ import annotations
