@@ -307,7 +307,8 @@ display.figure("ch02-fig-2", report.retrieval_plot(grid, original, result.varian
 # space, as in the paper; `original (centred)` adds the maps' normalise-and-centre
 # step) and after the MIM alignments from the largest training set. An orthogonal
 # map alone would not change English cosines except through the centring; MIM's
-# linear map does.
+# linear map does. Ours is the mean over the seeds (each samples its own SCWS pairs),
+# with their SD, min and max.
 
 # %%
 display.table(report.shown(result.table4, unit="rho x100"), digits=2);

@@ -94,6 +94,23 @@ def test_fig3_points_are_the_mean_over_the_seeds():
     assert row["ours"] == pytest.approx(100 * 0.5 / 4) and row["seed SD"] == 0.0
 
 
+def test_table4_is_the_mean_over_the_seeds_of_each_seeds_scws():
+    scws = {0: 0.60, 1: 0.64, 2: 0.50}  # avg_type wa mim's SCWS rho per seed; the unmapped space 0.7 + seed / 100
+    runs = {}
+    for s, rho in scws.items():
+        g = _grid(P5[s], 4400 + s)
+        g["scws"] = np.where(g.method == "avg_type wa mim", rho, 0.55)
+        original = pd.DataFrame([{"variant": VARIANT, "centred": c, "scws": 0.7 + s / 100} for c in (False, True)])
+        runs[s] = SeedRun(g, original, pd.DataFrame(), pd.Series({VARIANT: 4400 + s}))
+    g = experiments.Grid(runs[0].grid, runs[0].largest, runs[0].original)
+    ws = SimpleNamespace(scws_data=[0] * 50, n_scws=2003)
+    t4 = experiments.run_table4(_Run(), g, ws, runs).set_index("setting")
+    assert t4.loc["avg_type wa mim", "ours"] == pytest.approx(100 * np.mean(list(scws.values())))
+    assert t4.loc["avg_type wa mim", "seed min"] == pytest.approx(50.0)
+    assert t4.loc["avg_type wa mim", "seed max"] == pytest.approx(64.0)
+    assert t4.loc["original", "ours"] == pytest.approx(71.0) and t4.loc["token sa mim", "seed SD"] == 0.0
+
+
 def test_seed_summary_and_columns():
     frame = pd.DataFrame({"k": ["a", "a", "a", "b", "b", "b"], "seed": [0, 1, 2] * 2,
                           "value": [1.0, 2.0, 6.0, 5.0, 5.0, 5.0]})
