@@ -59,6 +59,20 @@ def check_chapter02(res: dict) -> None:
     miss, cov = base["BL(word) avg_type [type], no vector = miss"], base["BL(word) avg_type [type], covered items"]
     assert cov["n_items"] <= miss["n_items"] == stats["test_pairs"]
     assert miss["btsr_p5"] == pytest.approx(cov["btsr_p5"] * cov["n_items"] / miss["n_items"])
+    # Table 3 is the mean over the seeds of the per-seed cells, with their spread; the first seed is the grid's
+    seeds = res["params"]["seeds"]
+    keys = ("variant", "level", "signal", "technique")
+    per_seed = {tuple(r[k] for k in keys): r for r in t["table3_seeds"]["rows"] if r["measure"] == "P@5"}
+    for r in t["table3"]["rows"]:
+        if r.get("ours") is None or r["ours"] != r["ours"]:
+            continue
+        s = per_seed[tuple(r[k] for k in keys)]
+        values = [s[f"seed {x}"] for x in seeds]
+        assert r["ours"] == pytest.approx(np.mean(values)) and s["n_seeds"] == len(seeds)
+        assert (r["seed min"], r["seed max"]) == (pytest.approx(min(values)), pytest.approx(max(values)))
+        first = grid[(r["variant"], f"{r['level']} {r['signal']} {r['technique']}", max(
+            n for (v, m, n) in grid if v == r["variant"] and m.startswith(r["level"] + " " + r["signal"])))]
+        assert values[0] == pytest.approx(100 * first["btsr_p5"])
 
 
 @pytest.mark.slow
@@ -140,28 +154,66 @@ def _p1_fixtures(**kw):
     return g.assign(btsr_p1=g.btsr_p5), original.assign(btsr_p1=original.btsr_p5), base, largest, stats, paper_t3
 
 
-def test_evidence_states_only_differences_beyond_the_run_to_run_spread():
+def _runs(*fixtures):
+    """seed -> SeedRun from the fixtures' (grid, original, base, largest), seeds 0, 1, ..."""
+    from xalign.papers.liu2020.seeds import SeedRun
+
+    return {s: SeedRun(f[0], f[1], f[2], f[3]) for s, f in enumerate(fixtures)}
+
+
+def test_evidence_states_only_differences_of_one_sign_for_every_seed():
     from xalign.papers.liu2020.report import evidence
 
-    g, original, base, largest, stats, paper_t3 = _p1_fixtures()
-    text = evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
+    *_, stats, paper_t3 = _p1_fixtures()
+    text = evidence(_runs(_p1_fixtures()), ["multi_en->multi_zh"], stats, paper_t3)
     assert "14.8-35.4 %" in text and "45 times less" in text and "en-zh: 8,000" in text
     assert "a different model (multilingual-e5-small, not the paper's mBERT)" in text
-    # MIM on avg_type wa: +3.1 points, inside the 5-point spread: unstable, not "helps"
-    assert "MIM on `avg_type wa`: unstable: with and without MIM differ by +3.1 points" in text
+    assert "**One seed (0).**" in text and "spread is not measured" in text
+    # one seed: +3.1 points is that seed's finding, said to rest on one seed
+    assert "MIM on `avg_type wa`: it helps (+3.1 points, one seed)" in text
     # context, on the items whose words have a training vector: 74.6 vs BL(word) 50.0 = +24.6 points
-    assert "on the 330 items whose query and gold have a training vector): context helps (+24.6 points)" in text
+    assert "on the 330 items whose query and gold have a training vector): context helps (+24.6 points" in text
     assert "BTSR P@1 unless stated" in text
     assert not re.search(r"\bnan\b", text, re.IGNORECASE)
     # equal levels are said to be equal, never "differ by +0.0"
-    tie = evidence(*_p1_fixtures(avg_mim=0.70, avg_orig=0.70, dict_orig=0.70)[:4], ["multi_en->multi_zh"], stats,
+    tie = evidence(_runs(_p1_fixtures(avg_mim=0.70, avg_orig=0.70, dict_orig=0.70)), ["multi_en->multi_zh"], stats,
                    paper_t3)
     assert "+0.0" not in tie and "-0.0" not in tie and "no difference: with and without MIM score the same" in tie
-    # a larger MIM gain becomes a finding, a smaller spread turns +3.1 into one too
-    big = evidence(*_p1_fixtures(avg_mim=0.80)[:4], ["multi_en->multi_zh"], stats, paper_t3, spread=5.0)
-    assert "MIM on `avg_type wa`: it helps (+8.5 points)" in big
-    assert "it helps (+3.1 points)" in evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3,
-                                                 spread=1.0)
+    # three seeds that agree: a finding, with the mean and the range over the seeds
+    three = evidence(_runs(_p1_fixtures(), _p1_fixtures(avg_mim=0.80), _p1_fixtures(avg_mim=0.72)),
+                     ["multi_en->multi_zh"], stats, paper_t3)
+    assert "**3 seeds (0, 1, 2).**" in three and "spread is 0 by construction" in three
+    assert "MIM on `avg_type wa`: it helps (+4.0 points, from +0.5 to +8.5 over 3 seeds)" in three
+
+
+def test_a_claim_becomes_unstable_when_one_seed_disagrees():
+    from xalign.papers.liu2020.report import evidence
+
+    _, _, _, _, stats, paper_t3 = _p1_fixtures()
+    agree = [_p1_fixtures(avg_mim=0.80), _p1_fixtures(avg_mim=0.78)]
+    text = evidence(_runs(*agree), ["multi_en->multi_zh"], stats, paper_t3)
+    assert "MIM on `avg_type wa`: it helps (+7.5 points, from +6.5 to +8.5 over 2 seeds)" in text
+    # a third seed where MIM hurts (P@1 70.0 against 71.5 without it): the claim is unstable
+    text = evidence(_runs(*agree, _p1_fixtures(avg_mim=0.70)), ["multi_en->multi_zh"], stats, paper_t3)
+    assert "MIM on `avg_type wa`: unstable: with and without MIM differ by from -1.5 to +8.5 over 3 seeds, a sign " \
+           "that changes with the seed" in text
+    assert "it helps" not in text.split("MIM on `avg_type wa`")[1].split(";")[0]
+    # the other claims, the same for every seed, stay findings
+    assert "BTSR against sentence retrieval (`avg_type wa mim`, both P@5): BTSR is the harder task (" in text
+
+
+def test_across_seeds_words_the_sign_of_every_seed():
+    from xalign.papers.liu2020.seeds import across_seeds
+
+    assert across_seeds([1.0, 2.0, 3.0], "up", "down", "x") == "up (+2.0 points, from +1.0 to +3.0 over 3 seeds)"
+    assert across_seeds([-1.0, -3.0], "up", "down", "x") == "down (-2.0 points, from -3.0 to -1.0 over 2 seeds)"
+    assert across_seeds([2.0, 2.01], "up", "down", "x") == "up (+2.0 points, the same for each of the 2 seeds)"
+    assert across_seeds([1.0, -0.5, 3.0], "up", "down", "x").startswith("unstable: x differ by from -0.5 to +3.0")
+    assert across_seeds([1.0, 0.0], "up", "down", "x").startswith("unstable")  # a zero is not the same sign
+    assert across_seeds([0.01, -0.02], "up", "down", "x").startswith("no difference")
+    assert across_seeds([1.0, float("nan")], "up", "down", "x").startswith("unstable: x could not be scored")
+    with pytest.raises(ValueError, match="no seed"):
+        across_seeds([], "up", "down", "x")
 
 
 def test_headline_gives_p1_with_a_wilson_interval_over_the_test_pairs():
@@ -182,8 +234,8 @@ def test_wordsim_note_and_tables_show_units_and_no_nan():
     from xalign.papers.liu2020.report import original_shown, shown, wordsim_note
 
     assert wordsim_note(1000, 2091, 1000, 2003) == ("This run scores 1,000 of 2,091 BCWS items and 1,000 of 2,003 "
-                                                     "SCWS pairs (a random sample with the run's seed where it uses "
-                                                     "fewer).")
+                                                     "SCWS pairs (where it uses fewer, each seed draws its own random "
+                                                     "sample; the first seed's is named here).")
     assert wordsim_note(2091, 2091, 50, 2003).startswith("This run scores all 2,091 BCWS items and 50 of 2,003")
     _, original, *_ = _fixtures()
     shown_o = original_shown(original.assign(bcws=np.nan))
@@ -215,7 +267,7 @@ def test_curve_plot_puts_ticks_at_the_sizes_and_the_legend_outside():
 def test_evidence_states_the_word_form_ceiling_beside_every_p5_and_reports_every_map():
     from xalign.papers.liu2020.report import evidence
 
-    g, original, base, largest, stats, paper_t3 = _p1_fixtures()
+    *_, stats, paper_t3 = _p1_fixtures()
     wf = pd.DataFrame([{"variant": "multi_en->multi_zh", "test items": 347, "items with a same-form distractor": 119,
                         "most candidates sharing a gold's form": 4, "word-form ceiling P@1 (%)": 81.3,
                         "word-form ceiling P@5 (%)": 100.0, "word-form ceiling P@1, distractor items (%)": 45.0,
@@ -223,7 +275,7 @@ def test_evidence_states_the_word_form_ceiling_beside_every_p5_and_reports_every
     every = pd.DataFrame([{"variant": "multi_en->multi_zh", "method": m, "n": 4428, "P@1 (%)": 70 + d,
                            "P@1 change (points)": d, "P@1 change, distractor items (points)": d,
                            "distractor items": 119} for m, d in (("no mapping (centred)", 0.0), ("a", 2.2), ("b", 4.9))])
-    text = evidence(g, original, base, largest, ["multi_en->multi_zh"], stats, paper_t3, word_form=wf, every=every)
+    text = evidence(_runs(_p1_fixtures()), ["multi_en->multi_zh"], stats, paper_t3, word_form=wf, every=every)
     assert "spans 70.0-74.6 % (word-form ceiling 100.0 %)" in text
     assert "both P@5; BTSR P@5's word-form ceiling 100.0 %" in text
     assert "P@5 cannot tell senses apart on this set" in text

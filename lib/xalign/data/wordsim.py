@@ -122,7 +122,20 @@ def sample(data: ContextPairs, n: int | None, seed: int = 0) -> ContextPairs:
     """A random subset of ``n`` pairs (kept in file order); all of them if ``n`` is None or larger."""
     if n is None or n >= len(data):
         return data
-    idx = np.sort(np.random.default_rng(seed).choice(len(data), size=n, replace=False))
+    return subset(data, sample_rows(len(data), n, seed))
+
+
+def sample_rows(n_items: int, n: int | None, seed: int = 0) -> np.ndarray:
+    """The rows :func:`sample` keeps: ``n`` of ``n_items`` drawn with ``seed``, sorted (all rows if ``n`` is
+    None or at least ``n_items``); (k,) int."""
+    if n is None or n >= n_items:
+        return np.arange(n_items)
+    return np.sort(np.random.default_rng(seed).choice(n_items, size=n, replace=False))
+
+
+def subset(data: ContextPairs, idx) -> ContextPairs:
+    """The pairs of ``data`` at rows ``idx`` (in that order)."""
+    idx = np.asarray(idx, dtype=int)
 
     def pick(xs):
         return [xs[i] for i in idx]

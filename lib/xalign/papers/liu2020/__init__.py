@@ -27,5 +27,7 @@ Where things live (import the module you need):
 - :mod:`~xalign.papers.liu2020.anchors`: anchors and maps (and the unmapped baseline);
 - :mod:`~xalign.papers.liu2020.evaluate`, :mod:`~xalign.papers.liu2020.grid`: scores and the whole grid;
 - :mod:`~xalign.papers.liu2020.audit`: before/after of the audit, known-answer checks;
+- :mod:`~xalign.papers.liu2020.seeds`: the run over several seeds (mean, spread, verdicts that hold for
+  every seed);
 - :mod:`~xalign.papers.liu2020.report`: the chapter's tables, figures and computed prose.
 """

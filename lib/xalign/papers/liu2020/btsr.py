@@ -369,7 +369,15 @@ TIES = ("random", "gold_first")
 
 def precision_at_k(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray,
                    ks=(1, 5), tol: float = 1e-6, block: int = 512, ties: str = "random") -> dict[int, float]:
-    """Precision@k by cosine: the fraction of queries whose gold candidate row is among their k nearest.
+    """Precision@k by cosine (a fraction per k; NaN without queries): the mean of :func:`item_precision_at_k`."""
+    items = item_precision_at_k(queries, candidates, gold, ks, tol, block, ties)
+    return {k: float(v.mean()) if len(v) else float("nan") for k, v in items.items()}
+
+
+def item_precision_at_k(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray,
+                        ks=(1, 5), tol: float = 1e-6, block: int = 512, ties: str = "random") -> dict[int, np.ndarray]:
+    """Precision@k by cosine per query: 1 when its gold candidate row is among its k nearest, else 0
+    (a fraction where the gold ties with other candidates; returns {k: (n,) array}).
 
     ``queries`` (n, d), ``candidates`` (m, d), ``gold`` (n,) candidate indices.
     Ties are broken at random, in expectation: a query whose gold has ``b``
@@ -401,4 +409,4 @@ def precision_at_k(queries: np.ndarray, candidates: np.ndarray, gold: np.ndarray
         tied[s : s + block] = (np.abs(S - g) <= tol).sum(1) - 1
     if ties == "gold_first":
         tied[:] = 0
-    return {k: float(np.clip((k - better) / (tied + 1), 0, 1).mean()) if len(Q) else float("nan") for k in ks}
+    return {k: np.clip((k - better) / (tied + 1), 0, 1) for k in ks}

@@ -95,30 +95,68 @@ def sentence_retrieval(al: Alignment, sp: PairSpaces, kind: str = "token", k: in
 
 
 def build_spaces(encoder_src, encoder_tgt, data: PairData, layers=None, max_contexts: int = 1000,
-                 min_count: int = 1, seed: int = 0, iso: bool = True) -> PairSpaces:
+                 min_count: int = 1, seed: int = 0, iso: bool = True, reuse: PairSpaces | None = None) -> PairSpaces:
     """Encode both sides (every word in context), then the avg_type and iso_type tables.
 
     avg_type vectors average the training sentences only (``data.train``): no
     BTSR test sentence and no sentence-retrieval test sentence enters them.
+    iso_type vectors are the training words, the retrieval-test words and the
+    dictionary's words that occur in the text, each fed alone; every word of the
+    text is encoded once (:func:`isolated_pool`), and each seed takes its words.
+
+    Args:
+        encoder_src, encoder_tgt: the two sides' encoders.
+        data: the pair's corpus, tokens, BTSR set and splits (one seed's).
+        layers: the averaged layers (:func:`.spaces.resolve_layers`).
+        max_contexts: avg_type contexts per word; ``min_count``: fewest occurrences for an avg_type vector.
+        seed: draws the avg_type context sample.
+        iso: build the iso_type tables (False: empty tables).
+        reuse: the spaces of another seed on the same pool: its encoded sentences and isolated words
+            are reused (the pool's text does not depend on the seed), so no sentence is encoded again.
+
+    Returns:
+        the :class:`PairSpaces` (vectors float32, (n_words, dim)).
     """
     c = data.corpus
-    src = encode_space(encoder_src, c.src, data.src_tokens, layers, desc=f"encode {c.src_lang} ({len(c)})")
-    tgt = encode_space(encoder_tgt, c.tgt, data.tgt_tokens, layers, desc=f"encode {c.tgt_lang} ({len(c)})")
+    if reuse is not None:
+        if reuse.data.corpus.src != c.src or reuse.data.corpus.tgt != c.tgt:
+            raise ValueError("build_spaces: `reuse` holds another pool's spaces; reuse needs the same parallel text")
+        src, tgt = reuse.src, reuse.tgt
+    else:
+        src = encode_space(encoder_src, c.src, data.src_tokens, layers, desc=f"encode {c.src_lang} ({len(c)})")
+        tgt = encode_space(encoder_tgt, c.tgt, data.tgt_tokens, layers, desc=f"encode {c.tgt_lang} ({len(c)})")
     rng = np.random.default_rng(seed)
     avg_src = average_types(src, data.train, max_contexts, min_count, rng)
     avg_tgt = average_types(tgt, data.train, max_contexts, min_count, rng)
     if iso:  # training words, retrieval-test words, and the dictionary's words that occur in the text
+        pool_src, pool_tgt = reuse.memo["iso pool"] if reuse is not None and "iso pool" in reuse.memo else \
+            isolated_pool(encoder_src, encoder_tgt, data, layers)
         test_src = {t.text for k in data.retrieval for t in data.src_tokens[k]}
         test_tgt = {t.text for k in data.retrieval for t in data.tgt_tokens[k]}
         text_src = {t.text for s in data.src_tokens for t in s}
         text_tgt = {t.text for s in data.tgt_tokens for t in s}
-        iso_src = isolated_types(encoder_src, set(avg_src.words) | test_src
-                                 | ({s for s, _ in data.dictionary} & text_src), layers)
-        iso_tgt = isolated_types(encoder_tgt, set(avg_tgt.words) | test_tgt
-                                 | ({t for _, t in data.dictionary} & text_tgt), layers)
+        iso_src = subset_types(pool_src, set(avg_src.words) | test_src | ({s for s, _ in data.dictionary} & text_src))
+        iso_tgt = subset_types(pool_tgt, set(avg_tgt.words) | test_tgt | ({t for _, t in data.dictionary} & text_tgt))
     else:
         iso_src = iso_tgt = TypeVectors([], np.zeros((0, encoder_src.dim), np.float32))
-    return PairSpaces(data, src, tgt, avg_src, avg_tgt, iso_src, iso_tgt)
+    out = PairSpaces(data, src, tgt, avg_src, avg_tgt, iso_src, iso_tgt)
+    if iso:
+        out.memo["iso pool"] = (pool_src, pool_tgt)
+    return out
+
+
+def isolated_pool(encoder_src, encoder_tgt, data: PairData, layers=None) -> tuple[TypeVectors, TypeVectors]:
+    """iso_type vectors of every word of the pool's text (each side), whatever the seed: one encoding serves
+    every seed's tables (:func:`subset_types`)."""
+    words_src = {t.text for s in data.src_tokens for t in s}
+    words_tgt = {t.text for s in data.tgt_tokens for t in s}
+    return isolated_types(encoder_src, words_src, layers), isolated_types(encoder_tgt, words_tgt, layers)
+
+
+def subset_types(pool: TypeVectors, words) -> TypeVectors:
+    """The rows of ``pool`` for ``words`` (sorted; each must be in ``pool``)."""
+    words = sorted(set(words))
+    return TypeVectors(words, pool.lookup(words) if words else np.zeros((0, pool.vectors.shape[1]), np.float32))
 
 
 def method_label(level: str, signal: str, technique: str) -> str:

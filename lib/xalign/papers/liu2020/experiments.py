@@ -5,16 +5,19 @@ every table and every figure's data; each ``run_*`` records its tables in the
 :class:`~xalign.book.results.ChapterRun` it is given. Figures are drawn by
 :mod:`.report` (``curve_plot``, ``retrieval_plot``), prose by :mod:`.report` too.
 
-The calls, their order, seeds and memo keys are those the chapter made when it held
-these loops itself (the set construction, the aligner and the context draws live in
-:mod:`.pairdata` and :mod:`.btsr` and are called unchanged), so the numbers are the same.
+The first seed of ``seeds`` runs everything the chapter shows in full (the set, the grid at every
+size, the baselines, the audit); :func:`run_seeds` reruns the draws with every further seed on the
+same encoded pool and fits its maps at the ``seed_sizes``, and Table 3, Fig. 3's quoted points and
+the closing claims are judged over all seeds (:mod:`.seeds`). The set construction, the aligner and
+the context draws live in :mod:`.pairdata` and :mod:`.btsr`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 
 from xalign.core.profiles import as_list
@@ -29,6 +32,7 @@ from xalign.papers.liu2020.grid import (
     parse_variant,
 )
 from xalign.papers.liu2020.pairdata import PairData, prepare_pair
+from xalign.papers.liu2020.seeds import SeedRun, seed_columns, seed_summary, seeds_of
 from xalign.papers.liu2020.spaces import resolve_layers
 
 
@@ -62,19 +66,25 @@ def run_encoders(run, P: SimpleNamespace) -> tuple[dict, pd.DataFrame]:
     return encoders, table
 
 
+def prepare_pairs(P: SimpleNamespace, seed: int) -> dict[str, PairData]:
+    """Pool each language pair's parallel text and build its BTSR set with ``seed`` (:func:`.pairdata.prepare_pair`;
+    the links do not depend on the seed, the sets are cached per seed). Returns ``{target language: PairData}``."""
+    langs = list(dict.fromkeys(parse_variant(v)[3] for v in variants_of(P)))
+    out = {}
+    for lang in langs:
+        corpus = corpora.load_parallel("en", lang, as_list(P.sources), P.max_per_source)
+        out[lang] = prepare_pair(corpus, seed=seed, top=P.top, n_test=P.n_test, n_candidates=P.n_candidates,
+                                 query=P.query, n_retrieval=P.n_retrieval, aligner=P.aligner)
+    return out
+
+
 def run_btsr_set(run, P: SimpleNamespace) -> tuple[dict[str, PairData], pd.DataFrame]:
-    """Pool each language pair's parallel text and build its BTSR set (:func:`.pairdata.prepare_pair`).
+    """The first seed's BTSR set of each language pair (:func:`prepare_pairs`), the one the chapter shows.
 
     Returns:
         (``{target language: PairData}``, the set's sizes, one row per pair; recorded as ``btsr_set``).
     """
-    langs = list(dict.fromkeys(parse_variant(v)[3] for v in variants_of(P)))
-    pair_data = {}
-    for lang in langs:
-        corpus = corpora.load_parallel("en", lang, as_list(P.sources), P.max_per_source)
-        pair_data[lang] = prepare_pair(corpus, seed=P.seed, top=P.top, n_test=P.n_test,
-                                       n_candidates=P.n_candidates, query=P.query, n_retrieval=P.n_retrieval,
-                                       aligner=P.aligner)
+    pair_data = prepare_pairs(P, seeds_of(P)[0])
     stats = report.btsr_stats_table(pair_data)
     run.record("btsr_set", stats, title="Rebuilt BTSR set: sizes",
                note="BTSR-style set rebuilt with the paper's recipe from WordNet/OMW and XNLI/Tatoeba(/WMT21); "
@@ -82,12 +92,18 @@ def run_btsr_set(run, P: SimpleNamespace) -> tuple[dict[str, PairData], pd.DataF
     return pair_data, stats
 
 
-def run_spaces(P: SimpleNamespace, encoders: dict, pair_data: dict[str, PairData]) -> dict:
-    """Encode every sentence of each pool once and build the token, avg_type and iso_type spaces per variant."""
+def run_spaces(P: SimpleNamespace, encoders: dict, pair_data: dict[str, PairData], seed: int | None = None,
+               reuse: dict | None = None) -> dict:
+    """Build the token, avg_type and iso_type spaces per variant for ``seed`` (default: the first seed).
+
+    Every sentence of each pool is encoded once; ``reuse`` (variant -> another seed's spaces) passes those
+    vectors on, so a further seed only redraws its avg_type sample and picks its iso_type words."""
+    seed = seeds_of(P)[0] if seed is None else seed
     spaces = {}
     for v in variants_of(P):
         ks, _, kt, lang = parse_variant(v)
-        spaces[v] = build_spaces(encoders[ks], encoders[kt], pair_data[lang], P.layers, P.max_contexts, seed=P.seed)
+        spaces[v] = build_spaces(encoders[ks], encoders[kt], pair_data[lang], P.layers, P.max_contexts, seed=seed,
+                                 reuse=(reuse or {}).get(v))
     return spaces
 
 
@@ -102,8 +118,10 @@ def spaces_table(spaces: dict) -> pd.DataFrame:
 
 @dataclass
 class WordSim:
-    """BCWS and SCWS items (``bcws_data``, ``scws_data``, with ``n_bcws`` / ``n_scws`` in the files) and
-    their word vectors per variant (``bcws`` only for EN-ZH variants)."""
+    """BCWS and SCWS items of the first seed (``bcws_data``, ``scws_data``, with ``n_bcws`` / ``n_scws`` in the
+    files) and their word vectors per variant (``bcws`` only for EN-ZH variants); ``rows``: seed -> the rows of
+    each file the seed samples, and ``union_bcws`` / ``union_scws``: per variant, the vectors of every row any
+    seed samples (encoded once), in ``union_rows`` order."""
 
     bcws_data: object
     scws_data: object
@@ -111,21 +129,40 @@ class WordSim:
     n_scws: int
     bcws: dict
     scws: dict
+    rows: dict = field(default_factory=dict)
+    union_rows: tuple = ((), ())
+    union_bcws: dict = field(default_factory=dict)
+    union_scws: dict = field(default_factory=dict)
+
+    def at(self, seed: int) -> tuple[dict, dict]:
+        """(BCWS vectors, SCWS vectors) per variant for ``seed``'s samples, sliced from the union."""
+        (ub, us), (rb, rs) = self.union_rows, self.rows[seed]
+        pos_b, pos_s = {r: i for i, r in enumerate(ub)}, {r: i for i, r in enumerate(us)}
+        return ({v: c.rows([pos_b[r] for r in rb]) for v, c in self.union_bcws.items()},
+                {v: c.rows([pos_s[r] for r in rs]) for v, c in self.union_scws.items()})
 
 
 def run_wordsim(P: SimpleNamespace, encoders: dict) -> WordSim:
-    """Sample BCWS and SCWS (``bcws_pairs`` / ``scws_pairs``) and encode both words of every item."""
+    """Sample BCWS and SCWS (``bcws_pairs`` / ``scws_pairs``) for every seed and encode both words of every item
+    any seed samples, once (the union of the samples); the first seed's samples are the ones shown."""
     bcws_all = wordsim.read_bcws(datasets.fetch("bcws", "bcws.txt"))
     scws_all = wordsim.read_scws(datasets.fetch("scws", "scws.txt"))
-    bcws_data = wordsim.sample(bcws_all, P.bcws_pairs, P.seed)
-    scws_data = wordsim.sample(scws_all, P.scws_pairs, P.seed)
-    bcws, scws = {}, {}
+    seeds = seeds_of(P)
+    rows = {s: (wordsim.sample_rows(len(bcws_all), P.bcws_pairs, s), wordsim.sample_rows(len(scws_all), P.scws_pairs, s))
+            for s in seeds}
+    ub = np.unique(np.concatenate([r[0] for r in rows.values()]))
+    us = np.unique(np.concatenate([r[1] for r in rows.values()]))
+    bcws_u, scws_u = wordsim.subset(bcws_all, ub), wordsim.subset(scws_all, us)
+    union_b, union_s = {}, {}
     for v in variants_of(P):
         ks, _, kt, lang = parse_variant(v)
         if lang == "zh":
-            bcws[v] = context_pair_vectors(encoders[ks], encoders[kt], bcws_data, P.layers, b_side="tgt")
-        scws[v] = context_pair_vectors(encoders[ks], encoders[ks], scws_data, P.layers, b_side="src")
-    return WordSim(bcws_data, scws_data, len(bcws_all), len(scws_all), bcws, scws)
+            union_b[v] = context_pair_vectors(encoders[ks], encoders[kt], bcws_u, P.layers, b_side="tgt")
+        union_s[v] = context_pair_vectors(encoders[ks], encoders[ks], scws_u, P.layers, b_side="src")
+    ws = WordSim(wordsim.subset(bcws_all, rows[seeds[0]][0]), wordsim.subset(scws_all, rows[seeds[0]][1]),
+                 len(bcws_all), len(scws_all), {}, {}, rows, (ub.tolist(), us.tolist()), union_b, union_s)
+    ws.bcws, ws.scws = ws.at(seeds[0])
+    return ws
 
 
 @dataclass
@@ -138,39 +175,93 @@ class Grid:
     original: pd.DataFrame
 
 
-def run_grid(run, P: SimpleNamespace, spaces: dict, ws: WordSim) -> Grid:
-    """Fit every (level, signal, technique) at every training size and score BTSR, sentence retrieval,
-    BCWS and SCWS; recorded as ``grid`` and ``original_space``."""
-    sizes = [s if s == "all" else int(s) for s in as_list(P.sizes)]
-    methods = methods_of(P)
+def grid_frame(P: SimpleNamespace, spaces: dict, bcws: dict, scws: dict, sizes=None) -> pd.DataFrame:
+    """Every (level, signal, technique) fitted at every training size of ``sizes`` (default: the profile's
+    ``sizes``) and scored on BTSR, sentence retrieval, BCWS and SCWS, one block of rows per variant (fractions;
+    a ``method`` column names each map)."""
+    sizes = [s if s == "all" else int(s) for s in as_list(P.sizes if sizes is None else sizes)]
     frames = []
     for v in variants_of(P):
         sizes_v = training_sizes(sizes, len(spaces[v].data.train))
-        frames.append(evaluate_grid(spaces[v], sizes_v, methods, bcws=ws.bcws.get(v), scws=ws.scws[v]).assign(variant=v))
+        frames.append(evaluate_grid(spaces[v], sizes_v, methods_of(P), bcws=bcws.get(v), scws=scws[v]).assign(variant=v))
     grid = pd.concat(frames, ignore_index=True)
     grid["method"] = grid["level"] + " " + grid["signal"] + " " + grid["technique"]
+    return grid
+
+
+def run_grid(run, P: SimpleNamespace, spaces: dict, ws: WordSim) -> Grid:
+    """Fit every (level, signal, technique) at every training size and score BTSR, sentence retrieval,
+    BCWS and SCWS with the first seed; recorded as ``grid`` and ``original_space``."""
+    grid = grid_frame(P, spaces, ws.bcws, ws.scws)
     largest = report.largest_sizes(grid)
     original = report.original_table(spaces, ws.bcws, ws.scws, largest)
-    run.record("grid", grid, title="All methods x training sizes (BTSR, sentence retrieval, BCWS, SCWS)")
+    run.record("grid", grid, title="All methods x training sizes (BTSR, sentence retrieval, BCWS, SCWS), first seed")
     run.record("original_space", original, title="Scores without any mapping (the multilingual space itself), "
-                                                  "raw and normalised-and-centred")
+                                                  "raw and normalised-and-centred, first seed")
     return Grid(grid, largest, original)
 
 
-def run_table3(run, g: Grid, pair_data: dict[str, PairData]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Table 3: BTSR P@5 (%) at the largest training size beside the paper's.
+def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim, g: Grid,
+              base: pd.DataFrame) -> dict[int, SeedRun]:
+    """The first seed's run and every further seed's (``seeds``).
+
+    Each further seed rebuilds the BTSR set, the splits, the avg_type sample and the BCWS / SCWS samples,
+    reuses the encoded pool (no sentence is encoded again) and fits and scores every map at the
+    ``seed_sizes`` (the smallest size, for Fig. 3's quoted points, and the largest, for Table 3 and the
+    claims); recorded as ``seeds_grid``.
 
     Returns:
-        (the compared frame ``table3``, the rows of the grid at the largest size).
+        seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun`, the first seed first.
     """
-    best, ours3 = report.table3_ours(g.grid, g.largest)
-    cmp3 = run.compare("table3", ours3, ["variant", "level", "signal", "technique"],
-                       title="Table 3: BTSR P@5 (%), largest training set",
+    seeds = seeds_of(P)
+    runs = {seeds[0]: SeedRun(g.grid, g.original, base, g.largest)}
+    for seed in seeds[1:]:
+        sp = run_spaces(P, encoders, prepare_pairs(P, seed), seed=seed, reuse=spaces)
+        bcws, scws = ws.at(seed)
+        grid = grid_frame(P, sp, bcws, scws, sizes=P.seed_sizes)
+        largest = report.largest_sizes(grid)
+        words = pd.concat([senses.word_baseline(sp[v], int(largest[v])).assign(variant=v) for v in sp],
+                          ignore_index=True)
+        runs[seed] = SeedRun(grid, report.original_table(sp, bcws, scws, largest), words, largest)
+    every = pd.concat([r.grid.assign(seed=s) for s, r in runs.items()], ignore_index=True)
+    run.record("seeds_grid", every, title="Every seed's maps (the first seed at every size, the others at the "
+                                          "seed sizes): BTSR, sentence retrieval, BCWS, SCWS")
+    return runs
+
+
+def table3_seed_rows(runs: dict[int, SeedRun]) -> pd.DataFrame:
+    """Table 3's cells (parallel-text maps at each seed's largest size) for every seed: ``variant``, ``level``,
+    ``signal``, ``technique``, ``measure`` (``P@5`` / ``P@1``), ``seed`` and ``value`` (%)."""
+    frames = []
+    for seed, r in runs.items():
+        best, _ = report.table3_ours(r.grid, r.largest)
+        for k in (5, 1):
+            frames.append(best.assign(measure=f"P@{k}", seed=seed, value=100 * best[f"btsr_p{k}"])[
+                ["variant", "level", "signal", "technique", "measure", "seed", "value"]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def run_table3(run, g: Grid, runs: dict[int, SeedRun], pair_data: dict[str, PairData]
+               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Table 3: BTSR P@5 (%) at the largest training size, the mean over the seeds, beside the paper's;
+    the seed summary of P@5 and P@1 recorded as ``table3_seeds`` (mean, SD, min, max, each seed).
+
+    Returns:
+        (the compared frame ``table3``, the first seed's grid rows at the largest size, the seed summary).
+    """
+    best, _ = report.table3_ours(g.grid, g.largest)
+    keys = ["variant", "level", "signal", "technique"]
+    summary = seed_summary(table3_seed_rows(runs), keys + ["measure"])
+    ours3 = seed_columns(summary[summary.measure == "P@5"].drop(columns="measure"))
+    cmp3 = run.compare("table3", ours3, keys,
+                       title=f"Table 3: BTSR P@5 (%), largest training set, mean over {len(runs)} seeds",
                        note=f"multi->multi rows only (e5-small); rebuilt BTSR set, candidates "
                             f"{', '.join(f'en-{k}: {len(d.btsr.candidates)}' for k, d in pair_data.items())} "
-                            f"(paper 200k); training sentence pairs "
-                            f"{', '.join(f'{v}: {int(n)}' for v, n in g.largest.items())} (paper 200k)")
-    return cmp3, best
+                            f"(paper 200k, first seed); training sentence pairs "
+                            f"{', '.join(f'{v}: {int(n)}' for v, n in g.largest.items())} (paper 200k, first seed)")
+    run.record("table3_seeds", summary, title="Table 3 over the seeds: BTSR P@5 and P@1 (%), mean, sample SD, "
+                                             "min, max and max - min, and each seed's value")
+    return cmp3, best, summary
 
 
 @dataclass
@@ -181,6 +272,7 @@ class Senses:
 
     word_form: pd.DataFrame
     every_map: pd.DataFrame
+    scores: pd.DataFrame | None = None  # every map's raw scores, with the bootstrap interval over the items
 
 
 def run_senses(run, P: SimpleNamespace, spaces: dict, g: Grid) -> Senses:
@@ -192,13 +284,14 @@ def run_senses(run, P: SimpleNamespace, spaces: dict, g: Grid) -> Senses:
     forms = pd.DataFrame([senses.word_form_table(spaces[v], v) for v in variants_of(P)])
     frames = [senses.map_scores(spaces[v], int(g.largest[v]), methods_of(P)).assign(variant=v)
               for v in variants_of(P)]
-    every = report.every_map_table(pd.concat(frames, ignore_index=True))
+    scores = pd.concat(frames, ignore_index=True)
+    every = report.every_map_table(scores)
     run.record("btsr_word_form", forms, title="BTSR: what a retriever that knows only the word form scores",
                note="per item, min(1, k / b) with b the candidates sharing the gold's word form (ties at random)")
     run.record("btsr_every_map", every, title="BTSR P@1 / P@5 (%) of every map at the largest training size, on all "
                                               "items and on the items with a same-form distractor, and its change "
                                               "over the centred unmapped space (points)")
-    return Senses(forms, every)
+    return Senses(forms, every, scores)
 
 
 def run_baselines(run, spaces: dict, g: Grid) -> pd.DataFrame:
@@ -212,8 +305,9 @@ def run_baselines(run, spaces: dict, g: Grid) -> pd.DataFrame:
     return base
 
 
-def run_figures(run, g: Grid, ws: WordSim) -> pd.DataFrame:
-    """Record the series of Figs. 3, 1 and 2 and compare Fig. 3's two quoted points (``fig3_points``).
+def run_figures(run, g: Grid, ws: WordSim, runs: dict[int, SeedRun]) -> pd.DataFrame:
+    """Record the series of Figs. 3, 1 and 2 (the first seed) and compare Fig. 3's two quoted points
+    (``fig3_points``: the mean over the seeds, with the seed SD, min and max).
 
     Returns:
         the compared ``fig3_points`` frame.
@@ -221,10 +315,12 @@ def run_figures(run, g: Grid, ws: WordSim) -> pd.DataFrame:
     grid = g.grid
     run.figure("Fig. 3", grid.assign(value=100 * grid.btsr_p5)[["variant", "method", "n", "value"]],
                title="Fig. 3: BTSR P@5 (%)")
-    pts = grid[(grid.method == "avg_type wa orig") & (grid.n == 100)]
-    ours_f3 = pts.assign(value=100 * pts.btsr_p5, n=100)[["variant", "method", "n", "value"]]
+    pts = pd.concat([r.grid[(r.grid.method == "avg_type wa orig") & (r.grid.n == 100)].assign(seed=s)
+                     for s, r in runs.items()], ignore_index=True)
+    ours_f3 = seed_columns(seed_summary(pts.assign(value=100 * pts.btsr_p5), ["variant", "method", "n"]))
     f3 = run.compare("fig3_points", ours_f3, ["variant", "method", "n"],
-                     title="Figure 3 (numbers given in the text): BTSR P@5 (%), 100 parallel sentences",
+                     title=f"Figure 3 (numbers given in the text): BTSR P@5 (%), 100 parallel sentences, mean over "
+                           f"{len(runs)} seeds",
                      note="paper: 20k candidates, mBERT/BERT; ours: e5-small, rebuilt set")
     if ws.bcws:
         run.figure("Fig. 1", grid.assign(value=100 * grid.bcws)[["variant", "method", "n", "value"]],
@@ -237,13 +333,16 @@ def run_figures(run, g: Grid, ws: WordSim) -> pd.DataFrame:
     return f3
 
 
-def run_table4(run, g: Grid, ws: WordSim) -> pd.DataFrame:
-    """Table 4: SCWS (x100) of the English side, unaligned and after the MIM maps; ``table4``."""
-    ours4 = report.table4_ours(g.grid, g.original, g.largest)
-    return run.compare("table4", ours4, ["variant", "setting"], title="Table 4: SCWS Spearman rho (x100)",
-                       note=f"{len(ws.scws_data)} of {ws.n_scws} SCWS pairs; e5-small multi rows only; alignments "
-                            f"from {', '.join(f'{v}: {int(n)}' for v, n in g.largest.items())} sentence pairs "
-                            f"(paper 200k)")
+def run_table4(run, g: Grid, ws: WordSim, runs: dict[int, SeedRun]) -> pd.DataFrame:
+    """Table 4: SCWS (x100) of the English side, unaligned and after the MIM maps, the mean over the seeds
+    with the seed SD, min and max (each seed samples its own SCWS pairs and fits its own maps); ``table4``."""
+    frames = [report.table4_ours(r.grid, r.original, r.largest).assign(seed=s) for s, r in runs.items()]
+    ours4 = seed_columns(seed_summary(pd.concat(frames, ignore_index=True), ["variant", "setting"]))
+    return run.compare("table4", ours4, ["variant", "setting"],
+                       title=f"Table 4: SCWS Spearman rho (x100), mean over {len(runs)} seeds",
+                       note=f"{len(ws.scws_data)} of {ws.n_scws} SCWS pairs per seed; e5-small multi rows only; "
+                            f"alignments from {', '.join(f'{v}: {int(n)}' for v, n in g.largest.items())} sentence "
+                            f"pairs (first seed; paper 200k)")
 
 
 def run_checks(run, P: SimpleNamespace, spaces: dict, g: Grid) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -253,7 +352,8 @@ def run_checks(run, P: SimpleNamespace, spaces: dict, g: Grid) -> tuple[pd.DataF
     Returns:
         (before/after, known answers).
     """
-    ba = pd.concat([audit.before_after(spaces[v], int(g.largest[v]), max_contexts=P.max_contexts, seed=P.seed)
+    ba = pd.concat([audit.before_after(spaces[v], int(g.largest[v]), max_contexts=P.max_contexts,
+                                        seed=seeds_of(P)[0])
                     .assign(variant=v) for v in variants_of(P)], ignore_index=True)
     run.record("before_after", ba, title="Audit: each change's effect, before vs after, computed in this run")
     checks = pd.concat([audit.known_answers(spaces[v]).assign(variant=v) for v in variants_of(P)], ignore_index=True)
@@ -279,6 +379,8 @@ class Chapter2:
     grid: Grid
     table3: pd.DataFrame
     best: pd.DataFrame
+    table3_seeds: pd.DataFrame
+    seed_runs: dict
     senses: Senses
     baselines: pd.DataFrame
     fig3_points: pd.DataFrame
@@ -306,11 +408,12 @@ def run_chapter(P: SimpleNamespace, run) -> Chapter2:
     spaces = run_spaces(P, encoders, pair_data)
     ws = run_wordsim(P, encoders)
     g = run_grid(run, P, spaces, ws)
-    t3, best = run_table3(run, g, pair_data)
     sen = run_senses(run, P, spaces, g)
     base = run_baselines(run, spaces, g)
-    f3 = run_figures(run, g, ws)
-    t4 = run_table4(run, g, ws)
+    runs = run_seeds(run, P, encoders, spaces, ws, g, base)
+    t3, best, t3_seeds = run_table3(run, g, runs, pair_data)
+    f3 = run_figures(run, g, ws, runs)
+    t4 = run_table4(run, g, ws, runs)
     ba, checks = run_checks(run, P, spaces, g)
-    return Chapter2(variants_of(P), encoders, enc_table, pair_data, stats, spaces, ws, g, t3, best, sen, base, f3, t4,
-                    ba, checks)
+    return Chapter2(variants_of(P), encoders, enc_table, pair_data, stats, spaces, ws, g, t3, best, t3_seeds, runs,
+                    sen, base, f3, t4, ba, checks)

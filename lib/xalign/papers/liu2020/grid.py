@@ -55,6 +55,11 @@ class ContextPairVectors:
     rating: np.ndarray
     b_side: str = "tgt"
 
+    def rows(self, idx) -> ContextPairVectors:
+        """The items at rows ``idx`` (e.g. one seed's sample of a union that was encoded once)."""
+        idx = np.asarray(idx, dtype=int)
+        return ContextPairVectors(self.A[idx], self.B[idx], self.rating[idx], self.b_side)
+
     def spearman(self, al: Alignment | None) -> float:
         from xalign.data.wordsim import spearman
 

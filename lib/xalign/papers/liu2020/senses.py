@@ -25,9 +25,10 @@ import numpy as np
 import pandas as pd
 
 from xalign.core.threads import torch_threads
+from xalign.measures.intervals import bootstrap_ci
 from xalign.measures.mapping import fit_alignments
 from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
-from xalign.papers.liu2020.btsr import BTSRSet, precision_at_k
+from xalign.papers.liu2020.btsr import BTSRSet, item_precision_at_k, precision_at_k
 from xalign.papers.liu2020.constants import TECHNIQUES
 from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, method_label
 
@@ -64,6 +65,10 @@ def word_form_ceiling(counts: np.ndarray, ks=(1, 5)) -> dict[int, float]:
     return {k: float(np.minimum(1.0, k / b).mean()) if len(b) else float("nan") for k in ks}
 
 
+#: bootstrap resamples of the test items for each map's P@k interval
+N_BOOT = 1000
+
+
 def grid_fits(sp: PairSpaces, level: str, signal: str, size: int, techniques=TECHNIQUES) -> list:
     """The maps of one (level, signal, size), one per technique, fitted exactly as the grid fits them
     (:func:`xalign.measures.mapping.fit_alignments` on shared anchors, one BLAS thread): the grid's own
@@ -82,7 +87,8 @@ def map_scores(sp: PairSpaces, n: int, methods, techniques=TECHNIQUES, ks=(1, 5)
     space, scored by BTSR P@k on all items and on the items with a same-form distractor.
 
     Returns:
-        one row per map: ``method``, ``n``, ``btsr_p{k}`` (all items), ``btsr_p{k}_distractor`` (items with
+        one row per map: ``method``, ``n``, ``btsr_p{k}`` (all items) with its 95 % bootstrap interval over
+        the test items (``btsr_p{k}_lo`` / ``_hi``), ``btsr_p{k}_distractor`` (items with
         a same-form distractor; NaN if none), each a fraction, plus ``n_items`` / ``n_distractor_items``.
         The first row is ``no mapping (centred)``; the gain of a map is its row minus that one.
     """
@@ -101,9 +107,12 @@ def _map_scores(sp, n, methods, techniques, ks) -> pd.DataFrame:
             maps.append((method_label(level, signal, tech), size, al))
     rows = []
     for name, size, al in maps:
-        everyone = btsr_precision(al, Q, C, ks, gold)
+        hits = item_precision_at_k(al.transform_src(Q), al.transform_tgt(C), gold, ks)
+        everyone = {k: float(h.mean()) if len(h) else float("nan") for k, h in hits.items()}
+        ci = {k: bootstrap_ci(h, n_boot=N_BOOT, seed=0) if len(h) else (float("nan"),) * 2 for k, h in hits.items()}
         some = btsr_precision(al, Q[has], C, ks, gold[has]) if has.any() else {k: float("nan") for k in ks}
         rows.append({"method": name, "n": size, **{f"btsr_p{k}": v for k, v in everyone.items()},
+                     **{f"btsr_p{k}_lo": ci[k][0] for k in ks}, **{f"btsr_p{k}_hi": ci[k][1] for k in ks},
                      **{f"btsr_p{k}_distractor": v for k, v in some.items()},
                      "n_items": len(gold), "n_distractor_items": int(has.sum())})
     return pd.DataFrame(rows)
