@@ -77,7 +77,7 @@ autocast = None  # bfloat16 for a faster, slightly different run; None: exact fl
 from xalign.book import display
 from xalign.book.results import ChapterRun
 from xalign.data.paper_tables import paper_table
-from xalign.papers.liu2020 import experiments, report
+from xalign.papers.liu2020 import experiments, figures, report
 from xalign.papers.meta import parameters
 
 display.book_style()
@@ -247,7 +247,7 @@ display.table(result.baselines.assign(**{"P@1 (%)": 100 * result.baselines.btsr_
 
 # %%
 display.table(report.shown(result.fig3_points), digits=2)
-display.figure("ch02-fig3-points", report.curve_plot(
+display.figure("ch02-fig3-points", figures.curve_plot(
     grid, "btsr_p5", "BTSR P@5 (%)", result.variants, extra=report.unmapped(original)["btsr_p5"].to_dict(),
     paper_points=paper_table("liu2020", "fig3_points"), ceiling=report.ceiling_of(result.senses.word_form)));
 
@@ -269,7 +269,7 @@ display.figure("ch02-fig3-points", report.curve_plot(
 # paper's figure gives no numbers in the text, so we only redraw.
 
 # %%
-display.figure("ch02-fig-1", report.curve_plot(grid, "bcws", "BCWS Spearman rho (x100)", result.bcws_variants(),
+display.figure("ch02-fig-1", figures.curve_plot(grid, "bcws", "BCWS Spearman rho (x100)", result.bcws_variants(),
                                                 extra=report.unmapped(original)["bcws"].to_dict()));
 
 # %% [markdown]
@@ -289,7 +289,7 @@ display.figure("ch02-fig-1", report.curve_plot(grid, "bcws", "BCWS Spearman rho 
 # sets).
 
 # %%
-display.figure("ch02-fig-2", report.retrieval_plot(grid, original, result.variants));
+display.figure("ch02-fig-2", figures.retrieval_plot(grid, original, result.variants));
 
 # %% [markdown]
 # ```{glue:figure} ch02-fig-2

@@ -250,7 +250,7 @@ def test_curve_plot_puts_ticks_at_the_sizes_and_the_legend_outside():
     import matplotlib
 
     matplotlib.use("Agg")
-    from xalign.papers.liu2020.report import curve_plot
+    from xalign.papers.liu2020.figures import curve_plot
 
     g = pd.concat([_grid(n=n) for n in (100, 500, 1000, 2000, 4428)], ignore_index=True)
     points = pd.DataFrame([{"variant": "multi_en->multi_zh", "method": "avg_type wa orig", "n": 100, "value": 34.07}])

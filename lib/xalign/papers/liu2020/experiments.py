@@ -3,7 +3,7 @@
 :func:`run_chapter` runs them in the chapter's order and returns a :class:`Chapter2` with
 every table and every figure's data; each ``run_*`` records its tables in the
 :class:`~xalign.book.results.ChapterRun` it is given. Figures are drawn by
-:mod:`.report` (``curve_plot``, ``retrieval_plot``), prose by :mod:`.report` too.
+:mod:`.figures` (``curve_plot``, ``retrieval_plot``), prose by :mod:`.report`.
 
 The first seed of ``seeds`` runs everything the chapter shows in full (the set, the grid at every
 size, the baselines, the audit); :func:`run_seeds` reruns the draws with every further seed on the
