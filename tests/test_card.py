@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
+from toy_encoders import CharGrams
 from xalign.book.card import MEASURES, CardConfig, _rate_stat, _sts_stat, run_card
 from xalign.book.card_page import compare_markdown, compare_table, paper_references, save_card
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
@@ -71,19 +72,6 @@ def test_cli_has_model_flag(command, capsys):
 
 
 # ------------------------------------------------------------------ the battery
-class CharGrams:
-    """A toy sentence encoder with MTEB's protocol: hashed character trigram counts."""
-
-    name, revision = "toy-chargrams", "1"
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), 64), np.float32)
-        for i, t in enumerate(texts):
-            for j in range(len(t) - 2):
-                out[i, hash(t[j : j + 3]) % 64] += 1
-        return out + 1e-3
-
-
 def test_card_of_an_encode_object_has_sentence_measures_only(tmp_path):
     card = run_card(CharGrams(), CardConfig.tiny(), log=lambda *_: None)
     assert card["layers"] == ["out"] and not card["layered"]
@@ -96,7 +84,7 @@ def test_card_of_an_encode_object_has_sentence_measures_only(tmp_path):
     page = save_card(card, tmp_path)
     assert page.exists() and (page.parent / "curves.png").stat().st_size > 1000
     md = compare_markdown(tmp_path)
-    assert "toy-chargrams" in md and "n/a" in md and "one vector per text" in md
+    assert "toy-stable-chargrams" in md and "n/a" in md and "one vector per text" in md
 
 
 @pytest.mark.slow

@@ -8,22 +8,10 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from toy_encoders import CharGrams
 from xalign.book.card import ITEM_STATS, CardConfig, run_card
 from xalign.book.card_items import decode_items, encode_items, layer_choice, top_layers
 from xalign.book.card_page import card_markdown
-
-
-class CharGrams:
-    """A toy sentence encoder with MTEB's protocol: hashed character trigram counts."""
-
-    name, revision = "toy-chargrams", "1"
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), 64), np.float32)
-        for i, t in enumerate(texts):
-            for j in range(len(t) - 2):
-                out[i, hash(t[j : j + 3]) % 64] += 1
-        return out + 1e-3
 
 
 def test_items_round_trip_compactly():

@@ -7,25 +7,11 @@ from dataclasses import asdict
 import numpy as np
 import pytest
 
+from toy_encoders import CharGrams
 from xalign.book import card as C
 from xalign.book.card import MEASURES, CardConfig, run_card
 from xalign.book.card_page import card_markdown
 from xalign.book.receipts import MEAN_POOLING, _layer_range, measure_receipt
-
-
-class CharGrams:
-    """Hashed character trigram counts (a stable hash; no revision, so never read from the shared cache)."""
-
-    name = "toy-stable-chargrams"
-
-    def encode(self, texts):
-        import zlib
-
-        out = np.full((len(texts), 64), 1e-3, np.float32)
-        for i, t in enumerate(texts):
-            for j in range(len(t) - 2):
-                out[i, zlib.crc32(t[j : j + 3].encode()) % 64] += 1
-        return out
 
 
 @pytest.fixture(scope="module")

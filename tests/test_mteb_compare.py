@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from toy_encoders import CharGrams
 from xalign.book import card as C
 from xalign.book.card import CardConfig, with_sizes
 from xalign.book.mteb_compare import (
@@ -25,28 +26,11 @@ from xalign.book.receipts import MEAN_POOLING
 FIXTURE = Path(__file__).parent / "fixtures" / "mteb_tatoeba" / "Tatoeba.json"
 
 
-class Grams:
-    """Hashed character trigram counts, stable across processes (no revision: never cached)."""
-
-    name = "toy-mteb-grams"
-
-    def encode(self, texts):
-        import zlib
-
-        import numpy as np
-
-        out = np.full((len(texts), 64), 1e-3, np.float32)
-        for i, t in enumerate(texts):
-            for j in range(len(t) - 2):
-                out[i, zlib.crc32(t[j : j + 3].encode()) % 64] += 1
-        return out
-
-
 @pytest.fixture(scope="module")
 def card():
     """A card with the Tatoeba step only (de, sw), built as run_card builds it."""
     cfg = with_sizes(CardConfig.tiny(), tatoeba_langs="de,sw")
-    m = C.wrap(Grams())
+    m = C.wrap(CharGrams("toy-mteb-grams"))
     return C._card(m, cfg, {"tatoeba": C.run_recorded(C.tatoeba, m, cfg)}, time.time())
 
 
