@@ -6,12 +6,11 @@ Chapter 1 runs on Qwen2 (byte-level BPE whose ``Ġword`` offsets keep the leadin
 spans; no BOS; a stand-in mask token), chapter 3 on Llama (SentencePiece with byte fallback, BOS,
 no pad token of its own); both chapters on all three families would take minutes more on 2 cores."""
 
-import json
 
 import pytest
 
+from chapter_smoke import run_smoke
 from conftest import mirror_available
-from xalign.book.runner import chapter_ids, model_parameters, run_chapter
 from xalign.core.tiny_decoders import DECODER_FAMILIES
 
 pytestmark = [pytest.mark.slow,
@@ -54,14 +53,4 @@ def test_the_card_runs_on_every_decoder_family(tiny_decoders, family, tmp_path, 
 
 @pytest.mark.parametrize(("chapter", "family"), [("01", "qwen2"), ("03", "llama")])
 def test_chapters_1_and_3_run_on_a_decoder(tiny_decoders, chapter, family, tmp_path, monkeypatch):
-    chapter = next(c for c in chapter_ids() if c.startswith(chapter))
-    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
-    params = {"profile": "smoke", **model_parameters(chapter, str(tiny_decoders[family]), "smoke")}
-    if chapter.startswith("01"):  # Fig. 5's layer 8 is beyond a 2-layer model
-        params["dist_layer"] = 2
-    out = run_chapter(chapter, params, tmp_path / f"{chapter}.ipynb", progress=False)
-    nb = json.loads(out.read_text())
-    errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
-    assert errors == []
-    saved = list((tmp_path / "results" / chapter / "smoke").glob("*.json"))
-    assert len(saved) == 1 and json.loads(saved[0].read_text())["tables"]
+    run_smoke(chapter, tiny_decoders[family], tmp_path, monkeypatch)
