@@ -49,3 +49,12 @@ def test_a_bfloat16_reference_gets_no_variation_file(tmp_path, monkeypatch):
     _run([55.0, 40.0], [54.0, 37.0], [56.0, 41.5], precision="bfloat16")
     assert K.make_reference("default", results, ref) == [ref / f"{CHAPTER}.json"]
     assert not (ref / f"{CHAPTER}.variation.yaml").exists()
+
+
+def test_chapter_2s_seed_columns_count_too():
+    result = {"params": {"seeds": [0, 1, 2]}, "tables": {
+        "table3": {"rows": [{"variant": "a", "ours": 30.0, "seed min": 28.0, "seed max": 33.5},
+                            {"variant": "b", "ours": None, "seed min": None, "seed max": None}]},
+        "table3_seeds": {"rows": [{"mean": 30.0, "min": 29.0, "max": 31.0}]}}}
+    v = seed_variation(result)
+    assert v["table3"]["tolerance"] == pytest.approx(5.5) and v["table3_seeds"]["tolerance"] == pytest.approx(2.0)

@@ -2,7 +2,8 @@
 
 Where a chapter trains with several seeds, its tables carry each number's spread over seeds beside
 it: columns ``"<name> seed min"`` / ``"<name> seed max"`` (chapter 5's probes) or ``"<name>_min"`` /
-``"<name>_max"`` next to ``"<name>"``. A rerun on another CPU kind moves a float32 number by less than
+``"<name>_max"`` next to ``"<name>"``, or ``"seed min"`` / ``"seed max"`` next to ``"ours"`` and ``"min"`` /
+``"max"`` next to ``"mean"`` (chapter 2). A rerun on another CPU kind moves a float32 number by less than
 training it with another seed does, so :func:`seed_variation` takes, per table, the largest seed range
 of any row as that table's tolerance: the variation :mod:`xalign.book.check` compares float32 cells
 within, with its source stated. :func:`write_variation` writes it next to the reference
@@ -15,6 +16,9 @@ import math
 from pathlib import Path
 
 SEED_SUFFIXES = ((" seed min", " seed max"), ("_min", "_max"))
+#: whole column names of a row's seed range (chapter 2: "seed min"/"seed max" beside "ours"; its per-seed
+#: table: "min"/"max" beside "mean")
+SEED_COLUMNS = (("seed min", "seed max", "ours"), ("min", "max", "mean"))
 
 
 def _ranges(row: dict) -> list[tuple[str, float]]:
@@ -28,6 +32,9 @@ def _ranges(row: dict) -> list[tuple[str, float]]:
             hi = row.get(base + hi_suffix)
             if base in row and _finite(lo) and _finite(hi):
                 out.append((base, float(hi) - float(lo)))
+    for lo_col, hi_col, base in SEED_COLUMNS:
+        if base in row and _finite(row.get(lo_col)) and _finite(row.get(hi_col)):
+            out.append((base, float(row[hi_col]) - float(row[lo_col])))
     return out
 
 
@@ -54,7 +61,7 @@ def seed_variation(result: dict) -> dict[str, dict]:
             continue
         column, width = max(ranges, key=lambda r: r[1])
         out[name] = {"tolerance": round(width, 6),
-                     "source": f"the largest spread over training seeds{f' {seeds}' if seeds else ''} of any "
+                     "source": f"the largest spread over the run's seeds (training or sampling){f' {seeds}' if seeds else ''} of any "
                                f"row of this table in the reference run (column {column!r}): a float32 rerun "
                                f"on another CPU moves a number by less than another seed does"}
     return out
