@@ -70,3 +70,13 @@ def test_a_prefix_that_changes_nothing_is_said_so():
     same = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ")}
     text = prefix_sentence(prefix_effect("m", same, ["de"], {"chosen": 1}, n=None, loader=loader))
     assert "no language moves at all" in text and "largest moves" not in text
+
+
+def test_a_chosen_layer_that_is_the_last_is_shown_once():
+    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
+    table = views.prefix_table(out)
+    assert [c for c in table.columns if c.startswith("query:")] == ["query: chosen (= last) layer (1) (%)"]
+    assert "model" not in table.columns  # one model: no column repeating its name
+    text = prefix_sentence(out)
+    assert text.count("layer:") == 1 and "chosen (= last) layer" in text and "over all 80 sentences" in text

@@ -71,6 +71,17 @@ def prefix_effect(model: str, encoders: dict[str, object], langs: Sequence[str],
     return pd.DataFrame(rows)
 
 
+def distinct_layers(effect: pd.DataFrame) -> pd.DataFrame:
+    """The rows with one label per layer index: where the chosen layer is the last one, its rows once,
+    labelled ``"chosen (= last)"`` (the same numbers would otherwise be shown twice)."""
+    first = effect.drop_duplicates(["model", "lang", "layer_index"], keep="first").copy()
+    shared = effect.groupby(["model", "layer_index"])["layer"].transform("nunique") > 1
+    labels = effect[shared].groupby(["model", "layer_index"])["layer"].agg(lambda x: f"{x.iloc[0]} (= {x.iloc[-1]})")
+    for (model, index), label in labels.items():
+        first.loc[(first.model == model) & (first.layer_index == index), "layer"] = label
+    return first
+
+
 def prefix_sentence(effect: pd.DataFrame) -> str:
     """What the prefix choice does to Tatoeba, from :func:`.prefix_choice.prefix_effect`'s rows."""
     if effect is None or effect.empty:
@@ -78,9 +89,9 @@ def prefix_sentence(effect: pd.DataFrame) -> str:
     prefixes = [c for c in effect.columns if c.endswith(": ")]
     doc, other = (f"`{p.strip()}`" for p in prefixes)
     out = []
-    for model, g in effect.groupby("model", sort=False):
+    for model, g in distinct_layers(effect).groupby("model", sort=False):
         pooled = g[g.lang == "all"].set_index("layer")
-        per = g[(g.lang != "all") & (g.layer == "chosen")]
+        per = g[(g.lang != "all") & (g.layer == g.layer.iloc[0])]
         largest = per.loc[per["diff"].abs().sort_values(ascending=False).index[:3]]
         parts = [f"{layer} layer: {r[prefixes[0]]:.1f}% with {doc}, {r[prefixes[1]]:.1f}% with {other}, a "
                  f"difference of {signed(r['diff'])} points ({ci_text(r.ci_lo, r.ci_hi)})"
@@ -90,7 +101,7 @@ def prefix_sentence(effect: pd.DataFrame) -> str:
         moved = largest[largest["diff"].abs() > 0]
         moves = ("the largest moves: " + ", ".join(f"{r.lang} {signed(r['diff'])}" for _, r in moved.iterrows())
                  if len(moved) else "no language moves at all")
-        out.append(f"For {model}, over all {int(pooled.n_pairs.iloc[0])} sentences of the sample ({'; '.join(parts)}). "
+        out.append(f"For {model}, over all {int(pooled.n_pairs.iloc[0]):,} sentences of the sample ({'; '.join(parts)}). "
                    f"Per language at the chosen layer, {doc} is ahead beyond its interval in {n_better} of "
                    f"{len(per)} languages and behind in {n_worse}; {moves}.")
     return " ".join(out)

@@ -271,10 +271,14 @@ def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame, spread: dict | 
 def prefix_table(effect: pd.DataFrame) -> pd.DataFrame:
     """The prefix comparison for display: one row per language (all languages pooled first), the
     accuracy with each prefix at the chosen and the last layer, and the paired difference's interval."""
+    from xalign.papers.calibrated2023.prefix_choice import distinct_layers
+
     prefixes = [c for c in effect.columns if c.endswith(": ")]
+    one_model = effect.model.nunique() == 1
     rows = []
-    for (model, lang), g in effect.groupby(["model", "lang"], sort=False):
-        row = {"model": model, "language": "all (pooled)" if lang == "all" else lang, "pairs": int(g.n_pairs.iloc[0])}
+    for (model, lang), g in distinct_layers(effect).groupby(["model", "lang"], sort=False):
+        row = {} if one_model else {"model": model}
+        row |= {"language": "all (pooled)" if lang == "all" else lang, "pairs": int(g.n_pairs.iloc[0])}
         for _, r in g.iterrows():
             tag = f"{r.layer} layer ({int(r.layer_index)})"
             for p in prefixes:
