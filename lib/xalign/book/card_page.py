@@ -286,15 +286,17 @@ def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
     from xalign.book.ledger import short_model
 
     wide = compare_frame(cards)
-    frame = pd.DataFrame({"Measure (unit)": [f"{MEASURES[m][0]} ({MEASURES[m][2]})" for m in MEASURES]})
-    for _, r in wide.iterrows():
-        label = short_model(r["Model"]) + ("" if r["Row"] == "best layer" else ", layer 0")
-        frame[label] = [r[MEASURES[m][0]] for m in MEASURES]
-    out = table_html(frame, digits=1)
+    measures = pd.DataFrame({"Measure (unit)": [f"{MEASURES[m][0]} ({MEASURES[m][2]})" for m in MEASURES]})
+    best, static = measures.copy(), measures.copy()
+    for _, r in wide.iterrows():  # one narrow table per row kind, so that every model's column fits the page
+        (best if r["Row"] == "best layer" else static)[short_model(r["Model"])] = [r[MEASURES[m][0]] for m in MEASURES]
+    out = table_html(best, digits=1)
+    if static.shape[1] > 1:
+        out += "\n\n<p>Layer 0 (the static embeddings, before any contextualisation) of the models with " \
+               "layers:</p>\n\n" + table_html(static, digits=1)
     if anchors:
         links = ", ".join(f'<a href="#{card_label(c["model"])}">{html.escape(c["model"])}</a>' for c in cards)
-        out = f"<p>Each model's card, below: {links}. Its best layer per measure, and layer 0 (the static " \
-              f"embeddings) for a model with layers:</p>\n\n{out}"
+        out = f"<p>Each model's card, below: {links}. Each model's score at its best layer per measure:</p>\n\n{out}"
     missing = {c["model"]: c.get("not_available", {}) for c in cards if c.get("not_available")}
     notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
     return out + "\n\n" + ("– (no value): \n" + "\n".join(notes) + "\n" if notes else "")
