@@ -143,8 +143,8 @@ display.figure("ch03-layer-languages", figures.plot_language_layers(plain.per_la
 
 # %% tags=["remove-input"]
 display.prose(prefix_choice.prefix_sentence(prefix))
-display.table(views.prefix_table(prefix), caption=f"Tatoeba accuracy ({P.compare_direction}) with each "
-              "prefix e5 documents; difference = query minus passage") if len(prefix) else None;
+display.table(views.prefix_table(prefix), caption=prefix_choice.prefix_caption(prefix, P.compare_direction),
+              digits=1) if len(prefix) else None;
 
 # %% [markdown]
 # ### Sentence-embedding fine-tuning on English ("calibration")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from xalign.papers.calibrated2023 import views
-from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_effect, prefix_sentence
+from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_caption, prefix_effect, prefix_sentence
 
 
 class PrefixedFake:
@@ -76,7 +76,16 @@ def test_a_chosen_layer_that_is_the_last_is_shown_once():
     encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
     out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
     table = views.prefix_table(out)
-    assert [c for c in table.columns if c.startswith("query:")] == ["query: chosen (= last) layer (1) (%)"]
+    assert [c for c in table.columns if c.startswith("query:")] == ["query: (%)"]  # the caption names the layer
+    assert "the chosen (= last) layer (1)" in prefix_caption(out, "xx->en")
     assert "model" not in table.columns  # one model: no column repeating its name
     text = prefix_sentence(out)
     assert text.count("layer:") == 1 and "chosen (= last) layer" in text and "over all 80 sentences" in text
+
+
+def test_two_layers_are_told_apart_in_the_headers():
+    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    out = prefix_effect("m", encoders, ["de"], {"chosen": 0, "last": 1}, n=None, loader=loader)
+    table = views.prefix_table(out)
+    assert {"query:, layer 0 (%)", "query:, layer 1 (%)", "difference, layer 1 (points)"} <= set(table.columns)
+    assert "the chosen layer (0) and the last layer (1)" in prefix_caption(out, "xx->en")

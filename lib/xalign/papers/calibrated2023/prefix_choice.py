@@ -82,6 +82,15 @@ def distinct_layers(effect: pd.DataFrame) -> pd.DataFrame:
     return first
 
 
+def prefix_caption(effect: pd.DataFrame, direction: str) -> str:
+    """The prefix table's caption: what is compared, at which layer, and what the difference is."""
+    prefixes = [c.strip() for c in effect.columns if c.endswith(": ")]
+    layers = distinct_layers(effect)[["layer", "layer_index"]].drop_duplicates()
+    where = " and ".join(f"the {r.layer} layer ({int(r.layer_index)})" for r in layers.itertuples())
+    return (f"Tatoeba accuracy ({direction}) at {where} with each prefix the model documents; difference = "
+            f"{prefixes[0]} minus {prefixes[1]}, paired bootstrap over the same sentences")
+
+
 def prefix_sentence(effect: pd.DataFrame) -> str:
     """What the prefix choice does to Tatoeba, from :func:`.prefix_choice.prefix_effect`'s rows."""
     if effect is None or effect.empty:

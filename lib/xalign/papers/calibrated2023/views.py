@@ -269,21 +269,24 @@ def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame, spread: dict | 
 
 
 def prefix_table(effect: pd.DataFrame) -> pd.DataFrame:
-    """The prefix comparison for display: one row per language (all languages pooled first), the
-    accuracy with each prefix at the chosen and the last layer, and the paired difference's interval."""
+    """The prefix comparison for display: one row per language (all languages pooled first), the accuracy
+    with each prefix and the paired difference with its interval; a layer tag in the headers only when two
+    layers are shown (the caption, :func:`.prefix_choice.prefix_caption`, names the layer)."""
     from xalign.papers.calibrated2023.prefix_choice import distinct_layers
 
+    shown = distinct_layers(effect)
     prefixes = [c for c in effect.columns if c.endswith(": ")]
-    one_model = effect.model.nunique() == 1
+    one_model, one_layer = effect.model.nunique() == 1, shown.layer.nunique() == 1
     rows = []
-    for (model, lang), g in distinct_layers(effect).groupby(["model", "lang"], sort=False):
+    for (model, lang), g in shown.groupby(["model", "lang"], sort=False):
         row = {} if one_model else {"model": model}
         row |= {"language": "all (pooled)" if lang == "all" else lang, "pairs": int(g.n_pairs.iloc[0])}
         for _, r in g.iterrows():
-            tag = f"{r.layer} layer ({int(r.layer_index)})"
+            tag = "" if one_layer else f", layer {int(r.layer_index)}"
             for p in prefixes:
-                row[f"{p.strip()} {tag} (%)"] = r[p]
-            row[f"difference, {tag} (points, 95% CI)"] = f"{r['diff']:+.1f} [{interval_text(r.ci_lo, r.ci_hi)}]"
+                row[f"{p.strip()}{tag} (%)"] = r[p]
+            row[f"difference{tag} (points)"] = r["diff"]
+            row[f"95% CI{tag}"] = interval_text(r.ci_lo, r.ci_hi)
         rows.append(row)
     out = pd.DataFrame(rows)
     return pd.concat([out[out.language == "all (pooled)"], out[out.language != "all (pooled)"]], ignore_index=True)
