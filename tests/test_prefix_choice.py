@@ -89,3 +89,9 @@ def test_two_layers_are_told_apart_in_the_headers():
     table = views.prefix_table(out)
     assert {"query:, layer 0 (%)", "query:, layer 1 (%)", "difference, layer 1 (points)"} <= set(table.columns)
     assert "the chosen layer (0) and the last layer (1)" in prefix_caption(out, "xx->en")
+
+
+def test_the_caption_names_the_prefixes_plainly():
+    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ")}
+    out = prefix_effect("m", encoders, ["de"], {"chosen": 1}, n=None, loader=loader)
+    assert "difference = query minus passage," in prefix_caption(out, "xx->en")

@@ -84,7 +84,7 @@ def distinct_layers(effect: pd.DataFrame) -> pd.DataFrame:
 
 def prefix_caption(effect: pd.DataFrame, direction: str) -> str:
     """The prefix table's caption: what is compared, at which layer, and what the difference is."""
-    prefixes = [c.strip() for c in effect.columns if c.endswith(": ")]
+    prefixes = [c.strip().rstrip(":") for c in effect.columns if c.endswith(": ")]
     layers = distinct_layers(effect)[["layer", "layer_index"]].drop_duplicates()
     where = " and ".join(f"the {r.layer} layer ({int(r.layer_index)})" for r in layers.itertuples())
     return (f"Tatoeba accuracy ({direction}) at {where} with each prefix the model documents; difference = "
