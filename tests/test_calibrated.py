@@ -1,35 +1,14 @@
-import hashlib
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from toy_encoders import MeaningEncoder
 from xalign.core.sentvec import sentence_vectors
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023.transfer import control_before_after, head_features
 
-
-class FakeEncoder:
-    """Layer 0: noise; layer 1: the sentence's meaning id (texts look like 'de:7' / 'en:7')."""
-
-    name = "fake"
-    n_layers = 2
-    dim = 8
-
-    def __init__(self):
-        self.calls = 0
-
-    def encode_sentences(self, texts, pooling="mean", layers=None):
-        self.calls += 1
-        out = []
-        for t in texts:
-            meaning = int(t.split(":")[1])
-            lang_seed = int(hashlib.md5(t.encode()).hexdigest()[:8], 16)
-            noise = np.random.default_rng(lang_seed).normal(size=self.dim)
-            clean = np.random.default_rng(meaning).normal(size=self.dim)
-            out.append(np.stack([noise, clean]))
-        x = np.array(out, np.float32)
-        return x if layers is None else x[:, layers]
+FakeEncoder = MeaningEncoder  # layer 0: noise; layer 1: the meaning id (texts like "de:7")
 
 
 def tatoeba_loader(lang):

@@ -1,31 +1,11 @@
 """Chapter 3's prefix comparison: the documented prefix against the other, paired over the same sentences."""
 
-import hashlib
 
-import numpy as np
 import pytest
 
+from toy_encoders import MeaningEncoder
 from xalign.papers.calibrated2023 import views
 from xalign.papers.calibrated2023.prefix_choice import has_prefix_choice, prefix_caption, prefix_effect, prefix_sentence
-
-
-class PrefixedFake:
-    """Layer 1 holds the sentence's meaning; with ``broken`` items it holds noise for those meaning ids."""
-
-    name, n_layers, dim = "fake", 2, 8
-
-    def __init__(self, prefix, broken=frozenset()):
-        self.prefix, self.broken = prefix, broken
-
-    def encode_sentences(self, texts, pooling="mean", layers=None):
-        out = []
-        for t in texts:
-            meaning = int(t.split(":")[1])
-            noise = np.random.default_rng(int(hashlib.md5(t.encode()).hexdigest()[:8], 16)).normal(size=self.dim)
-            clean = noise if meaning in self.broken else np.random.default_rng(meaning).normal(size=self.dim)
-            out.append(np.stack([noise, clean]))
-        x = np.array(out, np.float32)
-        return x if layers is None else x[:, layers]
 
 
 def loader(lang):
@@ -33,7 +13,7 @@ def loader(lang):
 
 
 def test_the_paired_difference_counts_the_sentences_the_other_prefix_loses():
-    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    encoders = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ", frozenset(range(10)))}
     out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
     assert set(out.lang) == {"de", "fr", "all"} and set(out.layer) == {"chosen", "last"}
     pooled = out[(out.lang == "all") & (out.layer == "chosen")].iloc[0]
@@ -42,13 +22,13 @@ def test_the_paired_difference_counts_the_sentences_the_other_prefix_loses():
     assert pooled["passage: "] == pytest.approx(100 * 60 / 80, abs=1.3)  # 10 of 40 per language lost (+/- a lucky hit)
     assert pooled["diff"] == pytest.approx(pooled["query: "] - pooled["passage: "])
     assert 0 < pooled.ci_lo <= pooled["diff"] <= pooled.ci_hi
-    same = prefix_effect("m", {"query: ": encoders["query: "], "passage: ": PrefixedFake("passage: ")},
+    same = prefix_effect("m", {"query: ": encoders["query: "], "passage: ": MeaningEncoder("passage: ")},
                          ["de"], {"chosen": 1}, n=None, loader=loader)
     assert (same["diff"] == 0).all() and (same.ci_lo == 0).all() and (same.ci_hi == 0).all()
 
 
 def test_the_sentence_and_table_say_what_the_numbers_say():
-    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    encoders = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ", frozenset(range(10)))}
     out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
     text = prefix_sentence(out)
     assert "over all 80 sentences" in text and "`query:` is ahead beyond its interval in 2 of 2 languages" in text
@@ -63,17 +43,17 @@ def test_only_families_with_two_documented_prefixes_are_compared():
 
 def test_two_encoders_are_required():
     with pytest.raises(ValueError, match="exactly two prefixes"):
-        prefix_effect("m", {"query: ": PrefixedFake("query: ")}, ["de"], {"chosen": 1}, n=None, loader=loader)
+        prefix_effect("m", {"query: ": MeaningEncoder("query: ")}, ["de"], {"chosen": 1}, n=None, loader=loader)
 
 
 def test_a_prefix_that_changes_nothing_is_said_so():
-    same = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ")}
+    same = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ")}
     text = prefix_sentence(prefix_effect("m", same, ["de"], {"chosen": 1}, n=None, loader=loader))
     assert "no language moves at all" in text and "largest moves" not in text
 
 
 def test_a_chosen_layer_that_is_the_last_is_shown_once():
-    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    encoders = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ", frozenset(range(10)))}
     out = prefix_effect("m", encoders, ["de", "fr"], {"chosen": 1, "last": 1}, n=None, loader=loader)
     table = views.prefix_table(out)
     assert [c for c in table.columns if c.startswith("query:")] == ["query: (%)"]  # the caption names the layer
@@ -84,7 +64,7 @@ def test_a_chosen_layer_that_is_the_last_is_shown_once():
 
 
 def test_two_layers_are_told_apart_in_the_headers():
-    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ", frozenset(range(10)))}
+    encoders = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ", frozenset(range(10)))}
     out = prefix_effect("m", encoders, ["de"], {"chosen": 0, "last": 1}, n=None, loader=loader)
     table = views.prefix_table(out)
     assert {"query:, layer 0 (%)", "query:, layer 1 (%)", "difference, layer 1 (points)"} <= set(table.columns)
@@ -92,6 +72,6 @@ def test_two_layers_are_told_apart_in_the_headers():
 
 
 def test_the_caption_names_the_prefixes_plainly():
-    encoders = {"query: ": PrefixedFake("query: "), "passage: ": PrefixedFake("passage: ")}
+    encoders = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ")}
     out = prefix_effect("m", encoders, ["de"], {"chosen": 1}, n=None, loader=loader)
     assert "difference = query minus passage," in prefix_caption(out, "xx->en")
