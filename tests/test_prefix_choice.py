@@ -75,3 +75,18 @@ def test_the_caption_names_the_prefixes_plainly():
     encoders = {"query: ": MeaningEncoder("query: "), "passage: ": MeaningEncoder("passage: ")}
     out = prefix_effect("m", encoders, ["de"], {"chosen": 1}, n=None, loader=loader)
     assert "difference = query minus passage," in prefix_caption(out, "xx->en")
+
+
+def test_the_documented_prefix_is_not_encoded_again():
+    """The chapter's Tatoeba run encodes every layer; the comparison asks for the same, so it is served from
+    the cache (one call per language, with layers=None), not re-encoded at the chosen layers only."""
+    asked = []
+
+    class Recording(MeaningEncoder):
+        def encode_sentences(self, texts, pooling="mean", layers=None):
+            asked.append(layers)
+            return super().encode_sentences(texts, pooling, layers)
+
+    encoders = {"query: ": Recording("query: "), "passage: ": MeaningEncoder("passage: ")}
+    prefix_effect("m", encoders, ["de"], {"chosen": 1}, n=None, loader=loader)
+    assert asked and all(layers is None for layers in asked)

@@ -50,10 +50,11 @@ def prefix_effect(model: str, encoders: dict[str, object], langs: Sequence[str],
     if len(encoders) != 2:
         raise ValueError(f"encoders must map exactly two prefixes to encoders, got {list(encoders)}")
     (p_doc, e_doc), (p_other, e_other) = encoders.items()
-    idx = sorted(set(layers.values()))
     hits = {}
     for prefix, enc in ((p_doc, e_doc), (p_other, e_other)):
-        t = cal.tatoeba_retrieval(enc, langs, n=n, seed=seed, layers=idx, keep_hits=True, loader=loader)
+        # every layer, as the chapter's own Tatoeba run asks for them: the documented prefix's vectors come
+        # from the embedding cache (the cache is keyed by the layers asked for), not from a second pass
+        t = cal.tatoeba_retrieval(enc, langs, n=n, seed=seed, keep_hits=True, loader=loader)
         hits[prefix] = t[t.direction == direction].set_index(["layer", "lang"])["hits"]
     rows = []
     for label, layer in layers.items():
