@@ -73,7 +73,7 @@ def test_a_layered_card_gives_every_layer_a_share(tiny_models):
     for mid in ("s_weak", "s_strong"):  # two runs of word_n pairs each: every run's pairs are items
         assert all(x["n"] == 2 * cfg.word_n for x in card["measures"][mid]["layers"])
     assert "btsr_p1" not in kept and "best_layer_shares" not in card["measures"]["btsr_p1"]
-    assert {"tatoeba_nn_xx-en", "sts", "xnli_transfer_rate", "bli_csls", "s_weak", "s_strong"} <= set(kept)
+    assert {"tatoeba_nn_xx-en", "sts", "xnli_zero_shot", "xnli_transfer_rate", "bli_csls", "s_weak", "s_strong"} <= set(kept)
     assert len(json.dumps(card)) < 60_000  # items at one layer only: the result file stays small
     md = card_markdown(card)
     assert "Which layer is best" in md and "share of resamples" in md

@@ -172,7 +172,8 @@ def card_markdown(card: dict, image: str | None = None) -> str:
               "(no reference row: Liu et al. report P@5 with 200k candidates only). "
               f"STS 2017 {', '.join(cfg['sts_tracks'])}: {_first(cfg['sts_n'])} pairs each. XNLI Manual "
               f"{', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
-              f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); transfer rate = zero-shot / "
+              f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); zero-shot accuracy: trained "
+              "on English, tested on the other languages; transfer rate = zero-shot / "
               f"translate-train-all x 100, mean over targets. Intervals: {cfg['n_boot']} bootstrap resamples of the items. "
               "The best layer is chosen on the same sample (slightly optimistic)."), "",
               "Data files: " + ", ".join(f"`{d.get('dataset', '')}/{Path(str(d.get('file', ''))).name}`"

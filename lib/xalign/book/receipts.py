@@ -92,6 +92,9 @@ def _protocol(cfg: dict) -> dict[str, tuple[str, str, str]]:
     xnli_sample = (f"XNLI Manual {', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / "
                    f"{cfg['xnli_n_test']} test rows per language (seed {seed})")
     out["xnli_transfer_rate"] = (xnli_dir, xnli_scoring, xnli_sample)
+    out["xnli_zero_shot"] = (f"en -> {targets}: trained on en, tested on each target",
+                             f"logistic regression (C = {cfg['xnli_C']}) on frozen [u, v, |u-v|, u*v]; accuracy over "
+                             "every target's test rows", xnli_sample)
     return out
 
 
