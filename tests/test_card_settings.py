@@ -14,6 +14,7 @@ from xalign.core.profiles import ParameterError
     ("csls_k", 500, r"'csls_k' = 500 .* at most word_n = 200"),
     ("tatoeba_langs", "", r"'tatoeba_langs' = ''"),
     ("word_corpus", "wmt20", r"one of \['wmt19', 'wmt21'\]"),
+    ("precision", "float16", r"'precision' = 'float16' .* one of \['float32', 'bfloat16'\]"),
 ])
 def test_a_setting_outside_its_range_is_refused(name, value, message):
     with pytest.raises(ParameterError, match=message):
@@ -81,3 +82,15 @@ def test_the_card_command_takes_a_profile_and_refuses_an_unknown_one(monkeypatch
         main(["card", "multilingual-e5-small", "--profile", "full", "--set", "word_runs", "3"])
     cfg = got.value.args[0]
     assert cfg.word_runs == 3 and cfg.word_n == 5000 and profile_of(cfg) == "custom"  # --set after --profile
+
+
+def test_a_model_loaded_by_name_runs_in_the_cards_precision(tiny_models):
+    """``--set precision bfloat16`` loads the model under bf16 autocast and the card records it; float32 is exact."""
+    from xalign.book.card import card_precision, wrap
+    from xalign.book.card_page import _precision_words
+
+    name = str(tiny_models["mbert"])
+    bf16, exact = wrap(name, "bfloat16"), wrap(name)
+    assert bf16.enc.autocast == "bfloat16" and card_precision(bf16) == "bfloat16"
+    assert exact.enc.autocast is None and card_precision(exact) == "torch.float32"
+    assert _precision_words(card_precision(bf16)).startswith("bfloat16") and _precision_words(None) == "float32"

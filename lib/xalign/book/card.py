@@ -96,6 +96,7 @@ class CardConfig:
     btsr_candidates: int = 1000
     n_boot: int = 1000
     seed: int = 0
+    precision: str = "float32"  # "bfloat16": a torch model runs under bf16 autocast (hidden states pooled in float32)
 
     @classmethod
     def tiny(cls) -> CardConfig:
@@ -151,8 +152,11 @@ class CardModel:
         return out
 
 
-def wrap(model) -> CardModel:
-    """A model name or directory (loaded), an encoder, or any object with ``encode(texts)``."""
+def wrap(model, precision: str = "float32") -> CardModel:
+    """A model name or directory (loaded), an encoder, or any object with ``encode(texts)``.
+
+    ``precision`` (``"float32"`` or ``"bfloat16"``) applies to a model loaded here by name; an encoder passed
+    in keeps its own (the card records the precision each model ran in, :func:`card_precision`)."""
     if isinstance(model, CardModel):
         return model
     if isinstance(model, str):
@@ -162,10 +166,18 @@ def wrap(model) -> CardModel:
             return CardModel(USEEncoder())
         from xalign.core.loading import load_encoder
 
-        return CardModel(load_encoder(model, progress=False))
+        return CardModel(load_encoder(model, progress=False, autocast=None if precision == "float32" else precision))
     if hasattr(model, "encode_sentences") and hasattr(model, "n_layers"):
         return CardModel(model)
     return CardModel(ProtocolEncoder(model))
+
+
+def card_precision(m: CardModel) -> str:
+    """What the model's numbers were computed in: ``"bfloat16"`` under autocast, else the weights' dtype
+    (``"torch.float32"``); ``"float32 (not torch)"`` for an encoder that is not a torch model (the USE)."""
+    from xalign.core.precision import precision_of
+
+    return precision_of(m.enc) if hasattr(getattr(m.enc, "model", None), "dtype") else "float32 (not torch)"
 
 
 # ------------------------------------------------------------------ summaries
@@ -390,7 +402,7 @@ def run_card(model, config: CardConfig | None = None, log=print) -> dict:
     """Run the battery on one model; returns the card dictionary (see :func:`save_card`)."""
     cfg = config or CardConfig()
     started = time.time()
-    m = wrap(model)
+    m = wrap(model, cfg.precision)
     steps = {}
     for step in _steps(m):
         steps[step.__name__] = run_recorded(step, m, cfg)
@@ -408,7 +420,8 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
-        "model": m.name, "revision": m.revision, "layered": m.layered, "layers": m.labels,
+        "model": m.name, "revision": m.revision, "precision": card_precision(m), "layered": m.layered,
+        "layers": m.labels,
         "dim": int(getattr(m.enc, "dim", 0)), "config": asdict(cfg),
         "scores": {mid: r["main_score"] for mid, r in measures.items()},
         "measures": measures, "not_available": missing, "data": provenance(),

@@ -26,7 +26,7 @@ def run_cards(models, config: CardConfig | None = None, log=print, cluster=None,
         raise TypeError("with a cluster, models must be names or directories the workers can load")
     cfg = config or CardConfig()
     started = time.time()
-    ms = [wrap(x) for x in models]  # here too: which layers and steps each model has
+    ms = [wrap(x, cfg.precision) for x in models]  # here too: which layers and steps each model has
     tasks = [Task(x, step.__name__, {**asdict(cfg), "gpu": gpu}, fn="xalign.book.card_cluster:run_step")
              for x, m in zip(models, ms) for step in _steps(m)]
     done = iter(run_tasks(tasks, cluster, n_workers=n_workers, log=log))
@@ -34,12 +34,13 @@ def run_cards(models, config: CardConfig | None = None, log=print, cluster=None,
 
 
 _STEPS = {step.__name__: step for step in SENTENCE_STEPS + WORD_STEPS}
-_LOADED: dict[str, CardModel] = {}
+_LOADED: dict[tuple[str, str], CardModel] = {}  # (model, precision) -> the model a worker loaded
 
 
 def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
     """One step of the battery (a sweep task): ``{"per_layer": {measure: {layer: ...}}, "seconds": ...}``."""
-    if model not in _LOADED:  # a worker runs several steps of a model: load it once per worker
+    key = (model, config.get("precision", "float32"))
+    if key not in _LOADED:  # a worker runs several steps of a model: load it once per worker
         _LOADED.clear()
-        _LOADED[model] = wrap(model)
-    return run_recorded(_STEPS[step], _LOADED[model], CardConfig(**config))
+        _LOADED[key] = wrap(model, config.get("precision", "float32"))
+    return run_recorded(_STEPS[step], _LOADED[key], CardConfig(**config))

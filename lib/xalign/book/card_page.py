@@ -128,10 +128,19 @@ def _runs(n: int) -> str:
     return "" if n == 1 else f" (drawn {n} times)"
 
 
+def _precision_words(precision: str | None) -> str:
+    """``"bfloat16"`` -> "bfloat16 (autocast; pooling in float32)"; a card from before precisions were recorded
+    ran in float32."""
+    if precision == "bfloat16":
+        return "bfloat16 (autocast; pooling in float32)"
+    return "float32" if precision in (None, "torch.float32", "float32 (not torch)") else str(precision)
+
+
 def card_markdown(card: dict, image: str | None = None) -> str:
     cfg = {k: "all" if v is None else v for k, v in card["config"].items()}  # None: all of it (--profile full)
     lines = [f"# Alignment card: `{card['model']}`", "",
-             (f"Revision `{card['revision']}`; layers: {', '.join(card['layers'])}"
+             (f"Revision `{card['revision']}`; computed in {_precision_words(card.get('precision'))}; "
+              f"layers: {', '.join(card['layers'])}"
              f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "
              f"xalign {card['xalign_version']}; {card['wall_time_s']:.0f} s; finished {card['finished']}."), ""]
     if image:

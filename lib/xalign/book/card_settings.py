@@ -28,7 +28,7 @@ CARD_RANGES = {
     "bli_langs": {"list": _LANG}, "bli_vocab": {"int": [1, None]}, "bli_queries": {"int": [1, None]},
     "bli_prune": {"list": _LANG, "min_items": 0}, "btsr_lang": _LANG,
     "btsr_per_source": {"int": [1, None]}, "btsr_candidates": {"int": [1, None]},
-    "n_boot": {"int": [1, None]}, "seed": {"int": [0, None]},
+    "n_boot": {"int": [1, None]}, "seed": {"int": [0, None]}, "precision": {"choice": ["float32", "bfloat16"]},
 }
 
 
