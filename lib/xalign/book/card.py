@@ -267,25 +267,32 @@ def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from xalign.papers.calibrated2023 import transfer as T
 
     data = T.xnli_manual(cfg.xnli_langs, seed=cfg.seed, n_train=cfg.xnli_n_train, n_val=0, n_test=cfg.xnli_n_test)
-    feats = {}  # (lang, split) -> (label -> X, y)
+    vecs, gold = {}, {}  # (lang, split) -> label -> (2 n, d) premises then hypotheses; -> (n,) labels
     for lang in data.langs:
         for split in ("train", "test"):
             rows = data.rows[lang][split]
-            V = m.sentences([r[0] for r in rows] + [r[1] for r in rows])
-            feats[lang, split] = ({k: T.pair_features(v[: len(rows)], v[len(rows):]) for k, v in V.items()},
-                                  T.labels_array(rows))
+            vecs[lang, split] = m.sentences([r[0] for r in rows] + [r[1] for r in rows])
+            gold[lang, split] = T.labels_array(rows)
+
+    def features(lang, split, label):  # one layer's [u, v, |u-v|, u*v] at a time: the full card's 15 x 6,750
+        V, n = vecs[lang, split][label], len(gold[lang, split])  # rows at 13 layers would hold ~8 GB at once
+        return T.pair_features(V[:n], V[n:])
+
     targets = [x for x in data.langs if x != "en"]
     out = {"xnli_zero_shot": {}, "xnli_transfer_rate": {}}
     for label in m.labels:
-        def fit(langs, label=label):
-            X = np.concatenate([feats[x, "train"][0][label] for x in langs])
-            y = np.concatenate([feats[x, "train"][1] for x in langs])
+        train = {x: features(x, "train", label) for x in data.langs}
+
+        def fit(langs):
+            X = np.concatenate([train[x] for x in langs])
+            y = np.concatenate([gold[x, "train"] for x in langs])
             return T.make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(X, y)
 
         with threadpool_limits(1, user_api="blas"):  # small fits: BLAS threads only spin on a loaded machine (17x)
             zs, tta = fit(["en"]), fit(data.langs)
-        items = np.stack([np.stack([clf.predict(feats[x, "test"][0][label]) == feats[x, "test"][1]
-                                    for clf in (zs, tta)], -1) for x in targets], 1).astype(float)
+        del train
+        items = np.stack([np.stack([clf.predict(test) == gold[x, "test"] for clf in (zs, tta)], -1)
+                          for x in targets for test in [features(x, "test", label)]], 1).astype(float)
         out["xnli_zero_shot"][label] = _acc(items[:, :, 0].T.ravel(), cfg.n_boot, cfg.seed)  # target-major
         out["xnli_transfer_rate"][label] = _stat(items, _rate_stat, cfg.n_boot, cfg.seed)
     return out
