@@ -9,6 +9,11 @@ any warm card in under 30 seconds (and the full card in under 2 minutes on a GPU
     python bench/card_timings.py --model all-MiniLM-L6-v2              # the quick card
     python bench/card_timings.py --model multilingual-e5-small --profile full
     python bench/card_timings.py --model M --cache DIR --warm-only     # time a warm card of a cache you have
+    python bench/card_timings.py ... --record reference/cards/timings.json --keep results/cards
+
+``--record FILE`` adds the run (model, profile, the precision the card ran in, machine, cold and warm
+seconds, each step's seconds) to a JSON list that the book's Performance page shows beside the targets;
+``--keep DIR`` keeps the card the run wrote (its page, curves and result file) in ``DIR``.
 
 The cache folder is new (a temporary one, removed afterwards) unless ``--cache`` names one; the data mirror
 is the one of ``XALIGN_DATA_MIRROR``.
@@ -25,9 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
-#: seconds: (profile, run) -> target on 2 CPU cores; a GPU has its own target for the full card
-TARGETS = {("quick", "cold"): 300, ("quick", "warm"): 30, ("full", "cold"): 3600, ("full", "warm"): 30}
-GPU_TARGETS = {("full", "cold"): 120}
+from xalign.book.card_settings import GPU_TIME_TARGETS as GPU_TARGETS
+from xalign.book.card_settings import TIME_TARGETS as TARGETS
 
 
 def run_card(model: str, profile: str, cache: Path, out: Path, sets: list[list[str]]) -> float:
@@ -66,6 +70,49 @@ def timing_table(profile: str, times: dict[str, float], gpu: bool = False, cores
     return "\n".join(lines)
 
 
+def machine() -> dict:
+    """The CPU model, the cores this process may use, and the GPU if any."""
+    import platform
+
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo", encoding="utf-8")
+                   if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)),
+            "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
+
+
+def written_card(out: Path) -> dict:
+    """The card result file ``xalign card --out out`` wrote ({} if none)."""
+    import json
+
+    cards = sorted(Path(out).glob("*.json"))
+    return json.loads(cards[0].read_text()) if cards else {}
+
+
+def record_run(path: Path, model: str, profile: str, times: dict[str, float], card: dict,
+               cold_steps: dict | None = None) -> dict:
+    """Add one run to the JSON list at ``path`` (created if missing) and return the record: model, profile,
+    the precision the card ran in, the machine, the cold / warm wall seconds of the two commands
+    (interpreter start and model load included) and each step's seconds in both."""
+    import json
+    from datetime import datetime, timezone
+
+    rec = {"model": model, "profile": profile, "precision": card.get("precision"), **machine(),
+           "seconds": {k: round(v, 1) for k, v in times.items()},
+           "cold_step_seconds": cold_steps, "warm_step_seconds": card.get("step_seconds"),
+           "date": datetime.now(timezone.utc).date().isoformat()}
+    runs = json.loads(path.read_text()) if path.exists() else []
+    runs.append(rec)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(runs, indent=1) + "\n")
+    return rec
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="all-MiniLM-L6-v2", help="model name or folder (default all-MiniLM-L6-v2)")
@@ -74,18 +121,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--warm-only", action="store_true", help="time the warm card only (a --cache that has it)")
     ap.add_argument("--set", nargs=2, action="append", default=[], metavar=("SIZE", "VALUE"),
                     help="passed on to xalign card (e.g. --set n_boot 200)")
+    ap.add_argument("--record", type=Path, help="add this run to a JSON list of card timings (the Performance page's)")
+    ap.add_argument("--keep", type=Path, help="keep the card this run wrote in this cards folder")
     args = ap.parse_args(argv)
     if args.warm_only and args.cache is None:
         ap.error("--warm-only needs --cache (a cache that already holds the card's encodings)")
     cache = args.cache or Path(tempfile.mkdtemp(prefix="xalign-card-bench-"))
     out = Path(tempfile.mkdtemp(prefix="xalign-card-bench-out-"))
-    times = {}
+    times, cold_steps = {}, None
     try:
         if not args.warm_only:
             times["cold"] = run_card(args.model, args.profile, cache, out, args.set)
             print(f"cold: {times['cold']:.1f} s", flush=True)
+            cold_steps = written_card(out).get("step_seconds")
         times["warm"] = run_card(args.model, args.profile, cache, out, args.set)
         print(f"warm: {times['warm']:.1f} s", flush=True)
+        if args.keep is not None:
+            shutil.copytree(out, args.keep, dirs_exist_ok=True)
+        if args.record is not None:
+            record_run(args.record, args.model, args.profile, times, written_card(out), cold_steps)
     finally:
         shutil.rmtree(out, ignore_errors=True)
         if args.cache is None:

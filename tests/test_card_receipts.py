@@ -95,7 +95,7 @@ def test_a_card_without_receipts_still_renders(toy_card):
 def test_cluster_step_returns_its_data_files(monkeypatch):
     from xalign.book import card_cluster
 
-    monkeypatch.setitem(card_cluster._LOADED, ("toy", "float32"), C.wrap(CharGrams()))
+    monkeypatch.setitem(card_cluster._LOADED, ("toy", "auto"), C.wrap(CharGrams()))
     got = card_cluster.run_step("toy", "sts", **asdict(CardConfig.tiny()))
     assert got["data"] and {d["dataset"] for d in got["data"]} == {"sts2017"}
     assert all(len(d["sha256"]) == 64 for d in got["data"])

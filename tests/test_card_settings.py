@@ -14,7 +14,7 @@ from xalign.core.profiles import ParameterError
     ("csls_k", 500, r"'csls_k' = 500 .* at most word_n = 200"),
     ("tatoeba_langs", "", r"'tatoeba_langs' = ''"),
     ("word_corpus", "wmt20", r"one of \['wmt19', 'wmt21'\]"),
-    ("precision", "float16", r"'precision' = 'float16' .* one of \['float32', 'bfloat16'\]"),
+    ("precision", "float16", r"'precision' = 'float16' .* one of \['auto', 'float32', 'bfloat16'\]"),
 ])
 def test_a_setting_outside_its_range_is_refused(name, value, message):
     with pytest.raises(ParameterError, match=message):
@@ -85,12 +85,16 @@ def test_the_card_command_takes_a_profile_and_refuses_an_unknown_one(monkeypatch
 
 
 def test_a_model_loaded_by_name_runs_in_the_cards_precision(tiny_models):
-    """``--set precision bfloat16`` loads the model under bf16 autocast and the card records it; float32 is exact."""
+    """``--set precision bfloat16`` loads the model under bf16 autocast and the card records it; float32 is exact;
+    the default, ``auto``, is bf16 only where the hardware computes it natively."""
     from xalign.book.card import card_precision, wrap
     from xalign.book.card_page import _precision_words
+    from xalign.core.precision import native_bf16
 
     name = str(tiny_models["mbert"])
-    bf16, exact = wrap(name, "bfloat16"), wrap(name)
+    bf16, exact, auto = wrap(name, "bfloat16"), wrap(name, "float32"), wrap(name)
     assert bf16.enc.autocast == "bfloat16" and card_precision(bf16) == "bfloat16"
     assert exact.enc.autocast is None and card_precision(exact) == "torch.float32"
+    assert CardConfig().precision == "auto"
+    assert card_precision(auto) == ("bfloat16" if native_bf16("cpu") else "torch.float32")
     assert _precision_words(card_precision(bf16)).startswith("bfloat16") and _precision_words(None) == "float32"

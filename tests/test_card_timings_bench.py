@@ -40,3 +40,17 @@ def test_the_bench_runs_the_card_command_with_a_profile_and_its_own_cache(monkey
     for cmd in calls:
         assert cmd[cmd.index("--cache") + 1] == str(tmp_path) and cmd[cmd.index("--profile") + 1] == "full"
         assert cmd[cmd.index("card") + 1] == "m" and cmd[-3:] == ["--set", "n_boot", "9"]
+
+
+def test_a_recorded_run_is_added_to_the_list_with_its_precision_and_machine(tmp_path):
+    import json
+
+    bench = _bench()
+    card = {"precision": "bfloat16", "step_seconds": {"tatoeba": 3.0}}
+    path = tmp_path / "timings.json"
+    bench.record_run(path, "m", "quick", {"cold": 200.04, "warm": 20.0}, card, {"tatoeba": 90.0})
+    rec = bench.record_run(path, "m", "full", {"cold": 3000.0}, card)
+    runs = json.loads(path.read_text())
+    assert [r["profile"] for r in runs] == ["quick", "full"] and runs[0]["seconds"] == {"cold": 200.0, "warm": 20.0}
+    assert runs[0]["cold_step_seconds"] == {"tatoeba": 90.0} and rec["precision"] == "bfloat16"
+    assert rec["cores"] >= 1 and rec["cpu"]

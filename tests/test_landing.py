@@ -118,6 +118,21 @@ def test_performance_page_is_generated_from_the_saved_results(tmp_path, monkeypa
     assert not re.search(r"\b[0-9a-f]{12,40}\b", page)  # no commit hashes
 
 
+def test_the_performance_page_sets_each_timed_card_beside_its_targets(tmp_path):
+    from xalign.book.pages import card_timings_markdown
+
+    path = tmp_path / "timings.json"
+    assert "No card run has been timed" in card_timings_markdown(path)
+    path.write_text(json.dumps([
+        {"model": "m", "profile": "quick", "precision": "bfloat16", "cpu": "Xeon", "cores": 2, "gpu": None,
+         "seconds": {"cold": 250.0, "warm": 40.0}, "cold_step_seconds": {"bli": 120.0, "sts": 9.0}},
+        {"model": "m", "profile": "full", "precision": "bfloat16", "cpu": "Xeon", "cores": 16, "gpu": "H100",
+         "seconds": {"cold": 100.0}}]))
+    page = card_timings_markdown(path)
+    assert "4:10 (5:00) ✓" in page and "0:40 (0:30) ✗" in page and "bli 2:00" in page
+    assert "1:40 (2:00) ✓" in page and "H100" in page  # a GPU run against the GPU target
+
+
 def _card(model: str, layered: bool) -> dict:
     measures = {m: {"title": MEASURES[m][0], "level": MEASURES[m][1], "unit": MEASURES[m][2],
                     "best_layer": "1", "main_score": 50.0 + i, "main_ci": [45.0, 55.0],

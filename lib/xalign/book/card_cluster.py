@@ -39,8 +39,8 @@ _LOADED: dict[tuple[str, str], CardModel] = {}  # (model, precision) -> the mode
 
 def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
     """One step of the battery (a sweep task): ``{"per_layer": {measure: {layer: ...}}, "seconds": ...}``."""
-    key = (model, config.get("precision", "float32"))
+    key = (model, config.get("precision", "auto"))
     if key not in _LOADED:  # a worker runs several steps of a model: load it once per worker
         _LOADED.clear()
-        _LOADED[key] = wrap(model, config.get("precision", "float32"))
+        _LOADED[key] = wrap(model, config.get("precision", "auto"))
     return run_recorded(_STEPS[step], _LOADED[key], CardConfig(**config))

@@ -28,7 +28,7 @@ CARD_RANGES = {
     "bli_langs": {"list": _LANG}, "bli_vocab": {"int": [1, None]}, "bli_queries": {"int": [1, None]},
     "bli_prune": {"list": _LANG, "min_items": 0}, "btsr_lang": _LANG,
     "btsr_per_source": {"int": [1, None]}, "btsr_candidates": {"int": [1, None]},
-    "n_boot": {"int": [1, None]}, "seed": {"int": [0, None]}, "precision": {"choice": ["float32", "bfloat16"]},
+    "n_boot": {"int": [1, None]}, "seed": {"int": [0, None]}, "precision": {"choice": ["auto", "float32", "bfloat16"]},
 }
 
 
@@ -58,6 +58,11 @@ def with_sizes(config: Config, **sizes) -> Config:
     sizes = {k: tuple(as_list(v)) if isinstance(defaults[k], tuple) else v for k, v in sizes.items()}
     return replace(config, **sizes)
 
+
+#: seconds a card may take: (profile, run) -> target on 2 CPU cores (cold: an empty cache; warm: every encoding
+#: cached); the full card on a GPU has its own (bench/card_timings.py prints runs beside them)
+TIME_TARGETS = {("quick", "cold"): 300, ("quick", "warm"): 30, ("full", "cold"): 3600, ("full", "warm"): 30}
+GPU_TIME_TARGETS = {("full", "cold"): 120}
 
 #: the card's named size sets: ``quick`` is :class:`~xalign.book.card.CardConfig`'s defaults (minutes on 2 cores),
 #: ``full`` the benchmark sizes (:func:`full_sizes`)

@@ -51,6 +51,41 @@ def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
     return rows
 
 
+#: the card timings bench/card_timings.py --record writes
+CARD_TIMINGS = Path(__file__).resolve().parents[3] / "reference" / "cards" / "timings.json"
+
+
+def _mmss(seconds: float | None) -> str:
+    return "–" if seconds is None else f"{int(round(seconds)) // 60}:{int(round(seconds)) % 60:02d}"
+
+
+def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
+    """The Performance page's card table: each recorded ``bench/card_timings.py`` run (model, profile,
+    precision, machine) with its cold and warm wall times beside the targets
+    (:data:`xalign.book.card_settings.TIME_TARGETS`), and the step that took longest cold."""
+    import pandas as pd
+
+    from xalign.book.card_settings import GPU_TIME_TARGETS, TIME_TARGETS
+
+    runs = json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else []
+    if not runs:
+        return "No card run has been timed (`python bench/card_timings.py --record reference/cards/timings.json`)."
+    rows = []
+    for r in runs:
+        gpu = bool(r.get("gpu"))
+        cells = {"Model": r["model"], "Profile": r["profile"], "Precision": r.get("precision") or "–",
+                 "Machine": r["gpu"] if gpu else f"{r.get('cores', '?')} cores, {r.get('cpu', '?')}"}
+        for run in ("cold", "warm"):
+            secs = r["seconds"].get(run)
+            target = (GPU_TIME_TARGETS if gpu else {}).get((r["profile"], run), TIME_TARGETS.get((r["profile"], run)))
+            within = "" if secs is None or target is None else (" ✓" if secs < target else " ✗")
+            cells[f"{run.capitalize()} (target)"] = f"{_mmss(secs)} ({_mmss(target)}){within}"
+        steps = r.get("cold_step_seconds") or {}
+        cells["Longest cold step"] = (max(steps, key=steps.get) + f" {_mmss(max(steps.values()))}") if steps else "–"
+        rows.append(cells)
+    return table_html(pd.DataFrame(rows))
+
+
 def performance_markdown(profile: str = "default", reference: Path | None = None) -> str:
     """The measured costs of each chapter: the committed reference run (``reference/``) and this build's
     own runs of ``profile`` (each chapter's newest result), as HTML tables that fit the page.

@@ -263,9 +263,10 @@ def write_pages(root: Path, profile: str) -> None:
     and the thumbnails of the chapters' key figures, the ledger (each item linked to its section), the
     data sets, the models side by side with every card, the errata and the performance tables."""
     from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown
+    from xalign.book.card_precision import precision_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
-    from xalign.book.pages import errata_markdown, performance_markdown
+    from xalign.book.pages import card_timings_markdown, errata_markdown, performance_markdown
     from xalign.book.publish import PUBLIC
 
     gen = root / "book" / "_generated"
@@ -275,10 +276,11 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "status.md", status_markdown(profile, labels=book_labels(chapters_dir)))
     write_text(gen / "datasets.md", datasets_markdown())
     cards = book_cards()
-    write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + paired_page_markdown(cards) + "\n"
-               + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
+    write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + precision_markdown(cards) + "\n"
+               + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
     write_text(gen / "errata.md", errata_markdown(root / "book" / "errata"))
     write_text(gen / "performance.md", performance_markdown(profile))
+    write_text(gen / "card_timings.md", card_timings_markdown())
 
 
 def _last_wall_time(chapter: str, profile: str) -> float | None:
