@@ -110,3 +110,29 @@ def test_paper_references_cover_three_models():
     assert set(refs.measure) <= set(MEASURES)
     labse = refs[(refs.model == "LaBSE") & (refs.measure == "tatoeba_nn_xx-en")]["value"]
     assert labse.item() == pytest.approx(95.4)
+
+
+@pytest.mark.slow
+def test_a_warm_card_reads_every_step_back_and_a_changed_setting_recomputes(tiny_models, monkeypatch):
+    """Each step of a model with a cache identity is memoised under the encoder, the settings, the data
+    declarations and the step's code: a second card runs no step (the steps would fail here) and is the same
+    card, data files included; another bootstrap count runs the steps again."""
+    from dataclasses import replace
+
+    from xalign.book import card as C
+    from xalign.core.loading import load_encoder
+
+    enc = load_encoder(str(tiny_models["mbert"]), progress=False, device="cpu")
+    cfg = replace(CardConfig.tiny(), n_boot=37)
+    cold = run_card(enc, cfg, log=lambda *_: None)
+
+    def refuse(step, *args):
+        raise AssertionError(f"{step.__name__} ran again")
+
+    monkeypatch.setattr(C, "run_recorded", refuse)
+    warm = run_card(enc, cfg, log=lambda *_: None)
+    assert warm["measures"] == cold["measures"] and warm["data"] == cold["data"] and warm["data"]
+    assert all(warm["step_seconds"][k] <= cold["step_seconds"][k] + 1 for k in cold["step_seconds"])
+    with pytest.raises(AssertionError, match="ran again"):
+        run_card(enc, replace(cfg, n_boot=38), log=lambda *_: None)
+    assert C.step_identity(C.wrap(CharGrams()), cfg) is None  # an encode(texts) object: its steps always run

@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict
 
 from xalign.book.card import SENTENCE_STEPS, WORD_STEPS, CardConfig, CardModel, _card, _steps, run_card, wrap
-from xalign.book.receipts import run_recorded
+from xalign.book.card import run_step as run_card_step
 
 
 def run_cards(models, config: CardConfig | None = None, log=print, cluster=None, n_workers: int = 2,
@@ -43,4 +43,4 @@ def run_step(model: str, step: str, gpu: bool = False, **config) -> dict:
     if key not in _LOADED:  # a worker runs several steps of a model: load it once per worker
         _LOADED.clear()
         _LOADED[key] = wrap(model, config.get("precision", "auto"))
-    return run_recorded(_STEPS[step], _LOADED[key], CardConfig(**config))
+    return run_card_step(_STEPS[step], _LOADED[key], CardConfig(**config))
