@@ -205,3 +205,17 @@ def test_every_link_derives_from_the_one_repository_setting(tmp_path):
     assert f'pip install "{PB.INSTALL_SPEC}"' in live and f"{PB.REPOSITORY}/blob/main/notebooks/" in live
     for text in (hidden, live):
         assert PB.papermill_command("05_feature_based_transfer") in text
+
+
+def test_the_full_card_page_says_what_each_committed_full_card_ran_on(tmp_path):
+    from xalign.book.card_page import full_cards_markdown
+
+    assert "No full-size card is committed" in full_cards_markdown(tmp_path / "img", "/img", tmp_path / "none")
+    card = json.loads((ROOT / "reference" / "cards" / "multilingual-e5-small.json").read_text())
+    (tmp_path / "cards").mkdir()
+    (tmp_path / "cards" / "e5.json").write_text(json.dumps(card))
+    md = full_cards_markdown(tmp_path / "img", "/img", tmp_path / "cards")
+    n = max(x["n"] for x in card["measures"]["tatoeba_nn_xx-en"]["layers"])
+    assert f"Tatoeba in {len(card['config']['tatoeba_langs'])} languages" in md and f"({n:,} queries" in md
+    assert "(full-card-multilingual-e5-small)=" in md and "(card-multilingual-e5-small)=" not in md
+    assert (tmp_path / "img" / "multilingual-e5-small.png").exists()

@@ -312,13 +312,14 @@ def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
     return out + "\n\n" + ("– (no value): \n" + "\n".join(notes) + "\n" if notes else "")
 
 
-def card_label(model: str) -> str:
-    """The label (and HTML id) of a model's card section: ``card-`` and the name in lower case, hyphenated."""
-    return "card-" + re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+def card_label(model: str, prefix: str = "card") -> str:
+    """The label (and HTML id) of a model's card section: ``card-`` (or ``prefix-``) and the name in lower
+    case, hyphenated."""
+    return f"{prefix}-" + re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
 
 
-def cards_markdown(cards: list[dict], image_dir: Path, image_url: str) -> str:
-    """Every card as a section of the "Compare models" page (``(card-<model>)=`` labels), with its
+def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_prefix: str = "card") -> str:
+    """Every card as a section of a book page (``(card-<model>)=`` labels, or ``label_prefix``), with its
     per-layer curves drawn into ``image_dir`` and shown from ``image_url`` (the book's path to it)."""
     image_dir.mkdir(parents=True, exist_ok=True)
     out = []
@@ -327,5 +328,31 @@ def cards_markdown(cards: list[dict], image_dir: Path, image_url: str) -> str:
         plot_curves(card, image_dir / f"{name}.png")
         md = card_markdown(card, f"{image_url}/{name}.png")
         md = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", md, flags=re.MULTILINE)  # one level down
-        out += [f"({card_label(card['model'])})=", md]
+        out += [f"({card_label(card['model'], label_prefix)})=", md]
     return "\n".join(out)
+
+
+#: full-size cards (``xalign card MODEL --profile full``) committed with the project, per-item outcomes left out
+FULL_CARDS = COMMITTED_CARDS / "full"
+
+
+def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CARDS) -> str:
+    """The "Full-size card" page's generated part: each committed full card with what it ran on (from its
+    settings and its per-measure sample sizes) and how long it took, then the card itself."""
+    cards = _read_cards(folder)
+    if not cards:
+        return "No full-size card is committed yet (`xalign card MODEL --profile full`)."
+    out = []
+    for card in cards:
+        cfg = card["config"]
+        n = {mid: max(x.get("n", 0) for x in r["layers"]) for mid, r in card["measures"].items()}
+        out.append(
+            f"`{card['model']}` at benchmark sizes, computed in {_precision_words(card.get('precision'))} in "
+            f"{card['wall_time_s'] / 60:.0f} minutes on the machine that made it: Tatoeba in "
+            f"{len(cfg['tatoeba_langs'])} languages with all their pairs ({n.get('tatoeba_nn_xx-en', 0):,} queries "
+            f"per direction); XNLI Manual in {len(cfg['xnli_langs'])} languages with every training and test row "
+            f"({n.get('xnli_zero_shot', 0):,} zero-shot test items); BLI on {cfg['bli_queries']:,} MUSE test words "
+            f"per direction among the top {cfg['bli_vocab']:,} words; S_weak and S_strong over {cfg['word_runs']} "
+            f"draws of {cfg['word_n']:,} word pairs; STS 2017 {', '.join(cfg['sts_tracks'])} in full "
+            f"({n.get('sts', 0):,} pairs).")
+    return "\n\n".join(out) + "\n\n" + cards_markdown(cards, image_dir, image_url, label_prefix="full-card")

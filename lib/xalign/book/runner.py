@@ -262,7 +262,7 @@ def write_pages(root: Path, profile: str) -> None:
     """Write the book's generated pages under ``root/book/_generated``: the front page's chapter blocks
     and the thumbnails of the chapters' key figures, the ledger (each item linked to its section), the
     data sets, the models side by side with every card, the errata and the performance tables."""
-    from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown
+    from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown, full_cards_markdown
     from xalign.book.card_precision import precision_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
@@ -278,6 +278,7 @@ def write_pages(root: Path, profile: str) -> None:
     cards = book_cards()
     write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + precision_markdown(cards) + "\n"
                + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
+    write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards"))
     write_text(gen / "errata.md", errata_markdown(root / "book" / "errata"))
     write_text(gen / "performance.md", performance_markdown(profile))
     write_text(gen / "card_timings.md", card_timings_markdown())
