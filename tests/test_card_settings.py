@@ -49,7 +49,7 @@ def test_the_quick_profile_is_todays_sizes_and_full_the_benchmark_sizes():
     assert profile_of(full) == "full" and profile_of(CardConfig.tiny()) == "custom"
     assert len(full.tatoeba_langs) >= 100 and {"deu", "ara", "cmn", "swh"} <= set(full.tatoeba_langs)
     assert full.tatoeba_n is None and full.sts_n is None  # None: every pair
-    assert len(full.xnli_langs) == 15 and full.xnli_n_test is None and full.xnli_n_train is None
+    assert len(full.xnli_langs) == 15 and full.xnli_n_test is None and full.xnli_n_train == 2000
     assert full.bli_queries == 1500 and full.bli_vocab >= 20000
     assert (full.word_n, full.word_runs, full.word_sentences) == (5000, 10, None)
     assert with_sizes(full) == full  # every size inside its declared range

@@ -350,8 +350,8 @@ def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CAR
             f"`{card['model']}` at benchmark sizes, computed in {_precision_words(card.get('precision'))} in "
             f"{card['wall_time_s'] / 60:.0f} minutes on the machine that made it: Tatoeba in "
             f"{len(cfg['tatoeba_langs'])} languages with all their pairs ({n.get('tatoeba_nn_xx-en', 0):,} queries "
-            f"per direction); XNLI Manual in {len(cfg['xnli_langs'])} languages with every training and test row "
-            f"({n.get('xnli_zero_shot', 0):,} zero-shot test items); BLI on {cfg['bli_queries']:,} MUSE test words "
+            f"per direction); XNLI Manual in {len(cfg['xnli_langs'])} languages, "
+            f"{'all' if cfg['xnli_n_train'] is None else format(cfg['xnli_n_train'], ',')} training rows each and every test row ({n.get('xnli_zero_shot', 0):,} zero-shot test items); BLI on {cfg['bli_queries']:,} MUSE test words "
             f"per direction among the top {cfg['bli_vocab']:,} words; S_weak and S_strong over {cfg['word_runs']} "
             f"draws of {cfg['word_n']:,} word pairs; STS 2017 {', '.join(cfg['sts_tracks'])} in full "
             f"({n.get('sts', 0):,} pairs).")
