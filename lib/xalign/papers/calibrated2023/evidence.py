@@ -153,12 +153,13 @@ def language_sentence(model: str, per: pd.DataFrame, seeds: dict | None = None) 
         if len(down):
             tally += f" (falling: {_list(list(down.lang))})"
         if seeds is not None:
-            held = sum(seed_verdict(seeds.get(r.lang, [])) == ("up" if r.ci_lo > 0 else "down")
-                       for r in pd.concat([up, down]).itertuples())
-            n_moved = len(up) + len(down)
+            moved = pd.concat([up, down])
+            unstable = [r.lang for r in moved.itertuples()
+                        if seed_verdict(seeds.get(r.lang, [])) != ("up" if r.ci_lo > 0 else "down")]
+            n_moved, held = len(moved), len(moved) - len(unstable)
             tally += (f"; {held} of these {n_moved} move the same way with every fine-tuning seed by more than the "
-                      f"seeds' spread" + (f", {n_moved - held} are unstable across fine-tuning seeds"
-                                          if held < n_moved else ""))
+                      f"seeds' spread" + (f", {len(unstable)} {'is' if len(unstable) == 1 else 'are'} unstable "
+                                          f"across fine-tuning seeds ({_list(unstable)})" if unstable else ""))
     return f"For {model}, {span}; {tally}."
 
 
