@@ -78,11 +78,11 @@ def precision_markdown(cards: list[dict], float32_dir: Path = FLOAT32_CARDS) -> 
         moved = diff[diff.best_low != diff.best_exact]
         best = ("no best layer moved" if moved.empty else "the best layer moved for " + "; ".join(
             f"{MEASURES[r.measure][0]} ({r.best_exact} in float32, {r.best_low} in bf16)" for r in moved.itertuples()))
-        parts.append(f"**{card['model']}**: at most {top.max_abs_diff:.2f} points at any layer "
+        parts.append(f"- **{card['model']}**: at most {top.max_abs_diff:.2f} points at any layer "
                      f"({MEASURES[top.measure][0]}, layer {top.layer}, whose 95% interval is ±{top.half_ci:.2f}); "
                      f"{'every' if inside else 'not every'} change inside its value's interval; {best}.")
     if not parts:
         return ""
     return ("The cards above ran under bfloat16 autocast, the card's default where the CPU computes bf16 natively "
             "(each card names its precision). The same cards in float32 (`--set precision float32`, kept in "
-            "`reference/cards/float32/`) differ from them by: " + " ".join(parts) + "\n")
+            "`reference/cards/float32/`) differ from them by:\n\n" + "\n".join(parts) + "\n")
