@@ -116,10 +116,11 @@ def test_evidence_table_and_caption_show_the_seeds():
     text = " ".join(evidence.calibration_effect(deltas, ci, per, {}, {"m": unmeasured}))
     assert "rose by 1.1 points (95% CI +0.5 to +1.7); its STS" in text
     assert text.count("No seed spread is available for this configuration, so whether these changes hold") == 1
-    table = views.changes_table(deltas, ci, {"m": shaky})
-    assert table["CLSR: over fine-tuning seeds"].tolist() == ["−0.2 – +1.1 (3 seeds, SD 0.7)".replace("−", "-")]
-    assert views.changes_table(deltas, ci, {"m": unmeasured})["STS: over fine-tuning seeds"].tolist() == [
-        "not measured for this configuration"]
+    table = views.changes_table(deltas, ci, {"m": shaky}).set_index("task")
+    assert table.loc["CLSR", "over fine-tuning seeds"] == "−0.2 – +1.1 (3 seeds, SD 0.7)".replace("−", "-")
+    assert table.loc["STS", "change (points)"] == 2.0 and len(table.columns) == 5  # + task: six narrow columns
+    assert views.changes_table(deltas, ci, {"m": unmeasured}).set_index("task").loc[
+        "STS", "over fine-tuning seeds"] == "not measured for this configuration"
     assert "No seed spread is available for `m`" in S.spread_note({"m": unmeasured})
     assert "`m`'s change over 3 fine-tuning seeds (0, 1, 2; measured once): CLSR −0.2 to +1.1" in S.spread_note(
         {"m": shaky})

@@ -244,28 +244,31 @@ def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int,
 
 
 def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame, spread: dict | None = None) -> pd.DataFrame:
-    """Table 1's changes with fine-tuning (points), the paper's models and ours, our intervals beside ours.
+    """Table 1's changes with fine-tuning (points), the paper's models and ours: one row per model and task
+    (narrow enough for a page), our interval beside ours.
 
     Args:
         deltas: :func:`.calibrated.finetuning_changes`; ``change_ci``: :func:`.report.change_intervals`.
-        spread: our model -> :class:`.seed_spread.SeedSpread`; adds per task the change's range over the
-            measured fine-tuning seeds ("not measured for this configuration" where none matches).
+        spread: our model -> :class:`.seed_spread.SeedSpread`; adds the change's range over the measured
+            fine-tuning seeds ("not measured for this configuration" where none matches).
+
+    Returns:
+        Columns ``source``, ``model``, ``task``, ``change (points)``, the 95% interval (ours) and, with
+        ``spread``, the range over fine-tuning seeds (ours).
     """
-    out = deltas.copy()
+    rows = []
     for task in ("CLSR", "STS"):
         ci = change_ci[change_ci.task == task].set_index("model")
-        out[f"{task}: {CI_COLUMN}"] = [interval_text(ci.ci_lo.get(m), ci.ci_hi.get(m)) if s == "ours" else None
-                                       for m, s in zip(out["model"], out["source"])]
-        if spread is not None:
-            out[f"{task}: {SEEDS_COLUMN}"] = [
-                None if s != "ours" else (seeds_text(spread[m].changes[task]) if m in spread and spread[m].available
-                                          else "not measured for this configuration")
-                for m, s in zip(out["model"], out["source"])]
-    cols = ["source", "model"] + [c for task in ("CLSR", "STS")
-                                  for c in (f"change in {task}", f"{task}: {CI_COLUMN}", f"{task}: {SEEDS_COLUMN}")
-                                  if c in out]
-    return out[cols].rename(columns={"change in CLSR": "change in CLSR (points)",
-                                     "change in STS": "change in STS (points)"})
+        for d in deltas.to_dict("records"):
+            m, ours = d["model"], d["source"] == "ours"
+            row = {"source": d["source"], "model": m, "task": task, "change (points)": d[f"change in {task}"],
+                   CI_COLUMN: interval_text(ci.ci_lo.get(m), ci.ci_hi.get(m)) if ours else None}
+            if spread is not None:
+                row[SEEDS_COLUMN] = None if not ours else (
+                    seeds_text(spread[m].changes[task]) if m in spread and spread[m].available
+                    else "not measured for this configuration")
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def prefix_table(effect: pd.DataFrame) -> pd.DataFrame:
