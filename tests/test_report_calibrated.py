@@ -325,3 +325,15 @@ def test_finetune_runs_says_what_was_trained_without_timings():
     text = evidence.finetune_runs({"e5": run})
     assert "`e5`: 96 optimiser steps (batch 32) on 1,536 NLI and 1,536 STS-B pairs" in text
     assert "371" not in text and " s " not in text
+
+
+def test_regularisation_strengths_are_shown_as_written_not_rounded_to_zero():
+    """The XNLI control table rounded C = 0.01 to "0.0" (the book's one-decimal numbers)."""
+    from xalign.papers.calibrated2023 import views
+
+    control = pd.DataFrame({"model": ["m", "m"], "state": ["before", "after"], "C": [0.01, 1.0],
+                            "source": [60.7, 57.3], "targets (mean)": [50.0, 48.0],
+                            "targets / source x 100": [82.4, 83.8]})
+    assert views.control_table(control)["C (inverse regularisation)"].tolist() == ["0.01", "1"]
+    settings = pd.DataFrame({"setting": ["zero-shot"], "C": [0.001], "val_accuracy": [55.0], "n_train": [100]})
+    assert views.classifier_table(settings)["C (inverse regularisation)"].tolist() == ["0.001"]

@@ -47,6 +47,18 @@ def seeds_text(values, digits: int = 1) -> str:
     return f"{v.min():+.{digits}f} – {v.max():+.{digits}f} ({len(v)} seeds{sd})"
 
 
+def _seed_range(values, digits: int = 1) -> str:
+    """``"-14.3 to -13.0 (SD 0.7)"``: a table cell's range over fine-tuning seeds (the count is in the caption)."""
+    v = np.asarray(list(values), float)
+    sd = f" (SD {v.std(ddof=1):.{digits}f})" if len(v) > 1 else ""
+    return f"{v.min():+.{digits}f} to {v.max():+.{digits}f}{sd}"
+
+
+def _c_text(values) -> list[str]:
+    """Regularisation strengths as written (``0.01``, ``1``), not rounded to the table's one decimal."""
+    return [f"{float(c):g}" for c in values]
+
+
 def interval_text(lo, hi, digits: int = 1) -> str | None:
     """``"44.1 – 46.5"`` for an interval, None (shown as "–") when either end is missing."""
     try:
@@ -176,6 +188,7 @@ def control_table(control: pd.DataFrame) -> pd.DataFrame:
         columns={"state": "fine-tuning", "C": "C (inverse regularisation)", "source": "English accuracy (%)",
                  "targets (mean)": "target languages, mean accuracy (%)",
                  "targets / source x 100": "targets / English x 100"})
+    out["C (inverse regularisation)"] = _c_text(out["C (inverse regularisation)"])
     if "ci_lo" in control:  # paired bootstrap: the same test rows in every language and state
         out[f"ratio: {CI_COLUMN}"] = [interval_text(lo, hi) for lo, hi in zip(control.ci_lo, control.ci_hi)]
         out["change of the ratio (points)"] = control["change"].to_numpy()
@@ -201,6 +214,8 @@ def classifier_table(settings: pd.DataFrame) -> pd.DataFrame:
         "setting": "training", "C": "C (inverse regularisation)", "val_accuracy": "validation accuracy (%)",
         "n_train": "training rows", "classifier": "classifier", "lr": "learning rate", "batch_size": "batch size"})
     out["training"] = out["training"].str.replace("translate-train-all", "all languages (human translations)")
+    if "C (inverse regularisation)" in out:
+        out["C (inverse regularisation)"] = _c_text(out["C (inverse regularisation)"])
     return out.drop(columns=[c for c in ("grid_val", "seeds") if c in out])
 
 
@@ -253,19 +268,19 @@ def changes_table(deltas: pd.DataFrame, change_ci: pd.DataFrame, spread: dict | 
             fine-tuning seeds ("not measured for this configuration" where none matches).
 
     Returns:
-        Columns ``source``, ``model``, ``task``, ``change (points)``, the 95% interval (ours) and, with
-        ``spread``, the range over fine-tuning seeds (ours).
+        Columns ``model`` (the paper's marked "(paper)"), ``task``, ``change (points)``, the 95% interval
+        (ours) and, with ``spread``, the range over fine-tuning seeds and its SD (ours).
     """
     rows = []
     for task in ("CLSR", "STS"):
         ci = change_ci[change_ci.task == task].set_index("model")
         for d in deltas.to_dict("records"):
             m, ours = d["model"], d["source"] == "ours"
-            row = {"source": d["source"], "model": m, "task": task, "change (points)": d[f"change in {task}"],
+            row = {"model": m if ours else f"{m} (paper)", "task": task, "change (points)": d[f"change in {task}"],
                    CI_COLUMN: interval_text(ci.ci_lo.get(m), ci.ci_hi.get(m)) if ours else None}
             if spread is not None:
                 row[SEEDS_COLUMN] = None if not ours else (
-                    seeds_text(spread[m].changes[task]) if m in spread and spread[m].available
+                    _seed_range(spread[m].changes[task]) if m in spread and spread[m].available
                     else "not measured for this configuration")
             rows.append(row)
     return pd.DataFrame(rows)
