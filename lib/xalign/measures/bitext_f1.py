@@ -83,6 +83,37 @@ def bitext_scores(gold, pred) -> dict[str, float]:
             "recall": float((n_gold * recall).sum() / g.size), "accuracy": float(np.mean(g == p))}
 
 
+def query_f1(gold, pred) -> np.ndarray:
+    """Each query's own F1 when every gold index occurs once (a bitext sample: sentence i's translation is
+    row i): query i is a class of support 1 with TP = [pred_i = i], FN = 1 - TP and FP the other queries
+    that retrieved row i; the mean over queries is :func:`weighted_f1`.
+
+    A bootstrap that resamples these per-query scores keeps every query's false positives, where
+    resampling (gold, pred) pairs and rescoring drops those pointing at the classes a resample misses
+    (about a third), which biases the resampled F1 upwards (the full Tatoeba: 1 point above the
+    estimate, the whole percentile interval above it).
+
+    Args:
+        gold: (n,) int true indices, each index once.
+        pred: (n,) int retrieved indices.
+
+    Returns:
+        (n,) F1 of each query in [0, 1].
+
+    Raises:
+        ValueError: a gold index occurs twice (then a query is not its own class).
+    """
+    g, p = np.asarray(gold, np.int64), np.asarray(pred, np.int64)
+    if g.shape != p.shape or g.ndim != 1:
+        raise ValueError(f"gold and pred must be two (n,) arrays, got {g.shape} and {p.shape}")
+    if len(np.unique(g)) != len(g):
+        raise ValueError("query_f1 needs each gold index once (one translation per query)")
+    k = int(max(g.max(initial=0), p.max(initial=0))) + 1
+    tp = (g == p).astype(float)
+    fp = np.bincount(p[g != p], minlength=k)[g].astype(float)  # other queries that retrieved this query's row
+    return 2 * tp / (2 * tp + fp + (1 - tp))
+
+
 def language_mean_f1(rows: np.ndarray) -> float:
     """The mean over languages of each language's :func:`weighted_f1` (MTEB's average over subsets).
 
