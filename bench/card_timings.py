@@ -9,7 +9,7 @@ any warm card in under 30 seconds (and the full card in under 2 minutes on a GPU
     python bench/card_timings.py --model all-MiniLM-L6-v2              # the quick card
     python bench/card_timings.py --model multilingual-e5-small --profile full
     python bench/card_timings.py --model M --cache DIR --warm-only     # time a warm card of a cache you have
-    python bench/card_timings.py ... --record reference/cards/timings.json --keep results/cards
+    python bench/card_timings.py ... --record reference/timings/cards.json --keep results/cards
 
 ``--record FILE`` adds the run (model, profile, the precision the card ran in, machine, cold and warm
 seconds, each step's seconds) to a JSON list that the book's Performance page shows beside the targets;

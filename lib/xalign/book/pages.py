@@ -52,7 +52,7 @@ def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
 
 
 #: the card timings bench/card_timings.py --record writes
-CARD_TIMINGS = Path(__file__).resolve().parents[3] / "reference" / "cards" / "timings.json"
+CARD_TIMINGS = Path(__file__).resolve().parents[3] / "reference" / "timings" / "cards.json"
 
 
 def _mmss(seconds: float | None) -> str:
@@ -69,7 +69,7 @@ def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
 
     runs = json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else []
     if not runs:
-        return "No card run has been timed (`python bench/card_timings.py --record reference/cards/timings.json`)."
+        return "No card run has been timed (`python bench/card_timings.py --record reference/timings/cards.json`)."
     rows = []
     for r in runs:
         gpu = bool(r.get("gpu"))
