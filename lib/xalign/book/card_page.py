@@ -336,19 +336,29 @@ def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_pre
 FULL_CARDS = COMMITTED_CARDS / "full"
 
 
-def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CARDS) -> str:
+def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CARDS, timings: Path | None = None) -> str:
     """The "Full-size card" page's generated part: each committed full card with what it ran on (from its
-    settings and its per-measure sample sizes) and how long it took, then the card itself."""
+    settings and its per-measure sample sizes) and how long it took cold and warm (the newest full-profile
+    run of that model in ``timings``, default :data:`xalign.book.pages.CARD_TIMINGS`), then the card itself."""
+    from xalign.book.pages import CARD_TIMINGS
+
+    timings = CARD_TIMINGS if timings is None else timings
     cards = _read_cards(folder)
     if not cards:
         return "No full-size card is committed yet (`xalign card MODEL --profile full`)."
+    runs = json.loads(Path(timings).read_text()) if Path(timings).exists() else []
     out = []
     for card in cards:
         cfg = card["config"]
         n = {mid: max(x.get("n", 0) for x in r["layers"]) for mid, r in card["measures"].items()}
+        timed = [r for r in runs if r["model"] == card["model"] and r["profile"] == "full" and "cold" in r["seconds"]]
+        took = "" if not timed else (
+            f", cold (empty cache) in {timed[-1]['seconds']['cold'] / 60:.0f} minutes on {timed[-1]['cores']} CPU cores"
+            + (f", warm in {timed[-1]['seconds']['warm']:.0f} seconds" if "warm" in timed[-1]["seconds"] else "")
+            + " (the Performance page has the timings)")
         out.append(
-            f"`{card['model']}` at benchmark sizes, computed in {_precision_words(card.get('precision'))} in "
-            f"{card['wall_time_s'] / 60:.0f} minutes on the machine that made it: Tatoeba in "
+            f"`{card['model']}` at benchmark sizes, computed in {_precision_words(card.get('precision'))}{took}: "
+            f"Tatoeba in "
             f"{len(cfg['tatoeba_langs'])} languages with all their pairs ({n.get('tatoeba_nn_xx-en', 0):,} queries "
             f"per direction); XNLI Manual in {len(cfg['xnli_langs'])} languages, "
             f"{'all' if cfg['xnli_n_train'] is None else format(cfg['xnli_n_train'], ',')} training rows each and every test row ({n.get('xnli_zero_shot', 0):,} zero-shot test items); BLI on {cfg['bli_queries']:,} MUSE test words "
