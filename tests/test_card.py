@@ -130,6 +130,7 @@ def test_a_warm_card_reads_every_step_back_and_a_changed_setting_recomputes(tiny
         raise AssertionError(f"{step.__name__} ran again")
 
     monkeypatch.setattr(C, "run_recorded", refuse)
+    monkeypatch.setattr(C, "_summary", lambda *a: pytest.fail("a summary was computed again"))  # bootstraps too
     warm = run_card(enc, cfg, log=lambda *_: None)
     assert warm["measures"] == cold["measures"] and warm["data"] == cold["data"] and warm["data"]
     assert all(warm["step_seconds"][k] <= cold["step_seconds"][k] + 1 for k in cold["step_seconds"])

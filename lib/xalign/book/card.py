@@ -427,6 +427,14 @@ def step_identity(m: CardModel, cfg: CardConfig) -> dict | None:
     return {"encoder": encoder, "labels": m.labels, "config": asdict(cfg), "data": data}
 
 
+def _step_record(step, m: CardModel, cfg: CardConfig) -> dict:
+    """:func:`~xalign.book.receipts.run_recorded`'s record of one step plus each of its measures' summary
+    (``summaries``: best layer, interval, the bootstrap of which layer wins), so that a warm card reads both."""
+    rec = run_recorded(step, m, cfg)
+    rec["summaries"] = {mid: _summary(mid, per_layer, m.labels, cfg) for mid, per_layer in rec["per_layer"].items()}
+    return rec
+
+
 def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
     """One step of the battery (:func:`~xalign.book.receipts.run_recorded`'s record), read back from the cache
     when the same encoder ran it with the same settings, data and code (a warm card reads every step:
@@ -437,10 +445,10 @@ def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
     t0 = time.time()
     ident = step_identity(m, cfg)
     if ident is None:
-        rec = run_recorded(step, m, cfg)
+        rec = _step_record(step, m, cfg)
     else:
-        rec = cached(f"card.{step.__name__}", ident, lambda: run_recorded(step, m, cfg),
-                     code=[step, CardModel, receipts.run_recorded])
+        rec = cached(f"card.{step.__name__}", ident, lambda: _step_record(step, m, cfg),
+                     code=[step, CardModel, receipts.run_recorded, _step_record])
     return {**rec, "computed_seconds": rec.get("computed_seconds", rec["seconds"]),
             "seconds": round(time.time() - t0, 1)}
 
@@ -466,7 +474,7 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     for r in steps.values():  # a step read back from the cache handed out no file in this process
         files.update({(d.get("dataset"), d.get("file")): d for d in r.get("data", [])})
 
-    measures = {mid: _summary(mid, per_layer, m.labels, cfg)
+    measures = {mid: (r.get("summaries") or {}).get(mid) or _summary(mid, per_layer, m.labels, cfg)
                 for r in steps.values() for mid, per_layer in r["per_layer"].items()}
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
