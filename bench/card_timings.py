@@ -78,8 +78,8 @@ def machine() -> dict:
 
     cpu = platform.processor() or platform.machine()
     try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo", encoding="utf-8")
-                   if line.startswith("model name"))
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            cpu = next(line.split(":", 1)[1].strip() for line in f if line.startswith("model name"))
     except (OSError, StopIteration):
         pass
     return {"cpu": cpu, "cores": len(os.sched_getaffinity(0)),

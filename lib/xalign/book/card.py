@@ -289,14 +289,10 @@ def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     out = {"xnli_zero_shot": {}, "xnli_transfer_rate": {}}
     for label in m.labels:
         train = {x: features(x, "train", label) for x in data.langs}
-
-        def fit(langs):
-            X = np.concatenate([train[x] for x in langs])
-            y = np.concatenate([gold[x, "train"] for x in langs])
-            return T.make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(X, y)
-
         with threadpool_limits(1, user_api="blas"):  # small fits: BLAS threads only spin on a loaded machine (17x)
-            zs, tta = fit(["en"]), fit(data.langs)
+            zs, tta = (T.make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(
+                np.concatenate([train[x] for x in langs]), np.concatenate([gold[x, "train"] for x in langs]))
+                for langs in (["en"], data.langs))
         del train
         items = np.stack([np.stack([clf.predict(test) == gold[x, "test"] for clf in (zs, tta)], -1)
                           for x in targets for test in [features(x, "test", label)]], 1).astype(float)

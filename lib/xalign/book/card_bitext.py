@@ -29,7 +29,7 @@ def f1_x100(rows: np.ndarray) -> float:
     :func:`~xalign.measures.bitext_f1.query_f1`): the mean over languages of each language's mean, which is
     its support-weighted F1."""
     rows = np.asarray(rows, float)
-    langs, inv = np.unique(rows[:, 0], return_inverse=True)
+    _, inv = np.unique(rows[:, 0], return_inverse=True)
     return 100 * float(np.mean(np.bincount(inv, rows[:, 1]) / np.bincount(inv)))
 
 

@@ -142,7 +142,8 @@ def card_markdown(card: dict, image: str | None = None) -> str:
              (f"Revision `{card['revision']}`; computed in {_precision_words(card.get('precision'))}; "
               f"layers: {', '.join(card['layers'])}"
              f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "
-             f"xalign {card['xalign_version']}; {card['wall_time_s']:.0f} s; finished {card['finished']}."), ""]
+             f"xalign {card['xalign_version']}; this run {card['wall_time_s']:.0f} s (steps read from the cache "
+             f"included); finished {card['finished']}."), ""]
     if image:
         lines += [f"![per-layer curves]({image})", ""]
     lines += ["## Best layer per measure", "",

@@ -56,7 +56,7 @@ CARD_TIMINGS = Path(__file__).resolve().parents[3] / "reference" / "timings" / "
 
 
 def _mmss(seconds: float | None) -> str:
-    return "–" if seconds is None else f"{int(round(seconds)) // 60}:{int(round(seconds)) % 60:02d}"
+    return "–" if seconds is None else f"{round(seconds) // 60}:{round(seconds) % 60:02d}"
 
 
 def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:

@@ -93,8 +93,8 @@ def _protocol(cfg: dict) -> dict[str, tuple[str, str, str]]:
                    f"{cfg['xnli_n_test']} test rows per language (seed {seed})")
     out["xnli_transfer_rate"] = (xnli_dir, xnli_scoring, xnli_sample)
     out["xnli_zero_shot"] = (f"en -> {targets}: trained on en, tested on each target",
-                             f"logistic regression (C = {cfg['xnli_C']}) on frozen [u, v, |u-v|, u*v]; accuracy over "
-                             "every target's test rows", xnli_sample)
+                             (f"logistic regression (C = {cfg['xnli_C']}) on frozen [u, v, |u-v|, u*v]; accuracy "
+                              "over every target's test rows"), xnli_sample)
     return out
 
 
