@@ -352,10 +352,12 @@ def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CAR
     for card in cards:
         cfg = card["config"]
         n = {mid: max(x.get("n", 0) for x in r["layers"]) for mid, r in card["measures"].items()}
-        timed = [r for r in runs if r["model"] == card["model"] and r["profile"] == "full" and "cold" in r["seconds"]]
-        took = "" if not timed else (
-            f", cold (empty cache) in {timed[-1]['seconds']['cold'] / 60:.0f} minutes on {timed[-1]['cores']} CPU cores"
-            + (f", warm in {timed[-1]['seconds']['warm']:.0f} seconds" if "warm" in timed[-1]["seconds"] else "")
+        full = [r for r in runs if r["model"] == card["model"] and r["profile"] == "full"]
+        cold = [r for r in full if "cold" in r["seconds"]]
+        warm = [r for r in full if "warm" in r["seconds"]]  # the newest of each (a warm-only run may follow)
+        took = "" if not cold else (
+            f", cold (empty cache) in {cold[-1]['seconds']['cold'] / 60:.0f} minutes on {cold[-1]['cores']} CPU cores"
+            + (f", warm in {warm[-1]['seconds']['warm']:.0f} seconds" if warm else "")
             + " (the Performance page has the timings)")
         out.append(
             f"`{card['model']}` at benchmark sizes, computed in {_precision_words(card.get('precision'))}{took}: "
