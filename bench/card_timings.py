@@ -32,6 +32,7 @@ from pathlib import Path
 
 from xalign.book.card_settings import GPU_TIME_TARGETS as GPU_TARGETS
 from xalign.book.card_settings import TIME_TARGETS as TARGETS
+from xalign.book.pages import mmss as pages_mmss
 
 
 def run_card(model: str, profile: str, cache: Path, out: Path, sets: list[list[str]]) -> float:
@@ -46,10 +47,7 @@ def run_card(model: str, profile: str, cache: Path, out: Path, sets: list[list[s
 
 
 def mmss(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    s = round(seconds)
-    return f"{s // 60}:{s % 60:02d}"
+    return pages_mmss(seconds) or "-"
 
 
 def timing_table(profile: str, times: dict[str, float], gpu: bool = False, cores: int | None = None) -> str:

@@ -118,6 +118,15 @@ def test_performance_page_is_generated_from_the_saved_results(tmp_path, monkeypa
     assert not re.search(r"\b[0-9a-f]{12,40}\b", page)  # no commit hashes
 
 
+def test_a_chapter_without_a_cpu_time_has_no_cpu_cell():
+    """The card timings' own min:s helper had shadowed this one, so a missing CPU time became the text "–"."""
+    from xalign.book.pages import timing_rows
+
+    result = {"paper": "gaschi2022", "profile": "default", "wall_time_s": 125.0}
+    row = timing_rows({"01_weak_strong_alignment": [result]})[0]
+    assert row["Wall (min:s)"] == "2:05" and row["CPU (min:s)"] is None
+
+
 def test_the_performance_page_sets_each_timed_card_beside_its_targets(tmp_path):
     from xalign.book.pages import card_timings_markdown
 

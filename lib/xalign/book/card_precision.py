@@ -10,6 +10,7 @@ half-width of that value's 95% interval, and whether the best layer moved.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -63,8 +64,6 @@ def precision_markdown(cards: list[dict], float32_dir: Path = FLOAT32_CARDS) -> 
 
     twins = {}
     for path in sorted(Path(float32_dir).glob("*.json")) if Path(float32_dir).is_dir() else []:
-        import json
-
         twin = json.loads(path.read_text())
         twins[twin["model"]] = twin
     parts = []

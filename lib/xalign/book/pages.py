@@ -25,7 +25,8 @@ def errata_markdown(folder: Path) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def _mmss(seconds) -> str | None:
+def mmss(seconds) -> str | None:
+    """``"33:34"`` for seconds; None for a missing value (a table shows it as "–")."""
     if not isinstance(seconds, (int, float)):
         return None
     s = round(seconds)
@@ -38,7 +39,7 @@ def _row(result: dict, label: str) -> dict:
     peak = result.get("peak_rss_mib")
     return {"Chapter": label, "Profile": result.get("profile", ""),
             "Precision": (result_precision(result) or "").replace("torch.", "") or None,
-            "Wall (min:s)": _mmss(result.get("wall_time_s")), "CPU (min:s)": _mmss(result.get("cpu_time_s")),
+            "Wall (min:s)": mmss(result.get("wall_time_s")), "CPU (min:s)": mmss(result.get("cpu_time_s")),
             "Peak memory (GiB)": round(peak / 1024, 1) if isinstance(peak, (int, float)) else None,
             "Finished": (result.get("finished") or "")[:10] or None}
 
@@ -55,8 +56,9 @@ def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
 CARD_TIMINGS = Path(__file__).resolve().parents[3] / "reference" / "timings" / "cards.json"
 
 
-def _mmss(seconds: float | None) -> str:
-    return "–" if seconds is None else f"{round(seconds) // 60}:{round(seconds) % 60:02d}"
+def load_card_timings(path: Path = CARD_TIMINGS) -> list[dict]:
+    """The card runs ``bench/card_timings.py --record`` wrote (oldest first); [] when none was recorded."""
+    return json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else []
 
 
 def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
@@ -67,7 +69,7 @@ def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
 
     from xalign.book.card_settings import GPU_TIME_TARGETS, TIME_TARGETS
 
-    runs = json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else []
+    runs = load_card_timings(path)
     if not runs:
         return "No card run has been timed (`python bench/card_timings.py --record reference/timings/cards.json`)."
     rows = []
@@ -79,9 +81,9 @@ def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
             secs = r["seconds"].get(run)
             target = (GPU_TIME_TARGETS if gpu else {}).get((r["profile"], run), TIME_TARGETS.get((r["profile"], run)))
             within = "" if secs is None or target is None else (" ✓" if secs < target else " ✗")
-            cells[f"{run.capitalize()} (target)"] = f"{_mmss(secs)} ({_mmss(target)}){within}"
+            cells[f"{run.capitalize()} (target)"] = f"{mmss(secs) or '–'} ({mmss(target) or '–'}){within}"
         steps = r.get("cold_step_seconds") or {}
-        cells["Longest cold step"] = (max(steps, key=steps.get) + f" {_mmss(max(steps.values()))}") if steps else "–"
+        cells["Longest cold step"] = (max(steps, key=steps.get) + f" {mmss(max(steps.values()))}") if steps else "–"
         rows.append(cells)
     return table_html(pd.DataFrame(rows))
 
