@@ -40,13 +40,6 @@ KEY_NAMES = {"lang": "language", "setup": "setup", "block": "measure", "track": 
              "data": "data", "model": "paper model", "ours_model": "our model"}
 
 
-def seeds_text(values, digits: int = 1) -> str:
-    """``"+0.8 – +1.5 (3 seeds, SD 0.3)"``: the range of a number over fine-tuning seeds."""
-    v = np.asarray(list(values), float)
-    sd = f", SD {v.std(ddof=1):.{digits}f}" if len(v) > 1 else ""
-    return f"{v.min():+.{digits}f} – {v.max():+.{digits}f} ({len(v)} seeds{sd})"
-
-
 def _seed_range(values, digits: int = 1) -> str:
     """``"-14.3 to -13.0 (SD 0.7)"``: a table cell's range over fine-tuning seeds (the count is in the caption)."""
     v = np.asarray(list(values), float)
