@@ -362,7 +362,8 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     for r in steps.values():  # a step read back from the cache handed out no file in this process
         files.update({(d.get("dataset"), d.get("file")): d for d in r.get("data", [])})
 
-    measures = {mid: summary for r in steps.values() for mid, summary in r["summaries"].items()}  # run_step's
+    measures = {mid: (r.get("summaries") or {}).get(mid) or _summary(mid, per_layer, m.labels, cfg)
+                for r in steps.values() for mid, per_layer in r["per_layer"].items()}  # a bare record: summarised here
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
