@@ -4,8 +4,8 @@ Much of a chapter is single-threaded Python (tokenising, pandas, scikit-learn
 fits), so on a 2-core machine two chapters side by side, one thread each,
 finish sooner than the same chapters one after another with two threads each.
 The chapters start in the order whose queues end soonest (every order of up to
-8 chapters is tried on their last recorded wall times, else the reference cold
-times), so the two queues end close together.
+8 chapters is tried on their last recorded wall times, else on the CPU times of
+their committed reference runs), so the two queues end close together.
 """
 
 from __future__ import annotations
@@ -18,9 +18,6 @@ from pathlib import Path
 
 #: the environment variables that size a kernel's thread pools (torch, BLAS, OpenMP)
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-#: cold wall times (s) of the default profile on the 2-core AMX machine (README, Timings: the quiet run of
-#: 31faab9), for chapters with no recorded run (a fresh clone)
-REFERENCE_COLD_S = {"01": 752.0, "02": 425.0, "03": 1150.0, "04": 1461.0, "05": 665.0}
 #: orders tried in full up to this many chapters (8! = 40,320 simulations); beyond, longest first
 MAX_SEARCHED = 8
 #: what runs one chapter: run(chapter, parameters, target notebook, book root) -> the notebook written
@@ -49,18 +46,20 @@ def makespan(order: list[str], seconds: dict[str, float], jobs: int) -> float:
     return max(free)
 
 
-def quickest_order(chapters: list[str], last_wall: Callable[[str], float | None], jobs: int = 2) -> list[str]:
+def quickest_order(chapters: list[str], last_wall: Callable[[str], float | None], jobs: int = 2,
+                   reference: Callable[[str], float | None] = lambda chapter: None) -> list[str]:
     """The order of ``chapters`` whose queues on ``jobs`` workers end soonest (:func:`makespan`).
 
-    Durations: each chapter's last recorded wall time (s), else :data:`REFERENCE_COLD_S`, else (not
-    in the reference) twice the longest known one. Every order is tried up to :data:`MAX_SEARCHED`
+    Durations (s): each chapter's last recorded wall time, else ``reference(chapter)`` (the book
+    passes the CPU time of the chapter's committed reference run: a fresh clone has no run of its
+    own), else twice the longest known one. Every order is tried up to :data:`MAX_SEARCHED`
     chapters, longest first beyond; among equally quick orders the one closest to longest-first wins.
-    Longest first is not always quickest: with the reference cold times it puts chapters 3, 1 and 2
-    on one core (38:46) where chapters 3, 5 and 2 end at 37:20, chapters 4 and 1 at 36:53.
+    Longest first is not always quickest: on durations 3, 3, 2, 2, 2 it ends at 7, the order
+    3, 2, 2, 3, 2 at 6.
     """
     from itertools import permutations
 
-    known = {ch: last_wall(ch) or REFERENCE_COLD_S.get(ch[:2]) for ch in chapters}
+    known = {ch: last_wall(ch) or reference(ch) for ch in chapters}
     fallback = 2 * max([s for s in known.values() if s] or [1.0])
     seconds = {ch: s or fallback for ch, s in known.items()}
     longest = sorted(chapters, key=lambda ch: -seconds[ch])

@@ -9,6 +9,7 @@ book renders (``execute_notebooks: off``).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -247,7 +248,8 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
             print(f"[xalign] running {chapter} (profile {params['profile']})", flush=True)
             run_chapter(chapter, params, target, root)
     else:
-        order = quickest_order([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile), jobs)
+        order = quickest_order([t[0] for t in tasks], lambda ch: _last_wall_time(ch, profile), jobs,
+                               reference=reference_cpu_time)
         run_chapters_parallel(run_chapter, sorted(tasks, key=lambda t: order.index(t[0])), root, jobs)
     write_pages(root, profile)
     cmd = [sys.executable, "-m", "jupyter_book", "build", str(root), "--builder", "html"]
@@ -293,6 +295,19 @@ def _last_wall_time(chapter: str, profile: str) -> float | None:
     except (OSError, ValueError):
         return None
     return next((r["wall_time_s"] for r in runs if r.get("wall_time_s")), None)
+
+
+def reference_cpu_time(chapter: str, reference: Path | None = None) -> float | None:
+    """CPU time (s) of the chapter's committed reference run (``reference/<chapter>.json``, the default
+    profile): how long the chapter takes on one core where this machine has no run of its own."""
+    from xalign.book.check import REFERENCE_DIR
+
+    path = Path(reference or REFERENCE_DIR) / f"{chapter}.json"
+    try:
+        seconds = json.loads(path.read_text(encoding="utf-8")).get("cpu_time_s")
+    except (OSError, ValueError):
+        return None
+    return float(seconds) if isinstance(seconds, (int, float)) and seconds > 0 else None
 
 
 def _jupyter_book_cmd(cmd: list[str]) -> list[str]:
