@@ -341,12 +341,12 @@ def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CAR
     """The "Full-size card" page's generated part: each committed full card with what it ran on (from its
     settings and its per-measure sample sizes) and how long it took cold and warm (the newest full-profile
     run of that model in ``timings``, default :data:`xalign.book.pages.CARD_TIMINGS`), then the card itself."""
-    from xalign.book.pages import CARD_TIMINGS, load_card_timings
+    from xalign.book.pages import CARD_TIMINGS, load_timings
 
     cards = _read_cards(folder)
     if not cards:
         return "No full-size card is committed yet (`xalign card MODEL --profile full`)."
-    runs = load_card_timings(CARD_TIMINGS if timings is None else timings)
+    runs = load_timings(CARD_TIMINGS if timings is None else timings)
     out = []
     for card in cards:
         cfg = card["config"]

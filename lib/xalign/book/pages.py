@@ -56,8 +56,9 @@ def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
 CARD_TIMINGS = Path(__file__).resolve().parents[3] / "reference" / "timings" / "cards.json"
 
 
-def load_card_timings(path: Path = CARD_TIMINGS) -> list[dict]:
-    """The card runs ``bench/card_timings.py --record`` wrote (oldest first); [] when none was recorded."""
+def load_timings(path: Path = CARD_TIMINGS) -> list[dict]:
+    """The runs ``bench/card_timings.py --record`` (cards) or ``bench/book_timings.py --record`` (the book)
+    wrote to ``path`` (oldest first); [] when none was recorded."""
     return json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else []
 
 
@@ -69,7 +70,7 @@ def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
 
     from xalign.book.card_settings import GPU_TIME_TARGETS, TIME_TARGETS
 
-    runs = load_card_timings(path)
+    runs = load_timings(path)
     if not runs:
         return "No card run has been timed (`python bench/card_timings.py --record reference/timings/cards.json`)."
     rows = []
@@ -85,6 +86,26 @@ def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
         steps = r.get("cold_step_seconds") or {}
         cells["Longest cold step"] = (max(steps, key=steps.get) + f" {mmss(max(steps.values()))}") if steps else "–"
         rows.append(cells)
+    return table_html(pd.DataFrame(rows))
+
+
+#: the whole-book runs bench/book_timings.py --record writes
+BOOK_TIMINGS = CARD_TIMINGS.with_name("book.json")
+
+
+def book_timings_markdown(path: Path = BOOK_TIMINGS) -> str:
+    """The Performance page's whole-book table: each recorded ``make book`` run on an empty cache (machine,
+    commit, date) with its cold and warm wall times, the chapters' CPU time and the largest peak memory."""
+    import pandas as pd
+
+    runs = load_timings(path)
+    if not runs:
+        return "No book run has been timed (`python bench/book_timings.py --record reference/timings/book.json`)."
+    rows = [{"Machine (2 cores, empty cache)": f"{r['cpu']} ({r['cores']} cores)", "Commit": r["commit"],
+             "Date": r["date"], "`make book`, cold": mmss(r["seconds"].get("cold")),
+             "Warm rerun": mmss(r["seconds"].get("warm")),
+             "Chapters' CPU time": mmss(r.get("chapter_cpu_seconds")),
+             "Peak memory (GiB)": r.get("peak_gib")} for r in runs]
     return table_html(pd.DataFrame(rows))
 
 

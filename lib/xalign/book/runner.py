@@ -268,7 +268,12 @@ def write_pages(root: Path, profile: str) -> None:
     from xalign.book.card_precision import precision_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
-    from xalign.book.pages import card_timings_markdown, errata_markdown, performance_markdown
+    from xalign.book.pages import (
+        book_timings_markdown,
+        card_timings_markdown,
+        errata_markdown,
+        performance_markdown,
+    )
     from xalign.book.publish import PUBLIC
 
     gen = root / "book" / "_generated"
@@ -284,6 +289,7 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "errata.md", errata_markdown(root / "book" / "errata"))
     write_text(gen / "performance.md", performance_markdown(profile))
     write_text(gen / "card_timings.md", card_timings_markdown())
+    write_text(gen / "book_timings.md", book_timings_markdown())
 
 
 def _last_wall_time(chapter: str, profile: str) -> float | None:
