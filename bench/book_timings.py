@@ -55,7 +55,7 @@ def table(cold: dict[str, dict], warm: dict[str, dict]) -> str:
 
 def record_run(path: Path, cold: dict[str, dict], cold_wall: float, warm_wall: float | None = None) -> dict:
     """Add one whole-book run to the JSON list at ``path`` (created if missing) and return the record."""
-    commits = sorted({c.get("git_commit") or "?" for c in cold.values()})
+    commits = sorted({(c.get("git_commit") or "?")[:7] for c in cold.values()})
     peak = max((c.get("peak_rss_mib") or 0) for c in cold.values())
     rec = {**{k: v for k, v in machine().items() if k != "gpu"}, "commit": ", ".join(commits),
            "date": datetime.now(timezone.utc).date().isoformat(), "profile": next(iter(cold.values()))["profile"],

@@ -26,7 +26,7 @@ def _chapter(wall, cpu, peak, commit="abc1234"):
 
 def test_a_recorded_book_run_sums_the_chapters_and_keeps_the_measured_walls(bench, tmp_path):
     path = tmp_path / "book.json"
-    cold = {"01_a": _chapter(700.0, 690.5, 3300.0), "02_b": _chapter(600.0, 590.0, 3800.0)}
+    cold = {"01_a": _chapter(700.0, 690.5, 3300.0, "abc1234def"), "02_b": _chapter(600.0, 590.0, 3800.0)}
     bench.record_run(path, cold, cold_wall=2999.94, warm_wall=75.0)
     rec = bench.record_run(path, cold, cold_wall=3100.0)
     runs = json.loads(path.read_text())
