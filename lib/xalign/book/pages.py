@@ -101,11 +101,9 @@ def book_timings_markdown(path: Path = BOOK_TIMINGS) -> str:
     runs = load_timings(path)
     if not runs:
         return "No book run has been timed (`python bench/book_timings.py --record reference/timings/book.json`)."
-    rows = [{"Machine (2 cores, empty cache)": f"{r['cpu']} ({r['cores']} cores)", "Commit": r["commit"],
-             "Date": r["date"], "`make book`, cold": mmss(r["seconds"].get("cold")),
-             "Warm rerun": mmss(r["seconds"].get("warm")),
-             "Chapters' CPU time": mmss(r.get("chapter_cpu_seconds")),
-             "Peak memory (GiB)": r.get("peak_gib")} for r in runs]
+    rows = [{"Machine": f"{r['cpu']}, {r['cores']} cores", "Commit": r["commit"], "Date": r["date"],
+             "Cold": mmss(r["seconds"].get("cold")), "Warm": mmss(r["seconds"].get("warm")),
+             "CPU (chapters)": mmss(r.get("chapter_cpu_seconds")), "Peak (GiB)": r.get("peak_gib")} for r in runs]
     return table_html(pd.DataFrame(rows))
 
 
