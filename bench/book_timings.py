@@ -19,9 +19,9 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from card_timings import machine
+from card_timings import machine, mmss
 
-from xalign.book.pages import mmss as pages_mmss
+from xalign.book.pages import append_timing
 
 
 def chapter_runs(root: Path, profile: str) -> dict[str, dict]:
@@ -32,10 +32,6 @@ def chapter_runs(root: Path, profile: str) -> dict[str, dict]:
         if files:
             out[chapter_dir.name] = json.loads(files[-1].read_text(encoding="utf-8"))
     return out
-
-
-def mmss(seconds: float | None) -> str:
-    return pages_mmss(seconds) or "-"
 
 
 def table(cold: dict[str, dict], warm: dict[str, dict]) -> str:
@@ -63,11 +59,7 @@ def record_run(path: Path, cold: dict[str, dict], cold_wall: float, warm_wall: f
            "chapter_cpu_seconds": round(sum(c.get("cpu_time_s") or 0 for c in cold.values()), 1),
            "chapter_seconds": {ch: {"wall": c.get("wall_time_s"), "cpu": c.get("cpu_time_s")} for ch, c in cold.items()},
            "peak_gib": round(peak / 1024, 1) if peak else None}
-    runs = json.loads(path.read_text(encoding="utf-8")) if path.exists() else []
-    runs.append(rec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
-    return rec
+    return append_timing(path, rec)
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from xalign.book.card_settings import GPU_TIME_TARGETS as GPU_TARGETS
 from xalign.book.card_settings import TIME_TARGETS as TARGETS
+from xalign.book.pages import append_timing
 from xalign.book.pages import mmss as pages_mmss
 
 
@@ -97,18 +98,13 @@ def record_run(path: Path, model: str, profile: str, times: dict[str, float], ca
     """Add one run to the JSON list at ``path`` (created if missing) and return the record: model, profile,
     the precision the card ran in, the machine, the cold / warm wall seconds of the two commands
     (interpreter start and model load included) and each step's seconds in both."""
-    import json
     from datetime import datetime, timezone
 
     rec = {"model": model, "profile": profile, "precision": card.get("precision"), **machine(),
            "seconds": {k: round(v, 1) for k, v in times.items()},
            "cold_step_seconds": cold_steps, "warm_step_seconds": card.get("step_seconds"),
            "date": datetime.now(timezone.utc).date().isoformat()}
-    runs = json.loads(path.read_text()) if path.exists() else []
-    runs.append(rec)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(runs, indent=1) + "\n")
-    return rec
+    return append_timing(path, rec)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -62,6 +62,15 @@ def load_timings(path: Path = CARD_TIMINGS) -> list[dict]:
     return json.loads(Path(path).read_text(encoding="utf-8")) if Path(path).exists() else []
 
 
+def append_timing(path: Path, record: dict) -> dict:
+    """Add ``record`` to the JSON list of timed runs at ``path`` (created if missing); returns it."""
+    runs = load_timings(path)
+    runs.append(record)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(runs, indent=1) + "\n", encoding="utf-8")
+    return record
+
+
 def card_timings_markdown(path: Path = CARD_TIMINGS) -> str:
     """The Performance page's card table: each recorded ``bench/card_timings.py`` run (model, profile,
     precision, machine) with its cold and warm wall times beside the targets
