@@ -265,5 +265,5 @@ display.prose(BR.findings(BR.table2(result.results), result.t3, result.t6, MODEL
                           sinhala_lists=result.sinhala_lists));
 
 # %%
-run.set_headline(BR.headline(result.t3, MODEL), key_figure="ch04-fig1")
+run.set_headline(BR.headline(result.t3, MODEL, rule=P.prune_rule), key_figure="ch04-fig1")
 saved = run.save()

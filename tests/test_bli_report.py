@@ -151,11 +151,17 @@ def test_findings_report_each_map_and_choose_their_wording():
     t3 = pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "CSLS", "pair": "en-zh", "pruned": pr, "value": v,
                         "lo": v - 2, "hi": v + 2} for pr, v in (("no", 30.0), ("yes", 31.0))])
     assert pruning_verdict(t3).startswith("In none of the 1 cells")
-    assert headline(t3, "e5") == ("Pruning the zh candidate list to its script raises e5's en-zh P@1 (CSLS) from "
-                                  "30.0% to 31.0% (95% CI 29.0–33.0%).")
-    same = t3.assign(value=30.0, lo=28.0, hi=32.0)
-    assert headline(same, "e5") == ("Pruning the zh candidate list to its script leaves e5's en-zh P@1 (CSLS) at "
-                                    "30.0% (95% CI 28.0–32.0%).")
+    # intervals overlap: the headline may not say "raises" (the old generator did), and names the rule
+    assert headline(t3, "e5") == ("Pruning the candidate lists with the authors' not_ASCII rule moves no pruned "
+                                  "pair's P@1 (CSLS) beyond its 95% intervals for e5: the largest change, en-zh, "
+                                  "goes from 30.0% (95% CI 28.0–32.0) to 31.0% (95% CI 29.0–33.0).")
+    two = pd.concat([t3, pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "CSLS", "pair": "en-si", "pruned": pr,
+                                        "value": v, "lo": v - 1, "hi": v + 1} for pr, v in (("no", 10.0), ("yes", 20.0))])])
+    assert headline(two, "e5", rule="script") == (
+        "Pruning the candidate lists with our Unicode-script rule raises e5's en-si P@1 (CSLS) from 10.0% (95% CI "
+        "9.0–11.0) to 20.0% (95% CI 19.0–21.0), beyond both intervals; the other pruned pair stays within its intervals.")
+    # a margin wider than the gap between the intervals (8 points) leaves nothing resolved
+    assert "moves no pruned pair" in headline(two, "e5", margin=8.5)
     t6 = pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "NN", "dictionary": "wiki", "k": k, "value": 0.0}
                        for k in (1, 5)])
     text = findings(t2, t3, t6, "e5")

@@ -40,6 +40,8 @@ LANGUAGE_SCRIPTS: dict[str, tuple[str, ...]] = {
 #: How each pruning rule is labelled in the book.
 RULE_LABELS = {"ascii": "the authors' rule (drop words with every character below U+0100)",
                "script": "our rule (keep words written in the language's Unicode scripts; not the authors')"}
+#: Each pruning rule's short name, for sentences.
+RULE_NAMES = {"ascii": "the authors' not_ASCII rule", "script": "our Unicode-script rule"}
 
 
 def scripts_of(lang: str) -> tuple[str, ...]:

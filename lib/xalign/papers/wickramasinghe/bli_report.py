@@ -17,6 +17,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.data.scripts import RULE_NAMES
+from xalign.measures.verdicts import DOWN, UP, change_verb, separated
+
 MAP_NAMES = {"procrustes": "Procrustes", "rcsls": "RCSLS", "vecmap": "VecMap"}
 MULTILINGUAL = "multilingual model"
 
@@ -389,25 +392,48 @@ def map_wins(t2: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["map", "wins", "cells", "gain"])
 
 
-def headline(t3: pd.DataFrame, model: str) -> str:
-    """One sentence with one number and its 95% interval: the multilingual model's P@1 on the first pruned
-    pair (CSLS), pruned, beside the unpruned value."""
+def headline(t3: pd.DataFrame, model: str, rule: str = "ascii", margin: float = 0.0) -> str:
+    """One sentence on pruning: the pruned pair whose CSLS P@1 (multilingual model) moves most clearly,
+    named with the rule that ran; "raises"/"lowers" only where the pruned and unpruned 95% intervals are
+    separated by more than ``margin`` points (:func:`xalign.measures.verdicts.separated`), with how many
+    of the other pruned pairs move.
+
+    Args:
+        t3: Table 3's long rows (method, retrieval, pair, pruned "yes"/"no", value, lo, hi; percent).
+        model: the model's name as shown.
+        rule: the pruning rule that ran (a key of :data:`xalign.data.scripts.RULE_NAMES`).
+        margin: the noise a rerun on another machine makes in a P@1 cell (points).
+    """
     d = _pick(t3, method=MULTILINGUAL, retrieval="CSLS")
-    if not len(d):
-        return f"No pruned BLI cell was computed for {model} in this run."
-    pair = d["pair"].iloc[0]
-    yes, no = _pick(d, pair=pair, pruned="yes"), _pick(d, pair=pair, pruned="no")
-    if not len(yes) or not len(no):
-        return f"No pruned BLI cell was computed for {model} in this run."
-    y, n = yes.iloc[0], no.iloc[0]
-    ci = f"(95% CI {y['lo']:.1f}–{y['hi']:.1f}%)"
-    lang = pair.split("-")[1]
-    if round(y["value"], 1) == round(n["value"], 1):
-        return (f"Pruning the {lang} candidate list to its script leaves {model}'s {pair} P@1 (CSLS) at "
-                f"{y['value']:.1f}% {ci}.")
-    verb = "raises" if y["value"] > n["value"] else "lowers"
-    return (f"Pruning the {lang} candidate list to its script {verb} {model}'s {pair} P@1 (CSLS) from "
-            f"{n['value']:.1f}% to {y['value']:.1f}% {ci}.")
+    none = f"No pruned BLI cell was computed for {model} in this run."
+    if not len(d) or not {"lo", "hi"} <= set(d.columns):
+        return none
+    rows = []
+    for pair, g in d.groupby("pair", sort=True):
+        yes, no = _pick(g, pruned="yes"), _pick(g, pruned="no")
+        if len(yes) and len(no):
+            y, n = yes.iloc[0], no.iloc[0]
+            rows.append((pair, y, n, separated(y["lo"], y["hi"], n["lo"], n["hi"], margin), y["value"] - n["value"]))
+    if not rows:
+        return none
+    resolved = [r for r in rows if r[3] in (UP, DOWN)]
+    pair, y, n, change, _ = max(resolved or rows, key=lambda r: (abs(r[4]), r[0]))
+    how = f"Pruning the candidate lists with {RULE_NAMES[rule]}"
+    cell = f"{model}'s {pair} P@1 (CSLS)"
+    ci = (f"from {n['value']:.1f}% (95% CI {n['lo']:.1f}–{n['hi']:.1f}) to {y['value']:.1f}% "
+          f"(95% CI {y['lo']:.1f}–{y['hi']:.1f})")
+    if not resolved:
+        return (f"{how} moves no pruned pair's P@1 (CSLS) beyond its 95% intervals for {model}: the largest "
+                f"change, {pair}, goes {ci}.")
+    others, k = len(rows) - 1, len(resolved) - 1
+    if others == 1:
+        rest = "; the other pruned pair also moves beyond its intervals" if k else \
+            "; the other pruned pair stays within its intervals"
+    else:
+        rest = "" if not others else (f"; none of the other {others} pruned pairs moves beyond its intervals"
+                                      if not k else f"; of the other {others} pruned pairs, {k} "
+                                      f"move{'s' if k == 1 else ''} beyond their intervals")
+    return f"{how} {change_verb(change)} {cell} {ci}, beyond both intervals{rest}."
 
 
 def page_view(cmp: pd.DataFrame, keys: Sequence[str], model: str, unit: str = "%") -> tuple[pd.DataFrame, list[str]]:
