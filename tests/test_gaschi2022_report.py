@@ -134,7 +134,11 @@ def test_span_and_direction_never_read_degenerate():
     assert RP.direction(50.0, 1.0, 51.5, 1.0) == "level with"
     assert RP.direction(50.0, 0.5, 52.0, 0.5) == "below"
     assert RP.masked_sentence(fig8_frame(words=97.7, masked=40.0), "m").endswith(
-        "): the word itself still carries much of the last-layer score.")
+        "lose about 15 points under masking, m loses 57.7: the word itself still carries much of the last-layer score.")
+    framed = fig8_frame(words=97.7, masked=40.0)
+    framed.attrs.update(pairs_per_run=2000, pair="de-en")
+    # the sentence names its own sample (the old one quoted 97.7 as if it were Table III's cell)
+    assert "(Fig. 8's own sample: 2,000 de-en pairs per run, fewer than Table III's" in RP.masked_sentence(framed, "m")
 
 
 def test_comparison_view_and_headline():

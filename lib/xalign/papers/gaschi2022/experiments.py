@@ -348,6 +348,7 @@ def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) ->
     if n_fig8 < P.n_pairs:
         run.notes.append(f"Fig. 8: N = {n_fig8} pairs per run (80% of a pool of {len(pool)}), not n_pairs = {P.n_pairs}")
     fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, n_fig8, P.runs, P.seed, layers)
+    fig8.attrs.update(pairs_per_run=n_fig8, pair=lp)  # the sample, for the sentence under Table III
     run.figure("Fig. 8", LW.summarise(fig8, ["input", "layer"], scale=100),
                "Fig. 8 data: S_weak with words vs masked words (%)")
     return fig8

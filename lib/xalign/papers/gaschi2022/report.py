@@ -357,8 +357,14 @@ def headline(table3: pd.DataFrame, model: str, paper_model: str, runs: int) -> s
             f"(weak alignment, S_weak){paper}.")
 
 
+#: Gaschi et al., Sec. V (Fig. 8): "a decrease of around 15 points" when the words are masked
+PAPER_MASK_DROP = 15.0
+
+
 def masked_sentence(fig8: pd.DataFrame | None, model: str) -> str:
-    """Fig. 8 at the last layer: S_weak of the mask token alone vs the words (empty when not run)."""
+    """Fig. 8 at the last layer: S_weak of the mask token alone vs the words (empty when not run), naming
+    Fig. 8's own sample (``fig8.attrs``: ``pairs_per_run``, ``pair``; smaller than Table III's, so its
+    "words" value differs from Table III's cell) and set beside the paper's drop of about 15 points."""
     if fig8 is None or not len(fig8):
         return ""
     s = LW.summarise(fig8, ["input", "layer"], scale=100)
@@ -370,5 +376,12 @@ def masked_sentence(fig8: pd.DataFrame | None, model: str) -> str:
     share = m["mean"] / w["mean"] if w["mean"] else float("nan")
     reading = ("last-layer word scores here mostly identify the sentence, not the word"
                if share >= 0.8 else "the word itself still carries much of the last-layer score")
+    n, pair = fig8.attrs.get("pairs_per_run"), fig8.attrs.get("pair", "")
+    sample = (f" (Fig. 8's own sample: {int(n):,} {pair} pairs per run, fewer than Table III's, so the words' "
+              "value differs from Table III's cell)") if n else " (Fig. 8's own sample, not Table III's)"
+    paper = f"; the paper's models lose about {PAPER_MASK_DROP:.0f} points under masking"
+    if d != "level with":
+        paper += f", {model} loses {w['mean'] - m['mean']:.1f}"
     return (f"At {model}'s last layer (layer {last}) the mask token alone retrieves the translation "
-            f"{m['mean']:.1f}% of the time, {rel} the words themselves ({w['mean']:.1f}%): {reading}.")
+            f"{m['mean']:.1f}% of the time, {rel} the words themselves ({w['mean']:.1f}%){sample}{paper}: "
+            f"{reading}.")
