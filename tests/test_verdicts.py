@@ -5,8 +5,20 @@ import math
 
 import pytest
 
-from xalign.measures.verdicts import (DOWN, HELD, NONE, NOT_HELD, NOT_TESTABLE, UNRESOLVED, UP, ZERO,
-                                      change_verb, claim_verdict, direction, separated)
+from xalign.measures.verdicts import (
+    DOWN,
+    HELD,
+    NONE,
+    NOT_HELD,
+    NOT_TESTABLE,
+    UNRESOLVED,
+    UP,
+    ZERO,
+    change_verb,
+    claim_verdict,
+    direction,
+    separated,
+)
 
 
 def test_direction_needs_the_whole_interval_beyond_the_margin():
