@@ -327,6 +327,7 @@ display.prose(report.evidence(result.seed_runs, result.variants, result.btsr_sta
                               every=result.senses.every_map, table3_seeds=result.table3_seeds));
 
 # %%
-run.set_headline(report.headline(grid, largest, result.btsr_stats, result.variants[0], run.model_name()),
+run.set_headline(report.headline(grid, largest, result.btsr_stats, result.variants[0], run.model_name(),
+                                 table3_seeds=result.table3_seeds),
                  key_figure="ch02-fig3-points")
 path = run.save()

@@ -224,8 +224,15 @@ def test_headline_gives_p1_with_a_wilson_interval_over_the_test_pairs():
     g, _, _, largest, stats, _ = _fixtures()
     line = headline(g, largest, stats, "multi_en->multi_zh", "multilingual-e5-small")
     ci = binomtest(round(0.373 * 347), 347).proportion_ci(method="wilson")
-    assert f"37.3 % of 347 English test words (BTSR P@1, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f})" in line
-    assert "8,000 en-zh candidates" in line
+    assert f"37.3 % of 347 English test words (BTSR P@1, first seed, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f})" in line
+    assert "8,000 en-zh candidates" in line and "first seed, 95% CI" in line
+    seeds = pd.DataFrame([{"variant": "multi_en->multi_zh", "level": "avg_type", "signal": "wa", "technique": "mim",
+                           "measure": m, "mean": v, "min": v - 1.5, "max": v + 1.0, "n_seeds": 3}
+                          for m, v in (("P@1", 36.2), ("P@5", 70.0))])
+    line = headline(g, largest, stats, "multi_en->multi_zh", "multilingual-e5-small", table3_seeds=seeds)
+    # the seed mean is the number the sentence leads with, not the first seed's 37.3
+    assert "36.2 % of 347 English test words on average over 3 seeds (BTSR P@1, from 34.7 to 37.2 %" in line
+    assert f"the first seed's 95% CI over the test words {100 * ci.low:.1f}–{100 * ci.high:.1f}" in line
     assert headline(g, largest, stats.assign(pair="en-es"), "multi_en->multi_zh", "m") == ""
 
 

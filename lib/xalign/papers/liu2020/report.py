@@ -293,7 +293,8 @@ def scale_note(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, pape
     cands = ", ".join(f"{r['pair']}: {int(r['candidates']):,}" for _, r in stats.iterrows())
     ceil = (f" (word-form ceiling {', '.join(f'{c:.1f}' for c in dict.fromkeys(round(x, 1) for x in ceiling5.values()))}"
             " %)") if ceiling5 else ""
-    return (f"**Levels are not comparable with the paper's.** Our BTSR P@5 at the largest training size spans "
+    return (f"**Levels are not comparable with the paper's.** Our BTSR P@5 at the largest training size (first "
+            f"seed) spans "
             f"{ours.min():.1f}-{ours.max():.1f} %{ceil}, the paper's Table 3 {paper_t3['value'].min():.1f}-"
             f"{paper_t3['value'].max():.1f} %: far fewer candidates ({cands}; the paper 200,000), an automatically "
             f"built set, {model_words(model)} and "
@@ -409,9 +410,14 @@ def evidence(runs: dict, variants, stats: pd.DataFrame, paper_t3: pd.DataFrame, 
 
 
 def headline(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, variant: str, model: str,
-             method: str = "avg_type wa mim") -> str:
-    """The chapter in one sentence: BTSR P@1 of ``method`` for ``variant`` with its Wilson 95 % interval over
-    the test pairs (P@1 because P@5 cannot tell the senses apart on this set: few same-form candidates)."""
+             method: str = "avg_type wa mim", table3_seeds: pd.DataFrame | None = None) -> str:
+    """The chapter in one sentence: BTSR P@1 of ``method`` for ``variant`` (P@1 because P@5 cannot tell the
+    senses apart on this set: few same-form candidates).
+
+    With ``table3_seeds`` (the seed summary: ``measure``, ``mean``, ``min``, ``max``, ``n_seeds``) the
+    sentence gives the mean over the seeds and their range, and names the Wilson 95 % interval over the test
+    pairs as the first seed's; without it, the first seed's value and interval, named as such.
+    """
     from scipy.stats import binomtest
 
     row = grid[(grid.variant == variant) & (grid.method == method) & (grid.n == largest[variant])]
@@ -421,9 +427,21 @@ def headline(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, varian
         return ""
     n, p1 = int(st["test_pairs"].iloc[0]), float(row["btsr_p1"].iloc[0])
     ci = binomtest(round(p1 * n), n).proportion_ci(confidence_level=0.95, method="wilson")
+    first = f"{100 * ci.low:.1f}–{100 * ci.high:.1f}"
+    level, signal, technique = method.split()
+    seeds = pd.DataFrame() if table3_seeds is None else table3_seeds[
+        (table3_seeds["variant"] == variant) & (table3_seeds["measure"] == "P@1")
+        & (table3_seeds["level"] == level) & (table3_seeds["signal"] == signal)
+        & (table3_seeds["technique"] == technique)]
+    if len(seeds) and int(seeds["n_seeds"].iloc[0]) > 1:
+        s = seeds.iloc[0]
+        share = (f"{s['mean']:.1f} % of {n:,} English test words on average over {int(s['n_seeds'])} seeds "
+                 f"(BTSR P@1, from {s['min']:.1f} to {s['max']:.1f} %; the first seed's 95% CI over the "
+                 f"test words {first})")
+    else:
+        share = f"{100 * p1:.1f} % of {n:,} English test words (BTSR P@1, first seed, 95% CI {first})"
     return (f"Aligned with `{method}` from {int(largest[variant]):,} sentence pairs, {model} finds "
-            f"the right translation in context for {100 * p1:.1f} % of {n:,} English test words "
-            f"(BTSR P@1, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f}) among "
+            f"the right translation in context for {share} among "
             f"{int(st['candidates'].iloc[0]):,} en-{lang} candidates.")
 
 
