@@ -5,11 +5,13 @@ from __future__ import annotations
 import base64
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from xalign.book.browser import PageReport, check_book, find_chromium
+from math_site import build_math_site
+from xalign.book.browser import PageReport, check_book, find_chromium, remote_requests
 
 # a 1x1 PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -81,6 +83,37 @@ def test_a_wide_table_needs_its_own_scroll_box_and_no_machine_path_shows(tmp_pat
     assert errors["paths.html"] == ["machine path in the text: /tmp/pytest-of-root/results/x.json"]
     shots = sorted(p.name for p in (tmp_path / "shots").iterdir())
     assert "boxed.1280.png" in shots and "boxed.390.png" in shots  # each page at both widths
+
+
+def test_maths_is_typeset_from_the_book_s_own_mathjax_and_raw_latex_fails(tmp_path, chromium):
+    """A Sphinx site with the book's maths settings passes: MathJax loads from its _static, typesets
+    every span, and no request leaves the local server. The same pages without MathJax's files, and
+    a page with TeX outside any math element, fail on each raw span; code keeps its dollars."""
+    html = build_math_site(tmp_path)
+    errors = _by_page(check_book(html, front_page=None, executable=chromium))
+    assert errors == {"index.html": [], "plain.html": [], "search.html": [], "genindex.html": []}, errors
+    shutil.rmtree(html / "_static" / "mathjax")
+    (html / "tex.html").write_text(_page("<main><p>Score $S_{weak}$ and \\[x^2\\]; prices $5 and $10 stay; "
+                                         "<code>$x_1$</code> is code</p></main>"))
+    errors = _by_page(check_book(html, pages=[html / "index.html", html / "tex.html"], front_page=None,
+                                 executable=chromium))
+    raw = [e for e in errors["index.html"] if e.startswith("raw LaTeX")]
+    assert any(r"\(S_{weak}\)" in e for e in raw) and any(r"\cos(u_i, v_i)" in e for e in raw), errors
+    expected = r"raw LaTeX in the text (maths not typeset): Score $S_{weak}$ and \[x^2\]; prices $5 and $10 stay;"
+    assert errors["tex.html"] == [expected], errors
+
+
+def test_a_request_to_another_host_fails_the_page(tmp_path, chromium):
+    (tmp_path / "remote.html").write_text(_page(
+        '<p>x</p><script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>'
+        '<img src="http://example.invalid/x.png">'))
+    errors = _by_page(check_book(tmp_path, front_page=None, executable=chromium))["remote.html"]
+    remote = [e for e in errors if e.startswith("request to a remote host")]
+    assert len(remote) == 2 and "cdn.jsdelivr.net" in remote[0] and "example.invalid" in remote[1], errors
+    origin = "http://127.0.0.1:9/"
+    events = [{"method": "Network.requestWillBeSent", "params": {"request": {"url": u}}}
+              for u in (origin + "a.js", "data:image/png;base64,AA", "https://x.org/f.woff", "https://x.org/f.woff")]
+    assert remote_requests(events, origin) == ["https://x.org/f.woff"]
 
 
 @pytest.mark.slow
