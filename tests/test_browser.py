@@ -12,6 +12,7 @@ import pytest
 
 from math_site import build_math_site
 from xalign.book.browser import PageReport, check_book, find_chromium, remote_requests
+from xalign.book.publish import PUBLIC
 
 # a 1x1 PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -130,6 +131,7 @@ def test_the_smoke_book_in_headless_chromium(built_book, chromium):
     for chapter in ("01_weak", "02_btsr", "03_calibrated", "04_bli", "05_feature"):
         assert re.search(rf'href="chapters/{chapter}\w*\.html"', landing), chapter
     assert "bibliography.html#" in landing  # the papers are cited
+    assert 'id="cite-this-book"' in landing and "@software{xalign" in landing  # from CITATION.cff
     ledger = (Path(html) / "book" / "ledger.html").read_text(encoding="utf-8")
     assert len(re.findall(r'href="chapters/0[1-5]_\w+\.html', ledger)) >= 41  # every item links its chapter
     assert "card-multilingual-e5-small" in (Path(html) / "book" / "compare.html").read_text(encoding="utf-8")
@@ -142,10 +144,11 @@ def test_the_smoke_book_in_headless_chromium(built_book, chromium):
     for page in chapters:
         text = (Path(html) / page).read_text(encoding="utf-8")
         stem = Path(page).stem
-        # the reader features: launch (Colab, Binder), repository and issues, downloads (.ipynb, .py)
-        assert f"colab.research.google.com/github/xalign/xalign/blob/notebooks/book/chapters/{stem}.ipynb" in text
-        assert "mybinder.org/v2/gh/xalign/xalign/notebooks" in text
-        assert "https://github.com/xalign/xalign/issues" in text
+        # the reader features: launch (Colab, Binder), repository and issues only while the project is public
+        # (buttons that work or none), downloads (.ipynb, .py) always
+        launch = (f"colab.research.google.com/github/xalign/xalign/blob/notebooks/book/chapters/{stem}.ipynb",
+                  "mybinder.org/v2/gh/xalign/xalign/notebooks", "https://github.com/xalign/xalign/issues")
+        assert [link in text for link in launch] == [PUBLIC] * 3, (page, PUBLIC)
         assert f"_sources/book/chapters/{stem}.ipynb" in text
         assert re.search(rf'href="[^"]*_downloads/[^"]*/{stem}\.py"', text)
         assert 'id="run-it"' in text

@@ -261,11 +261,12 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
 
 
 def write_pages(root: Path, profile: str) -> None:
-    """Write the book's generated pages under ``root/book/_generated``: the front page's chapter blocks
-    and the thumbnails of the chapters' key figures, the ledger (each item linked to its section), the
+    """Write the book's generated pages under ``root/book/_generated``: the front page's chapter blocks,
+    the thumbnails of the chapters' key figures and its "Cite this book" block (from CITATION.cff), the ledger (each item linked to its section), the
     data sets, the models side by side with every card, the errata and the performance tables."""
     from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown, full_cards_markdown
     from xalign.book.card_precision import precision_markdown
+    from xalign.book.citation import cite_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
     from xalign.book.pages import (
@@ -280,6 +281,7 @@ def write_pages(root: Path, profile: str) -> None:
     chapters_dir = root / "book" / "chapters"
     thumbs = write_thumbnails(chapters_dir, gen / "thumbs", chapter_results(profile))
     write_text(gen / "landing.md", landing_markdown(profile, thumbnails=thumbs, public=PUBLIC))
+    write_text(gen / "cite.md", cite_markdown(public=PUBLIC))
     write_text(gen / "status.md", status_markdown(profile, labels=book_labels(chapters_dir)))
     write_text(gen / "datasets.md", datasets_markdown())
     cards = book_cards()
