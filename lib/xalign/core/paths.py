@@ -6,7 +6,9 @@ Environment variables (all optional):
   holds ``data/`` (fetched data sets), ``models/`` (the converted offline
   encoder) and ``embeddings/`` (cached representations).
 - ``XALIGN_DATA_MIRROR``: a local directory laid out like the public mirror
-  (``muse/``, ``wmt19_newstest2019/``, ...), tried before any download.
+  (``muse/``, ``wmt19_newstest2019/``, ...), tried before any download. Unset or
+  empty: ``../shared/data`` beside the checkout when that folder exists (the
+  Makefile's rule too, :func:`data_mirror`), else no mirror.
 - ``XALIGN_RESULTS``: where chapters write machine-readable results
   (default: ``results/`` at the project root, or ``./results``).
 """
@@ -93,10 +95,40 @@ def cache_dir(kind: str) -> Path:
     return path
 
 
+#: the variable that names the data mirror
+MIRROR_VARIABLE = "XALIGN_DATA_MIRROR"
+#: where a checkout finds the data mirror when the variable is unset: this folder beside the checkout (the
+#: Makefile's ``$(wildcard ../shared/data)``, from the checkout's root)
+SIBLING_MIRROR = ("..", "shared", "data")
+
+
+def sibling_mirror(existing: bool = True) -> Path | None:
+    """``../shared/data`` beside the source checkout, absolute; None outside a checkout (an installed
+    wheel) and, with ``existing``, where that folder does not exist."""
+    if not (PROJECT_ROOT / "pyproject.toml").exists():
+        return None
+    path = PROJECT_ROOT.joinpath(*SIBLING_MIRROR).resolve()
+    return path if path.is_dir() or not existing else None
+
+
 def data_mirror() -> Path | None:
-    """The local data mirror named by ``XALIGN_DATA_MIRROR``, if any."""
-    value = os.environ.get("XALIGN_DATA_MIRROR")
-    return Path(value).expanduser() if value else None
+    """The local data mirror: ``XALIGN_DATA_MIRROR`` when set and not empty, else ``../shared/data`` beside
+    the checkout when it exists (:func:`sibling_mirror`), else None (no mirror: data sets are downloaded)."""
+    value = os.environ.get(MIRROR_VARIABLE)
+    return Path(value).expanduser() if value else sibling_mirror()
+
+
+def mirror_words() -> str:
+    """Which data mirror is used and why, in one phrase (the same words wherever a mirror is reported)."""
+    value = os.environ.get(MIRROR_VARIABLE)
+    if value:
+        return f"data mirror {Path(value).expanduser()} ({MIRROR_VARIABLE})"
+    candidate = sibling_mirror(existing=False)
+    if candidate and candidate.is_dir():
+        return f"data mirror {candidate} (beside the checkout; {MIRROR_VARIABLE} is not set)"
+    where = f"and there is no {candidate}" if candidate else "outside a checkout"
+    return (f"no data mirror ({MIRROR_VARIABLE} is not set {where}): set {MIRROR_VARIABLE} to a folder "
+            "laid out like the mirror (data/README.md lists its folders)")
 
 
 def results_dir() -> Path:
