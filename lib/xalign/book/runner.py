@@ -61,7 +61,8 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     it as ``<chapter>.<name>-<value>.ipynb`` (:func:`rerun_suffix`): a rerun never replaces the page.
     """
     import jupytext
-    import papermill as pm
+
+    from xalign.book.kernel import execute_notebook
 
     chapter = find_chapter(chapter)
     check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
@@ -80,9 +81,7 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
         os.environ[LOG_VARIABLE] = str(log)
         try:
             with ProgressEcho(log, prefix=f"[{chapter[:2]}] ", every=5.0 if progress else 3600.0):
-                pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
-                                    kernel_name="python3", cwd=str(NOTEBOOKS if IN_CHECKOUT else root),
-                                    progress_bar=progress, log_output=False)
+                execute_notebook(source, partial, parameters, NOTEBOOKS if IN_CHECKOUT else root, progress)
             _publish(partial, chapter, (parameters or {}).get("profile"))
             os.replace(partial, output)
         finally:
@@ -90,6 +89,25 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
             if partial.exists():  # keep the failed notebook for inspection
                 os.replace(partial, output.with_name(f"{chapter}.failed.ipynb"))
     return output
+
+
+def saved_results(chapter: str, profile: str, since: float, root: Path | None = None) -> list[dict]:
+    """The results of ``chapter`` and ``profile`` saved at or after ``since`` (seconds since the epoch, as
+    :func:`time.time` gives), newest first, each with its ``_path``: what one run wrote."""
+    from xalign.book.results import load_results
+
+    return [r for r in load_results(chapter, profile, root) if Path(r["_path"]).stat().st_mtime >= since - 1]
+
+
+def run_summary(notebook: Path, results: list[dict]) -> str:
+    """What ``xalign run`` prints when a chapter has run: where its notebook and results went, and the
+    chapter's headline (the sentence the front page shows), one ``label: value`` line each."""
+    lines = [f"notebook: {notebook}"]
+    lines += [f"results:  {r['_path']}" for r in results] or ["results:  none saved (the chapter saves none)"]
+    headline = next((r["headline"] for r in results if r.get("headline")), "")
+    if headline:
+        lines.append(f"headline: {headline}")
+    return "\n".join(lines)
 
 
 class OutputPathError(ValueError):
