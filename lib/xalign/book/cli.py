@@ -147,7 +147,17 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
-        from xalign.book.runner import OutputPathError, find_chapter, model_parameters, run_chapter
+        import time
+
+        from xalign.book.runner import (
+            OutputPathError,
+            find_chapter,
+            model_parameters,
+            run_chapter,
+            run_summary,
+            saved_results,
+        )
+        from xalign.core.paths import mirror_words
         from xalign.core.profiles import ParameterError
 
         try:
@@ -155,7 +165,11 @@ def main(argv: list[str] | None = None) -> int:
             if args.model:
                 params.update(model_parameters(find_chapter(args.chapter), args.model, args.profile))
             params.update(_parse_params(args.parameter))  # explicit -p wins over --model
-            print(run_chapter(args.chapter, params, args.output))
+            print(f"[xalign] {mirror_words()}", flush=True)
+            started = time.time()
+            notebook = run_chapter(args.chapter, params, args.output)
+            chapter = find_chapter(args.chapter)
+            print(run_summary(notebook, saved_results(chapter, params.get("profile") or "default", started)))
         except (ParameterError, ValueError) as exc:
             if not isinstance(exc, (ParameterError, OutputPathError)) and "matches" not in str(exc):
                 raise
@@ -222,6 +236,9 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.data import datasets as D
 
         if args.all:
+            from xalign.core.paths import mirror_words
+
+            print(f"[xalign] {mirror_words()}", flush=True)
             missing, failed = [], []
             for name in D.datasets():
                 try:
