@@ -33,7 +33,7 @@ book: model data
 # paired notebooks (notebooks/*.ipynb, git-ignored) for Jupyter and papermill; the .py files stay the source
 notebooks: env
 	$(BIN)/jupytext --to ipynb notebooks/[0-9][0-9]_*.py
-	@echo "run one with: $(BIN)/papermill notebooks/01_weak_strong_alignment.ipynb out.ipynb -p profile smoke"
+	@echo "run one with: mkdir -p executed && $(BIN)/papermill notebooks/01_weak_strong_alignment.ipynb executed/01_weak_strong_alignment.ipynb -p profile smoke"
 
 test: env
 	$(BIN)/ruff check lib tests notebooks bench
