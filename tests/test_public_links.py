@@ -28,10 +28,13 @@ def _mini_book(root: Path, public: bool) -> Path:
     config = dict(CONFIG, title="mini", xalign={"public": public})
     root.mkdir(parents=True)
     (root / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: nb\n", encoding="utf-8")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: nb\n"
+                                   "  - file: book/bibliography\n", encoding="utf-8")
     shutil.copy(ROOT / "references.bib", root / "references.bib")
     shutil.copytree(ROOT / "book" / "_static", root / "book" / "_static")
-    (root / "intro.md").write_text("# Intro\n\nA page.\n", encoding="utf-8")
+    (root / "intro.md").write_text(f"# Intro\n\nA page.\n\n## Cite this book\n\n{C.cite_markdown(public=public)}",
+                                   encoding="utf-8")
+    (root / "book" / "bibliography.md").write_text("# Papers\n\nThe papers.\n", encoding="utf-8")
     nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# A chapter\n\nText."},
                     {"cell_type": "code", "execution_count": 1, "metadata": {}, "source": "1 + 1",
                      "outputs": [{"output_type": "execute_result", "execution_count": 1, "metadata": {},
@@ -67,6 +70,8 @@ def test_the_built_pages_carry_launch_repository_and_issue_buttons_only_when_pub
                          [REPO_LINKS[2]] if public else []), (page, found)
     nb = (html / "nb.html").read_text(encoding="utf-8")
     assert "nb.ipynb" in nb  # the download button stays: a file of the build
+    intro = (html / "intro.html").read_text(encoding="utf-8")  # the cite block renders (-W: no warning)
+    assert 'id="cite-this-book"' in intro and "highlight-bibtex" in intro and 'href="book/bibliography.html"' in intro
 
 
 def test_cite_this_book_comes_from_citation_cff(tmp_path):
