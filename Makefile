@@ -7,7 +7,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 PROFILE ?= default
-# the data mirror next to the checkout is used when present (override or unset as you like)
+# the data mirror next to the checkout is used when present (override as you like); the CLI applies the same
+# rule when the variable is unset or empty (xalign.core.paths.data_mirror)
 export XALIGN_DATA_MIRROR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 
 .PHONY: env book chapters notebooks test bench model data clean-book clean-cache
