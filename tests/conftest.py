@@ -28,6 +28,16 @@ def _results_to_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
 
 
+@pytest.fixture(autouse=True)
+def _mirror_variable_restored(monkeypatch):
+    """The ``xalign`` command sets XALIGN_DATA_MIRROR by the default rule (core.paths.use_default_mirror):
+    whatever a test's command set is undone after it."""
+    value = os.environ.get("XALIGN_DATA_MIRROR")
+    monkeypatch.setenv("XALIGN_DATA_MIRROR", value or "")
+    if value is None:
+        monkeypatch.delenv("XALIGN_DATA_MIRROR")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
@@ -36,9 +46,9 @@ def rng():
 def mirror_root():
     """The data mirror by the library's own rule (XALIGN_DATA_MIRROR, else ../shared/data beside the
     checkout), or None."""
-    from xalign.core.paths import data_mirror
+    from xalign.core.paths import data_mirror, sibling_mirror
 
-    return data_mirror()
+    return data_mirror() or sibling_mirror()
 
 
 def mirror_available() -> bool:

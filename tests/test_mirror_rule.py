@@ -42,33 +42,58 @@ def test_the_mirror_beside_the_checkout_is_found_without_the_variable(checkout, 
     shared = checkout.parent / "shared" / "data"
     (shared / "toy").mkdir(parents=True)
     (shared / "toy" / "de-en.txt").write_text("haus\thouse\n")
-    assert P.data_mirror() == shared.resolve()
-    monkeypatch.setenv(P.MIRROR_VARIABLE, "")  # what the Makefile exports when it finds none: the same rule
-    assert P.data_mirror() == shared.resolve()
     assert P.mirror_words() == f"data mirror {shared.resolve()} (beside the checkout; XALIGN_DATA_MIRROR is not set)"
-    path = D.fetch("toy", "de-en.txt")
+    assert P.use_default_mirror() == shared.resolve() == P.data_mirror()
+    assert P.mirror_words() == f"data mirror {shared.resolve()} (beside the checkout)"
+    path = D.fetch("toy", "de-en.txt")  # what a chapter's kernel does, with the variable it inherits
     assert path.read_text() == "haus\thouse\n" and any(p["origin"] == "mirror" for p in D.provenance())
+    monkeypatch.setenv(P.MIRROR_VARIABLE, "")  # what the Makefile exports when it finds none: the same rule
+    assert P.use_default_mirror() == shared.resolve()
     other = checkout.parent / "elsewhere"
     monkeypatch.setenv(P.MIRROR_VARIABLE, str(other))  # the variable wins
-    assert P.data_mirror() == other and P.mirror_words() == f"data mirror {other} (XALIGN_DATA_MIRROR)"
+    assert P.use_default_mirror() == other and P.mirror_words() == f"data mirror {other} (XALIGN_DATA_MIRROR)"
 
 
-def test_no_mirror_is_said_in_the_same_words_by_the_error(checkout):
-    assert P.data_mirror() is None
-    words = P.mirror_words()
+def test_the_command_applies_the_rule_before_anything_runs(checkout, monkeypatch, capsys):
+    from xalign.book.cli import main
+
+    shared = checkout.parent / "shared" / "data"
+    shared.mkdir(parents=True)
+    monkeypatch.setenv("XALIGN_CACHE", str(checkout / "cache"))
+    assert main(["cache", "path"]) == 0
+    assert P.data_mirror() == shared.resolve()  # set for this process and every kernel it starts
+
+
+def test_no_mirror_is_said_in_one_phrase_and_a_missing_data_set_ends_a_run_in_two_lines(checkout, monkeypatch,
+                                                                                       capsys):
+    from papermill.exceptions import PapermillExecutionError
+
+    from xalign.book import runner as R
+    from xalign.book.cli import main
+
+    assert P.use_default_mirror() is None and P.data_mirror() is None
     expected = checkout.parent.resolve() / "shared" / "data"
+    words = P.mirror_words()
     assert words.startswith(f"no data mirror (XALIGN_DATA_MIRROR is not set and there is no {expected}): set "
                             "XALIGN_DATA_MIRROR to a folder")
-    with pytest.raises(D.DataNotFoundError) as err:
+    with pytest.raises(D.DataNotFoundError, match="'toy'"):
         D.fetch("toy", "de-en.txt")
-    msg = str(err.value)
-    assert words in msg and "'toy'" in msg and "ask the toy maker" in msg and "homepage" not in msg
+    evalue = "data set 'xnli' (XNLI): file 'xnli.test.tsv' is not cached, not in the mirror"
+
+    def missing(chapter, params, output=None):
+        raise PapermillExecutionError(3, 2, "fetch()", "DataNotFoundError", evalue, ["...190 lines..."])
+
+    monkeypatch.setattr(R, "run_chapter", missing)
+    assert main(["run", "05", "--profile", "smoke"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"xalign: chapter 05_feature_based_transfer needs data that is not here: {evalue}",
+                   f"[xalign] {words}"]
 
 
 def test_outside_a_checkout_there_is_no_sibling_rule(checkout, monkeypatch, tmp_path):
     (checkout.parent / "shared" / "data").mkdir(parents=True)
     monkeypatch.setattr(P, "PROJECT_ROOT", tmp_path / "site-packages")  # an installed wheel: no pyproject.toml
-    assert P.data_mirror() is None and "outside a checkout" in P.mirror_words()
+    assert P.use_default_mirror() is None and "outside a checkout" in P.mirror_words()
 
 
 def test_the_makefile_uses_the_same_folder():

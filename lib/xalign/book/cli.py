@@ -143,11 +143,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.data_mirror:
         os.environ["XALIGN_DATA_MIRROR"] = os.path.abspath(args.data_mirror)
+    from xalign.core.paths import use_default_mirror
+
+    use_default_mirror()  # unset: ../shared/data beside the checkout, as the Makefile finds it
     if args.cache:
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
         import time
+
+        from papermill.exceptions import PapermillExecutionError
 
         from xalign.book.runner import (
             OutputPathError,
@@ -167,7 +172,15 @@ def main(argv: list[str] | None = None) -> int:
             params.update(_parse_params(args.parameter))  # explicit -p wins over --model
             print(f"[xalign] {mirror_words()}", flush=True)
             started = time.time()
-            notebook = run_chapter(args.chapter, params, args.output)
+            try:
+                notebook = run_chapter(args.chapter, params, args.output)
+            except PapermillExecutionError as exc:
+                if exc.ename != "DataNotFoundError":
+                    raise
+                # a data set that is not here: its own message and the mirror rule, not the kernel's traceback
+                print(f"xalign: chapter {find_chapter(args.chapter)} needs data that is not here: "
+                      f"{exc.evalue}\n[xalign] {mirror_words()}", file=sys.stderr)
+                return 1
             chapter = find_chapter(args.chapter)
             print(run_summary(notebook, saved_results(chapter, params.get("profile") or "default", started)))
         except (ParameterError, ValueError) as exc:

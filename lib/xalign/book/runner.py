@@ -63,9 +63,11 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     import jupytext
 
     from xalign.book.kernel import execute_notebook
+    from xalign.core.paths import use_default_mirror
 
     chapter = find_chapter(chapter)
     check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
+    use_default_mirror()  # the kernel inherits the variable: ../shared/data beside the checkout when unset
     root = Path(build_root) if build_root else work_root()
     output = Path(output) if output else root / "book" / "chapters" / f"{chapter}{rerun_suffix(chapter, parameters)}.ipynb"
     check_outputs(output, chapter, (parameters or {}).get("profile") or "default")  # before any work too

@@ -28,10 +28,11 @@ import yaml
 
 from xalign.core.atomic import atomic_path
 from xalign.core.hashing import file_sha256
-from xalign.core.paths import cache_dir, data_mirror, mirror_words
+from xalign.core.paths import cache_dir, data_mirror
 
 DECLARATIONS = Path(__file__).with_name("datasets.yaml")  # package data
 REGISTRY = Path(__file__).with_name("registry.txt")
+MIRROR_VARIABLE = "XALIGN_DATA_MIRROR"
 
 _FETCHED: dict[str, dict] = {}
 _RECORDERS: list[dict[str, dict]] = []  # open files_used() blocks
@@ -142,15 +143,12 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
     try:
         _download(ds, relpath, target, expected)
     except Exception as exc:  # network down, 404, checksum mismatch, ...
+        where = f"{mirror_root}/{ds.mirror}/{relpath}" if mirror_root else f"<mirror>/{ds.mirror}/{relpath}"
         how = ds.url(relpath) or ds.obtain or ds.homepage
-        if mirror_root is None:  # the same words as every report of the mirror (core.paths.mirror_words)
-            mirror_part = f"{mirror_words()} (or `xalign --data-mirror DIR`)"
-        else:
-            used = f"the mirror {mirror_root}" if mirror else mirror_words()
-            mirror_part = f"not in {used}: no {mirror_root / ds.mirror / relpath}"
         raise DataNotFoundError(
-            f"data set {name!r} ({ds.title}): file {relpath!r} is not cached and could not be downloaded "
-            f"({how}: {exc}); {mirror_part}") from exc
+            f"data set {name!r} ({ds.title}): file {relpath!r} is not cached, not in the mirror "
+            f"({where}), and could not be downloaded ({how}): {exc}. Set {MIRROR_VARIABLE} "
+            f"(or `xalign --data-mirror DIR`) to a folder laid out like the mirror.") from exc
     return _record(ds, relpath, target, "download")
 
 
