@@ -7,7 +7,8 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 PROFILE ?= default
-# the data mirror next to the checkout is used when present (override or unset as you like)
+# the data mirror next to the checkout is used when present (override as you like); the CLI applies the same
+# rule when the variable is unset or empty (xalign.core.paths.data_mirror)
 export XALIGN_DATA_MIRROR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 
 .PHONY: env book chapters notebooks test bench model data clean-book clean-cache
@@ -33,7 +34,7 @@ book: model data
 # paired notebooks (notebooks/*.ipynb, git-ignored) for Jupyter and papermill; the .py files stay the source
 notebooks: env
 	$(BIN)/jupytext --to ipynb notebooks/[0-9][0-9]_*.py
-	@echo "run one with: $(BIN)/papermill notebooks/01_weak_strong_alignment.ipynb out.ipynb -p profile smoke"
+	@echo "run one with: mkdir -p executed && $(BIN)/papermill notebooks/01_weak_strong_alignment.ipynb executed/01_weak_strong_alignment.ipynb -p profile smoke"
 
 test: env
 	$(BIN)/ruff check lib tests notebooks bench

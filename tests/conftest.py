@@ -28,14 +28,32 @@ def _results_to_tmp(tmp_path, monkeypatch):
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
 
 
+@pytest.fixture(autouse=True)
+def _mirror_variable_restored(monkeypatch):
+    """The ``xalign`` command sets XALIGN_DATA_MIRROR by the default rule (core.paths.use_default_mirror):
+    whatever a test's command set is undone after it."""
+    value = os.environ.get("XALIGN_DATA_MIRROR")
+    monkeypatch.setenv("XALIGN_DATA_MIRROR", value or "")
+    if value is None:
+        monkeypatch.delenv("XALIGN_DATA_MIRROR")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
 
 
+def mirror_root():
+    """The data mirror by the library's own rule (XALIGN_DATA_MIRROR, else ../shared/data beside the
+    checkout), or None."""
+    from xalign.core.paths import data_mirror, sibling_mirror
+
+    return data_mirror() or sibling_mirror()
+
+
 def mirror_available() -> bool:
-    path = os.environ.get("XALIGN_DATA_MIRROR")
-    return bool(path) and os.path.isdir(path)
+    path = mirror_root()
+    return path is not None and path.is_dir()
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +93,7 @@ def tiny_models(tmp_path_factory):
 
     if not mirror_available():
         pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR) for tokenizer training text")
-    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
+    files = sorted(glob.glob(os.path.join(str(mirror_root()), "wmt19_newstest2019", "*", "*")))
     sentences = [s for f in files for s in Path(f).read_text(encoding="utf-8").split("\n")[:150]]
     root = tmp_path_factory.mktemp("tiny")
     return {fam: build_tiny_model(fam, root / fam, sentences) for fam in FAMILIES}

@@ -5,11 +5,14 @@ from __future__ import annotations
 import base64
 import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from xalign.book.browser import PageReport, check_book, find_chromium
+from math_site import build_math_site
+from xalign.book.browser import PageReport, check_book, find_chromium, remote_requests
+from xalign.book.publish import PUBLIC
 
 # a 1x1 PNG
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
@@ -83,6 +86,37 @@ def test_a_wide_table_needs_its_own_scroll_box_and_no_machine_path_shows(tmp_pat
     assert "boxed.1280.png" in shots and "boxed.390.png" in shots  # each page at both widths
 
 
+def test_maths_is_typeset_from_the_book_s_own_mathjax_and_raw_latex_fails(tmp_path, chromium):
+    """A Sphinx site with the book's maths settings passes: MathJax loads from its _static, typesets
+    every span, and no request leaves the local server. The same pages without MathJax's files, and
+    a page with TeX outside any math element, fail on each raw span; code keeps its dollars."""
+    html = build_math_site(tmp_path)
+    errors = _by_page(check_book(html, front_page=None, executable=chromium))
+    assert errors == {"index.html": [], "plain.html": [], "search.html": [], "genindex.html": []}, errors
+    shutil.rmtree(html / "_static" / "mathjax")
+    (html / "tex.html").write_text(_page("<main><p>Score $S_{weak}$ and \\[x^2\\]; prices $5 and $10 stay; "
+                                         "<code>$x_1$</code> is code</p></main>"))
+    errors = _by_page(check_book(html, pages=[html / "index.html", html / "tex.html"], front_page=None,
+                                 executable=chromium))
+    raw = [e for e in errors["index.html"] if e.startswith("raw LaTeX")]
+    assert any(r"\(S_{weak}\)" in e for e in raw) and any(r"\cos(u_i, v_i)" in e for e in raw), errors
+    expected = r"raw LaTeX in the text (maths not typeset): Score $S_{weak}$ and \[x^2\]; prices $5 and $10 stay;"
+    assert errors["tex.html"] == [expected], errors
+
+
+def test_a_request_to_another_host_fails_the_page(tmp_path, chromium):
+    (tmp_path / "remote.html").write_text(_page(
+        '<p>x</p><script src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-chtml.js"></script>'
+        '<img src="http://example.invalid/x.png">'))
+    errors = _by_page(check_book(tmp_path, front_page=None, executable=chromium))["remote.html"]
+    remote = [e for e in errors if e.startswith("request to a remote host")]
+    assert len(remote) == 2 and "cdn.jsdelivr.net" in remote[0] and "example.invalid" in remote[1], errors
+    origin = "http://127.0.0.1:9/"
+    events = [{"method": "Network.requestWillBeSent", "params": {"request": {"url": u}}}
+              for u in (origin + "a.js", "data:image/png;base64,AA", "https://x.org/f.woff", "https://x.org/f.woff")]
+    assert remote_requests(events, origin) == ["https://x.org/f.woff"]
+
+
 @pytest.mark.slow
 def test_the_smoke_book_in_headless_chromium(built_book, chromium):
     """Every page of the smoke book: no console errors, figures present, links and anchors resolve (the
@@ -97,6 +131,7 @@ def test_the_smoke_book_in_headless_chromium(built_book, chromium):
     for chapter in ("01_weak", "02_btsr", "03_calibrated", "04_bli", "05_feature"):
         assert re.search(rf'href="chapters/{chapter}\w*\.html"', landing), chapter
     assert "bibliography.html#" in landing  # the papers are cited
+    assert 'id="cite-this-book"' in landing and "@software{xalign" in landing  # from CITATION.cff
     ledger = (Path(html) / "book" / "ledger.html").read_text(encoding="utf-8")
     assert len(re.findall(r'href="chapters/0[1-5]_\w+\.html', ledger)) >= 41  # every item links its chapter
     assert "card-multilingual-e5-small" in (Path(html) / "book" / "compare.html").read_text(encoding="utf-8")
@@ -109,10 +144,11 @@ def test_the_smoke_book_in_headless_chromium(built_book, chromium):
     for page in chapters:
         text = (Path(html) / page).read_text(encoding="utf-8")
         stem = Path(page).stem
-        # the reader features: launch (Colab, Binder), repository and issues, downloads (.ipynb, .py)
-        assert f"colab.research.google.com/github/xalign/xalign/blob/notebooks/book/chapters/{stem}.ipynb" in text
-        assert "mybinder.org/v2/gh/xalign/xalign/notebooks" in text
-        assert "https://github.com/xalign/xalign/issues" in text
+        # the reader features: launch (Colab, Binder), repository and issues only while the project is public
+        # (buttons that work or none), downloads (.ipynb, .py) always
+        launch = (f"colab.research.google.com/github/xalign/xalign/blob/notebooks/book/chapters/{stem}.ipynb",
+                  "mybinder.org/v2/gh/xalign/xalign/notebooks", "https://github.com/xalign/xalign/issues")
+        assert [link in text for link in launch] == [PUBLIC] * 3, (page, PUBLIC)
         assert f"_sources/book/chapters/{stem}.ipynb" in text
         assert re.search(rf'href="[^"]*_downloads/[^"]*/{stem}\.py"', text)
         assert 'id="run-it"' in text

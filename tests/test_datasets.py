@@ -4,7 +4,7 @@ import hashlib
 
 import pytest
 
-from conftest import mirror_available
+from conftest import mirror_available, mirror_root
 from xalign.data import datasets as D
 
 
@@ -84,11 +84,10 @@ def test_every_declaration_is_complete():
 @pytest.mark.skipif(not mirror_available(), reason="needs XALIGN_DATA_MIRROR")
 def test_mirror_matches_the_registry():
     """Every declared file is in the mirror with the declared sha256."""
-    import os
     from pathlib import Path
 
     D.datasets.cache_clear()
-    root = Path(os.environ["XALIGN_DATA_MIRROR"])
+    root = Path(mirror_root())
     for ds in D.datasets().values():
         for rel, sha in ds.checksums.items():
             assert D.file_sha256(root / ds.mirror / rel) == sha, f"{ds.name}/{rel}"

@@ -10,7 +10,7 @@ no pad token of its own); both chapters on all three families would take minutes
 import pytest
 
 from chapter_smoke import run_smoke
-from conftest import mirror_available
+from conftest import mirror_available, mirror_root
 from xalign.core.tiny_decoders import DECODER_FAMILIES
 
 pytestmark = [pytest.mark.slow,
@@ -26,7 +26,7 @@ def tiny_decoders(tmp_path_factory):
 
     from xalign.core.tiny import build_tiny_model
 
-    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
+    files = sorted(glob.glob(os.path.join(str(mirror_root()), "wmt19_newstest2019", "*", "*")))
     sentences = [s for f in files for s in Path(f).read_text(encoding="utf-8").split("\n")[:150]]
     root = tmp_path_factory.mktemp("tiny_decoders")
     return {fam: build_tiny_model(fam, root / fam, sentences) for fam in DECODER_FAMILIES}

@@ -76,6 +76,7 @@ def test_landing_page_has_one_block_per_chapter_with_headline_thumbnail_and_link
     assert "```{image} /book/_generated/thumbs/05.png" in page and page.count("{image}") == 1
     assert "not run yet with the `default` profile" in page  # chapters without results say so
     assert page.count("no public home yet") == 1 and "| Status | Items | Meaning |" in page
+    assert "future address" not in page and "launch links" not in page  # the buttons are gone, not dead
     assert "no public home" not in LP.landing_markdown("default", public=True)
 
 

@@ -162,3 +162,25 @@ def test_collapsed_classifiers_are_left_out_of_the_agreement(tmp_path, monkeypat
     assert saved.max_abs_diff == pytest.approx(abs(60.0 - mlp.loc["de", "paper"]))
     flags = {r["lang"]: r["collapsed"] for r in saved.rows if r["classifier"] == "MLP" and r["lang"] in ("en", "de")}
     assert flags == {"en": True, "de": False}
+
+
+def test_a_fresh_clone_s_status_shows_the_reference_without_calling_it_stale(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "empty"))  # a fresh clone: no results of its own
+    assert L.shows_reference("default")
+    text = status_text("default")
+    assert "(stale)" not in text and "committed reference run" in text and "xalign check --rerun" in text
+    assert not any(r["stale"] for r in L.ledger("default"))
+    assert "(stale: made by older library code)" not in status_markdown("default")
+
+
+def test_a_stale_own_result_is_marked_and_explained(tmp_path, monkeypatch):
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path))
+    run = ChapterRun("05_feature_based_transfer", "nyholm2020", "default", {"model": "multilingual-e5-small"})
+    run.compare("table2", pd.DataFrame({"split": ["dev", "test"], "value": [2490, 5010]}), keys=["split"])
+    path = run.save()
+    saved = json.loads(path.read_text())
+    assert "(stale)" not in status_text("default", tmp_path)
+    path.write_text(json.dumps(dict(saved, code_hash="0" * 16)))
+    text = status_text("default", tmp_path)
+    assert "multilingual-e5-small (stale)" in text
+    assert "(stale): the result was made by older library code than this checkout's" in text

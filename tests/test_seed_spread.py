@@ -136,14 +136,14 @@ def test_bench_writes_the_record_and_prints_a_table(tmp_path, monkeypatch):
     import os
     from pathlib import Path
 
-    from conftest import mirror_available
+    from conftest import mirror_available, mirror_root
 
     if not mirror_available():
         pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR)")
     from xalign.core.tiny import build_tiny_model
 
     monkeypatch.setenv("XALIGN_CACHE", str(tmp_path / "cache"))
-    files = sorted(glob.glob(os.path.join(os.environ["XALIGN_DATA_MIRROR"], "wmt19_newstest2019", "*", "*")))
+    files = sorted(glob.glob(os.path.join(str(mirror_root()), "wmt19_newstest2019", "*", "*")))
     sentences = [s for f in files for s in Path(f).read_text(encoding="utf-8").split("\n")[:60]]
     model = str(build_tiny_model("mbert", tmp_path / "mbert", sentences, vocab_size=1000))
     spec = importlib.util.spec_from_file_location("bench_seeds", Path(__file__).parents[1] / "bench" /

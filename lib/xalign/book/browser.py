@@ -6,8 +6,12 @@ nothing but the browser: no driver, no websocket library. The book is served ove
 from a local server, as GitHub Pages serves it. For each page:
 
 - no console errors: ``console.error``, uncaught exceptions, and resources of the book
-  that fail to load (a request to another site, such as MathJax's CDN, is reported as
-  external and does not fail the check: the test machines have no network);
+  that fail to load;
+- no request to another host: the book reads offline (MathJax included), so every
+  ``http(s)``/``ws(s)`` request a page makes goes to the local server (``data:`` and
+  ``blob:`` URLs are in the page itself);
+- no raw LaTeX in the visible text once MathJax has typeset the page: no ``\\(``, ``\\)``,
+  ``\\[``, ``\\]``, ``$$`` or ``$...$`` holding ``\\``, ``_``, ``^`` or braces, outside code;
 - every image present and decoded (``naturalWidth > 0``), which a missing or empty file fails;
 - every internal link resolves to a file of the build (and its ``#anchor`` to an id there);
 - on the front page, the reproduction status table is visible.
@@ -45,6 +49,9 @@ _PAGE_JS = r"""
   const imgs = Array.from(document.images);
   await Promise.all(imgs.map(i => { i.loading = "eager"; return i.complete ? null :
       new Promise(r => { i.addEventListener("load", r); i.addEventListener("error", r); setTimeout(r, 10000); }); }));
+  // MathJax (deferred, so loaded by now) typesets after the load event: wait for its first pass
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise)
+    await Promise.race([MathJax.startup.promise, new Promise(r => setTimeout(r, 20000))]);
   const visible = el => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
       return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
   const tables = Array.from(document.querySelectorAll("table")).filter(t =>
@@ -59,6 +66,7 @@ _PAGE_JS = r"""
     body_text: document.body ? document.body.innerText.length : 0,
     main_text: (document.querySelector("main") || document.body || {innerText: ""}).innerText,
     wide_tables: wideTables(),
+    raw_math: rawMath(),
   };
 })()
 """
@@ -92,7 +100,24 @@ function wideTables() {
 MACHINE_PATH = re.compile(r"(?<![\w.])(?:/tmp/|/var/tmp/|/home/|/root/|/Users/|/work/|[A-Z]:\\)[^\s]*")
 
 
-PAGE_JS = _PAGE_JS.replace("${WIDE}", _WIDE_JS)
+#: visible text outside code that still holds TeX: maths that MathJax did not typeset (not loaded, not
+#: matched by its processHtmlClass, or outside any math element)
+_RAW_MATH_JS = r"""
+function rawMath() {
+  const out = [], skip = "pre, code, kbd, samp, script, style, textarea, mjx-container, .highlight";
+  const tex = /\\\(|\\\)|\\\[|\\\]|\$\$|\$[^$\n]*[\\_^{}][^$\n]*\$/;
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    if (!el || el.closest(skip) || !tex.test(n.textContent)) continue;
+    if (el.checkVisibility && !el.checkVisibility({visibilityProperty: true, opacityProperty: true})) continue;
+    out.push(n.textContent.trim().replace(/\s+/g, " ").slice(0, 100));
+  }
+  return Array.from(new Set(out));
+}
+"""
+
+PAGE_JS = _PAGE_JS.replace("${WIDE}", _WIDE_JS + _RAW_MATH_JS)
 
 
 def find_chromium() -> str | None:
@@ -138,7 +163,7 @@ class Chromium:
         os.close(from_chrome_w)
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        for method in ("Page.enable", "Runtime.enable", "Log.enable"):
+        for method in ("Page.enable", "Runtime.enable", "Log.enable", "Network.enable"):
             self.call(method, session=self.session)
         self._metrics(self.height)
         return self
@@ -258,6 +283,19 @@ def _console_problems(events: list[dict], origin: str) -> tuple[list[str], list[
     return errors, external
 
 
+def remote_requests(events: list[dict], origin: str) -> list[str]:
+    """The URLs of the requests a page made to any host but ``origin`` (the local server), in order, once each.
+
+    Args:
+        events: DevTools events (``Network.requestWillBeSent`` among them).
+        origin: the local server's address, ``http://127.0.0.1:PORT/``.
+    """
+    urls = (m.get("params", {}).get("request", {}).get("url", "") for m in events
+            if m.get("method") == "Network.requestWillBeSent")
+    return list(dict.fromkeys(u for u in urls
+                              if urlsplit(u).scheme in ("http", "https", "ws", "wss") and not u.startswith(origin)))
+
+
 def _link_problems(links: list[str], page: Path, html_dir: Path, origin: str, ids: dict) -> list[str]:
     out = []
     for href in sorted(set(links)):
@@ -340,6 +378,9 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
                 info = browser.evaluate(PAGE_JS)
                 report = PageReport(rel, title=info["title"], n_images=info["n_images"])
                 report.errors, report.external = _console_problems(browser.events, origin)
+                report.errors += [f"request to a remote host (the book must read offline): {u}"
+                                  for u in remote_requests(browser.events, origin)]
+                report.errors += [f"raw LaTeX in the text (maths not typeset): {t}" for t in info["raw_math"]]
                 report.errors += [f"image missing or empty: {src}" for src in info["broken_images"]]
                 report.errors += _link_problems(info["links"], page, html_dir, origin, ids)
                 if info["body_text"] == 0:

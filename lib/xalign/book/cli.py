@@ -143,11 +143,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.data_mirror:
         os.environ["XALIGN_DATA_MIRROR"] = os.path.abspath(args.data_mirror)
+    from xalign.core.paths import use_default_mirror
+
+    use_default_mirror()  # unset: ../shared/data beside the checkout, as the Makefile finds it
     if args.cache:
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
-        from xalign.book.runner import OutputPathError, find_chapter, model_parameters, run_chapter
+        import time
+
+        from papermill.exceptions import PapermillExecutionError
+
+        from xalign.book.runner import (
+            OutputPathError,
+            find_chapter,
+            model_parameters,
+            run_chapter,
+            run_summary,
+            saved_results,
+        )
+        from xalign.core.paths import mirror_words
         from xalign.core.profiles import ParameterError
 
         try:
@@ -155,7 +170,19 @@ def main(argv: list[str] | None = None) -> int:
             if args.model:
                 params.update(model_parameters(find_chapter(args.chapter), args.model, args.profile))
             params.update(_parse_params(args.parameter))  # explicit -p wins over --model
-            print(run_chapter(args.chapter, params, args.output))
+            print(f"[xalign] {mirror_words()}", flush=True)
+            started = time.time()
+            try:
+                notebook = run_chapter(args.chapter, params, args.output)
+            except PapermillExecutionError as exc:
+                if exc.ename != "DataNotFoundError":
+                    raise
+                # a data set that is not here: its own message and the mirror rule, not the kernel's traceback
+                print(f"xalign: chapter {find_chapter(args.chapter)} needs data that is not here: "
+                      f"{exc.evalue}\n[xalign] {mirror_words()}", file=sys.stderr)
+                return 1
+            chapter = find_chapter(args.chapter)
+            print(run_summary(notebook, saved_results(chapter, params.get("profile") or "default", started)))
         except (ParameterError, ValueError) as exc:
             if not isinstance(exc, (ParameterError, OutputPathError)) and "matches" not in str(exc):
                 raise
@@ -222,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.data import datasets as D
 
         if args.all:
+            from xalign.core.paths import mirror_words
+
+            print(f"[xalign] {mirror_words()}", flush=True)
             missing, failed = [], []
             for name in D.datasets():
                 try:

@@ -140,8 +140,7 @@ def landing_markdown(profile: str = "default", root: Path | None = None, thumbna
     results = chapter_results(profile, root)
     out = []
     if not public:
-        out += ["```{note}", ("The project has no public home yet: the repository, issue and launch links of this "
-                "site point at its future address and do not work yet. Every command on these pages runs from a "
+        out += ["```{note}", ("The project has no public home yet: every command on these pages runs from a "
                 "checkout of the project."), "```", ""]
     if L.shows_reference(profile, root):
         out += [(f"*These pages show the committed reference run of the `{profile}` profile (`reference/`): "

@@ -273,11 +273,17 @@ def _cells(table: dict, item: Item) -> list[tuple[float, float]]:
 
 def ledger(profile: str = "default", root: Path | None = None) -> list[dict]:
     """One row per declared item of every paper, in book order (from the committed reference run
-    when :func:`shows_reference`)."""
+    when :func:`shows_reference`).
+
+    A row of the committed reference run is never ``stale``: the reference is the record of the commit
+    that made it, older than any later library code by design; ``xalign check --rerun`` says whether this
+    checkout's code still reproduces it. A row of one's own run is stale when older library code made it.
+    """
     rows, reference = [], shows_reference(profile, root)
     for paper in meta.PAPERS:
         result, _ = pick_result(paper, profile, root, reference)
-        rows += [judge(it, result, profile) for it in items(paper)]
+        rows += [dict(judge(it, result, profile), stale=False) if reference else judge(it, result, profile)
+                 for it in items(paper)]
     return rows
 
 

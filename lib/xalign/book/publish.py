@@ -164,11 +164,16 @@ def _this_run(run: dict | None) -> str:
             f"representations).\n\n")
 
 
-def papermill_command(chapter: str, output: str = "out.ipynb", profile: str = "smoke") -> str:
+#: where the Jupyter route's executed notebooks go: a folder of the checkout that git ignores
+EXECUTED_DIR = "executed"
+
+
+def papermill_command(chapter: str, profile: str = "smoke") -> str:
     """The Jupyter route for one chapter, from a checkout's root: pair the ``.py`` source with an
-    ``.ipynb`` (jupytext), then execute it with papermill."""
-    return (f"jupytext --to ipynb notebooks/{chapter}.py && "
-            f"papermill notebooks/{chapter}.ipynb {output} -p profile {profile}")
+    ``.ipynb`` (jupytext), then execute it with papermill into ``executed/<chapter>.ipynb`` (git-ignored:
+    the run leaves nothing to commit; papermill does not create the folder, so the command does)."""
+    return (f"jupytext --to ipynb notebooks/{chapter}.py && mkdir -p {EXECUTED_DIR} && "
+            f"papermill notebooks/{chapter}.ipynb {EXECUTED_DIR}/{chapter}.ipynb -p profile {profile}")
 
 
 def run_it_markdown(chapter: str, source: str = "", run: dict | None = None, public: bool | None = None) -> str:

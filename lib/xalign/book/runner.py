@@ -61,10 +61,13 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
     it as ``<chapter>.<name>-<value>.ipynb`` (:func:`rerun_suffix`): a rerun never replaces the page.
     """
     import jupytext
-    import papermill as pm
+
+    from xalign.book.kernel import execute_notebook
+    from xalign.core.paths import use_default_mirror
 
     chapter = find_chapter(chapter)
     check_parameters(chapter, parameters or {})  # before any work: names and types against the profile
+    use_default_mirror()  # the kernel inherits the variable: ../shared/data beside the checkout when unset
     root = Path(build_root) if build_root else work_root()
     output = Path(output) if output else root / "book" / "chapters" / f"{chapter}{rerun_suffix(chapter, parameters)}.ipynb"
     check_outputs(output, chapter, (parameters or {}).get("profile") or "default")  # before any work too
@@ -80,9 +83,7 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
         os.environ[LOG_VARIABLE] = str(log)
         try:
             with ProgressEcho(log, prefix=f"[{chapter[:2]}] ", every=5.0 if progress else 3600.0):
-                pm.execute_notebook(str(source), str(partial), parameters=parameters or {},
-                                    kernel_name="python3", cwd=str(NOTEBOOKS if IN_CHECKOUT else root),
-                                    progress_bar=progress, log_output=False)
+                execute_notebook(source, partial, parameters, NOTEBOOKS if IN_CHECKOUT else root, progress)
             _publish(partial, chapter, (parameters or {}).get("profile"))
             os.replace(partial, output)
         finally:
@@ -90,6 +91,25 @@ def run_chapter(chapter: str, parameters: dict | None = None, output: str | Path
             if partial.exists():  # keep the failed notebook for inspection
                 os.replace(partial, output.with_name(f"{chapter}.failed.ipynb"))
     return output
+
+
+def saved_results(chapter: str, profile: str, since: float, root: Path | None = None) -> list[dict]:
+    """The results of ``chapter`` and ``profile`` saved at or after ``since`` (seconds since the epoch, as
+    :func:`time.time` gives), newest first, each with its ``_path``: what one run wrote."""
+    from xalign.book.results import load_results
+
+    return [r for r in load_results(chapter, profile, root) if Path(r["_path"]).stat().st_mtime >= since - 1]
+
+
+def run_summary(notebook: Path, results: list[dict]) -> str:
+    """What ``xalign run`` prints when a chapter has run: where its notebook and results went, and the
+    chapter's headline (the sentence the front page shows), one ``label: value`` line each."""
+    lines = [f"notebook: {notebook}"]
+    lines += [f"results:  {r['_path']}" for r in results] or ["results:  none saved (the chapter saves none)"]
+    headline = next((r["headline"] for r in results if r.get("headline")), "")
+    if headline:
+        lines.append(f"headline: {headline}")
+    return "\n".join(lines)
 
 
 class OutputPathError(ValueError):
@@ -261,11 +281,12 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
 
 
 def write_pages(root: Path, profile: str) -> None:
-    """Write the book's generated pages under ``root/book/_generated``: the front page's chapter blocks
-    and the thumbnails of the chapters' key figures, the ledger (each item linked to its section), the
+    """Write the book's generated pages under ``root/book/_generated``: the front page's chapter blocks,
+    the thumbnails of the chapters' key figures and its "Cite this book" block (from CITATION.cff), the ledger (each item linked to its section), the
     data sets, the models side by side with every card, the errata and the performance tables."""
     from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown, full_cards_markdown
     from xalign.book.card_precision import precision_markdown
+    from xalign.book.citation import cite_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
     from xalign.book.pages import (
@@ -280,6 +301,7 @@ def write_pages(root: Path, profile: str) -> None:
     chapters_dir = root / "book" / "chapters"
     thumbs = write_thumbnails(chapters_dir, gen / "thumbs", chapter_results(profile))
     write_text(gen / "landing.md", landing_markdown(profile, thumbnails=thumbs, public=PUBLIC))
+    write_text(gen / "cite.md", cite_markdown(public=PUBLIC))
     write_text(gen / "status.md", status_markdown(profile, labels=book_labels(chapters_dir)))
     write_text(gen / "datasets.md", datasets_markdown())
     cards = book_cards()

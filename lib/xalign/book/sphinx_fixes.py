@@ -4,7 +4,9 @@ sphinx-thebe 0.3.1 under Sphinx 7.4 adds its inline configuration script
 (``const THEBE_JS_URL = ...``) twice, so every page throws "Identifier
 'THEBE_JS_URL' has already been declared" (once with no file name, once
 with an empty one). Inline scripts with the same body, and files with the same
-name and attributes, are kept once per page here.
+name and attributes, are kept once per page here, in the page's own list of
+scripts (a new list would drop every script that a later handler adds, such as
+MathJax on a page with maths).
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ def dedupe_scripts(app, pagename, templatename, context, doctree) -> None:
         if key not in seen:
             seen.add(key)
             kept.append(js)
-    context["script_files"] = kept
+    scripts[:] = kept  # in place: Sphinx's builder keeps this very list, and handlers after this one
+    # (sphinx.ext.mathjax's install_mathjax among them) add their scripts to it
 
 
 def setup(app):

@@ -19,6 +19,8 @@ from xalign.papers import meta
 #: chapter (notebook stem) -> title, in book order
 CHAPTERS = {meta.metadata(p)["chapter"]: meta.metadata(p)["short"] for p in meta.PAPERS}
 RED = "#b00020"
+#: how a row made by older library code is marked in the terminal (explained under the counts)
+STALE = "(stale)"
 
 
 def status_table(profile: str = "default", root: Path | None = None) -> pd.DataFrame:
@@ -32,12 +34,16 @@ def status_text(profile: str = "default", root: Path | None = None) -> str:
     out = [f"Reproduction ledger, profile {profile!r}: {len(rows)} items"]
     if L.shows_reference(profile, root):
         out.append("No results of this profile here yet: showing the committed reference run (reference/). "
-                   "Run a chapter (xalign run 01) or the book (make book) to see your own.")
+                   "Run a chapter (xalign run 01) or the book (make book) to see your own; "
+                   "xalign check --rerun says whether this checkout still reproduces the reference.")
     out += [f"  {n:3d}  {s}" for s, n in L.counts(rows).items() if n]
+    if any(r["stale"] for r in rows):
+        out.append(f"{STALE}: the result was made by older library code than this checkout's (its code hash "
+                   "differs); rerun its chapter (xalign run NN) to refresh it.")
     out.append("")
     out.append(f"{'paper':<11}{'item':<10}{'status':<31}{'summary':<52}model")
     for r in rows:
-        model = (r["model"] or "-") + (" (stale)" if r["stale"] else "")
+        model = (r["model"] or "-") + (f" {STALE}" if r["stale"] else "")
         out.append(f"{r['paper']:<11}{r['item']:<10}{r['status']:<31}{r['summary']:<51} {model}")
     return "\n".join(out) + "\n"
 
@@ -78,7 +84,8 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
     out.append("Summary: the median and the largest absolute difference between our cells and the "
                "paper's, in the item's own unit, and how many of the paper's cells we have; for *other model* "
                "rows, which model stands beside which. *stale*: the result was made by older library code "
-               "than this book's.")
+               "than this book's (never said of the committed reference run, a record of the commit that "
+               "made it).")
     out.append("")
     items = {(L.tag(it.paper), it.id): it for it in L.all_items()}
     for paper in meta.PAPERS:
@@ -90,7 +97,7 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
         if result is None:
             out.append(f"No `{profile}` results yet: run `xalign run {md['chapter'][:2]} --profile {profile}`.")
         else:
-            stale = result.get("code_hash") != current
+            stale = result.get("code_hash") != current and not reference  # the reference is a record
             others = [r.get("model") for r in results if r is not result and not r.get("overrides")]
             line = f"Model: **{_cell(result.get('model') or '?')}**, finished {result.get('finished', '?')}"
             if stale:

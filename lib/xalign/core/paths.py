@@ -6,7 +6,10 @@ Environment variables (all optional):
   holds ``data/`` (fetched data sets), ``models/`` (the converted offline
   encoder) and ``embeddings/`` (cached representations).
 - ``XALIGN_DATA_MIRROR``: a local directory laid out like the public mirror
-  (``muse/``, ``wmt19_newstest2019/``, ...), tried before any download.
+  (``muse/``, ``wmt19_newstest2019/``, ...), tried before any download. Unset or
+  empty: ``../shared/data`` beside the checkout when that folder exists (the
+  Makefile's rule; the ``xalign`` command applies it, :func:`use_default_mirror`),
+  else no mirror.
 - ``XALIGN_RESULTS``: where chapters write machine-readable results
   (default: ``results/`` at the project root, or ``./results``).
 """
@@ -93,10 +96,59 @@ def cache_dir(kind: str) -> Path:
     return path
 
 
+#: the variable that names the data mirror
+MIRROR_VARIABLE = "XALIGN_DATA_MIRROR"
+#: where a checkout finds the data mirror when the variable is unset: this folder beside the checkout (the
+#: Makefile's ``$(wildcard ../shared/data)``, from the checkout's root)
+SIBLING_MIRROR = ("..", "shared", "data")
+
+
+def sibling_mirror(existing: bool = True) -> Path | None:
+    """``../shared/data`` beside the source checkout, absolute; None outside a checkout (an installed
+    wheel) and, with ``existing``, where that folder does not exist."""
+    if not (PROJECT_ROOT / "pyproject.toml").exists():
+        return None
+    path = PROJECT_ROOT.joinpath(*SIBLING_MIRROR).resolve()
+    return path if path.is_dir() or not existing else None
+
+
 def data_mirror() -> Path | None:
-    """The local data mirror named by ``XALIGN_DATA_MIRROR``, if any."""
+    """The local data mirror named by ``XALIGN_DATA_MIRROR``, if any.
+
+    The ``xalign`` command and :func:`xalign.book.runner.run_chapter` first apply the default rule
+    (:func:`use_default_mirror`): unset or empty, the variable names ``../shared/data`` beside the checkout
+    when that folder exists, as the Makefile does. (This function's code is part of the memo keys of the
+    steps that fetch data: the rule lives beside it, not in it.)
+    """
     value = os.environ.get("XALIGN_DATA_MIRROR")
     return Path(value).expanduser() if value else None
+
+
+def use_default_mirror() -> Path | None:
+    """Apply the data mirror's default rule, the Makefile's: when ``XALIGN_DATA_MIRROR`` is unset or empty
+    and ``../shared/data`` exists beside the checkout (:func:`sibling_mirror`), set the variable to it, for
+    this process and the kernels it starts. Returns the mirror now in use (:func:`data_mirror`), or None."""
+    if not os.environ.get(MIRROR_VARIABLE):
+        found = sibling_mirror()
+        if found is not None:
+            os.environ[MIRROR_VARIABLE] = str(found)
+    return data_mirror()
+
+
+def mirror_words() -> str:
+    """Which data mirror is used and why, in one phrase (the same words wherever a mirror is reported)."""
+    value = os.environ.get(MIRROR_VARIABLE)
+    candidate = sibling_mirror(existing=False)
+    if value:
+        path = Path(value).expanduser()
+        if candidate is not None and path.resolve() == candidate:
+            return f"data mirror {path} (beside the checkout)"
+        return f"data mirror {path} ({MIRROR_VARIABLE})"
+    if candidate is not None and candidate.is_dir():
+        return f"data mirror {candidate} (beside the checkout; {MIRROR_VARIABLE} is not set)"
+    where = f"and there is no {candidate}" if candidate else "outside a checkout"
+    return (f"no data mirror ({MIRROR_VARIABLE} is not set {where}): set {MIRROR_VARIABLE} to a folder "
+            "laid out like the mirror (data/README.md lists its folders)")
 
 
 def results_dir() -> Path:
