@@ -356,6 +356,7 @@ def run_card(model, config: CardConfig | None = None, log=print) -> dict:
 def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     from xalign import __version__
     from xalign.book.results import _package_versions
+    from xalign.core.machine import machine_record
     from xalign.data.datasets import provenance
 
     files = {(d.get("dataset"), d.get("file")): d for d in provenance()}
@@ -374,6 +375,7 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
         "measures": measures, "not_available": missing, "data": [files[k] for k in sorted(files, key=str)],
         "xalign_version": __version__, "python": platform.python_version(), "packages": _package_versions(),
         "step_seconds": {k: r["seconds"] for k, r in steps.items()}, "wall_time_s": round(time.time() - started, 1),
+        "machine": machine_record(getattr(m.enc, "device", None)),  # provenance: in no score, no cache key
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 

@@ -19,6 +19,11 @@ reference, ``reference/<chapter>.variation.yaml`` (:func:`load_variation`): per 
 absolute tolerance, the columns it covers and the measurement it comes from. A float32 cell
 of such a table is compared within that tolerance, and the check prints it with its source.
 Every row is compared: no row is exempt (the word aligner is deterministic now).
+
+The check prints the machine each side was made on (a result's ``machine`` record,
+:mod:`xalign.core.machine`; "not recorded" for older files) and says when they differ in what
+moves float32 numbers; a failing cell is named by chapter, table, row and column, with both
+values and its tolerance (:func:`failure_lines`).
 """
 
 from __future__ import annotations
@@ -304,11 +309,46 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
              f"{len(checks) - len(bad)}/{len(checks)} tables agree; tolerance {abs_tol:g} (plus a row's own "
              f"interval)" + (f", float32 cells within the measured variation in {vpath.name}"
                              if any(c.tolerance for c in checks) else ""))
+        for line in machines_report(ref, new):
+            echo(f"  {line}")
         for c in checks:
             stated = (f"  [tolerance {c.tolerance.tolerance:g}"
                       + (f" on {', '.join(c.tolerance.columns)}" if c.tolerance.columns else "")
                       + f": {c.tolerance.source}]") if c.tolerance else ""
-            echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.table:<34} {c.n_cells:6d} cells{stated}"
-                 + (f"  {'; '.join(c.problems[:3])}" if c.problems else ""))
+            echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.table:<34} {c.n_cells:6d} cells{stated}")
+            for line in failure_lines(ref["chapter"], c):
+                echo(f"       {line}")
         all_ok &= not bad
     return all_ok
+
+
+#: the failing cells ``check`` prints per table (the rest are counted)
+SHOWN_PROBLEMS = 5
+
+
+def failure_lines(chapter: str, c: TableCheck, shown: int = SHOWN_PROBLEMS) -> list[str]:
+    """One line per failing cell of a table, each naming the chapter, the table, the row, the column, this
+    run's value, the reference's and the tolerance (as :func:`check_table` states them), at most ``shown``
+    of them and a count of the rest."""
+    lines = [f"{chapter} / {c.table} / {p}" for p in c.problems[:shown]]
+    if len(c.problems) > shown:
+        lines.append(f"{chapter} / {c.table}: and {len(c.problems) - shown} more")
+    return lines
+
+
+def machines_report(ref: dict, new: dict) -> list[str]:
+    """Which machines the reference and this run were made on (:func:`xalign.core.machine.machine_line`;
+    "not recorded" for results older than the record), and whether they differ in what moves float32
+    numbers (CPU kind, instruction sets, BLAS, device, threads)."""
+    from xalign.core.machine import machine_differences, machine_line
+
+    a, b = ref.get("machine"), new.get("machine")
+    lines = [f"reference machine: {machine_line(a)}", f"this run's machine: {machine_line(b)}"]
+    if not a or not b:
+        lines.append("machines: cannot tell whether they differ (not recorded in "
+                     + " and ".join(w for w, r in (("the reference", a), ("this run", b)) if not r) + ")")
+    elif diff := machine_differences(a, b):
+        lines.append("machines DIFFER (float32 numbers may move by rounding): " + "; ".join(diff))
+    else:
+        lines.append("machines: the same kind (CPU, instruction sets, BLAS, device, threads)")
+    return lines

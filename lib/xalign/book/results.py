@@ -207,7 +207,16 @@ class ChapterRun:
         name = safe_name(self.model_name()) + overrides_suffix(self.overrides())
         return results_dir() / self.chapter / self.profile / f"{name}.json"
 
+    def device(self) -> str | None:
+        """The device the recorded encoders ran on ("cpu", "cuda:0"); None when no encoder says."""
+        for e in self.encoders:
+            inner = getattr(e, "encoder", None) or e
+            if isinstance(getattr(inner, "device", None), str):
+                return inner.device
+        return None
+
     def save(self) -> Path:
+        from xalign.core.machine import machine_record
         from xalign.data.datasets import provenance
 
         blank = self.n_blank_texts()
@@ -220,7 +229,7 @@ class ChapterRun:
             "git_commit": git_commit(), "code_hash": code_hash(),
             "python": platform.python_version(), "packages": _package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
-            **kernel_usage(),
+            **kernel_usage(), "machine": machine_record(self.device()),  # provenance: in no table, no cache key
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "overrides": self.overrides(),
             "notes": self.notes + ([blank_note] if blank else []),

@@ -11,7 +11,10 @@ and ``xalign/data/registry.txt`` (sha256 of every file, by its path in the mirro
    for WMT test sets).
 
 Every file handed out is recorded with its sha256 and origin, so results can
-name the exact data they were computed from (:func:`provenance`).
+name the exact data they were computed from (:func:`provenance`). The sha256 is the
+file's identity; the origin (``cache``, ``mirror``, ``download``) is provenance, which
+depends on the cache's warmth: comparisons of results leave it out
+(:func:`xalign.core.provenance.result_identity`).
 """
 
 from __future__ import annotations
