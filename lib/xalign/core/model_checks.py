@@ -4,7 +4,18 @@
 folder without weights all read as "not on the Hugging Face hub"), and one broken folder into no
 error at all: a folder with config and weights but no tokenizer files loads a tokenizer that knows
 only its special tokens, so every word is ``[UNK]`` and the numbers are silently wrong. The checks
-here name the path and what is wrong with it.
+here name the path and what is wrong with it, before anything is loaded:
+
+- the folder: exists, is a folder, holds ``config.json``, weights and tokenizer files;
+- every JSON and safetensors file in it, sub-folders included, is whole
+  (:func:`xalign.core.model_files.check_model_files`: a truncated ``tokenizer.json`` or
+  ``model.safetensors`` is named, not a bare decoder error);
+- ``config.json``'s sizes and probabilities are in range (:data:`CONFIG_INT_RANGES`:
+  ``num_hidden_layers: 0`` is named, not an IndexError);
+- the model needs no code of its own (:func:`check_no_remote_code`).
+
+The errors are :mod:`xalign.core.model_errors` classes (``OSError``), which the command line reports
+in one line.
 """
 
 from __future__ import annotations
@@ -37,8 +48,6 @@ CONFIG_INT_RANGES = {
 #: probability fields of a ``config.json``: a number in [0, 1]
 CONFIG_PROBABILITIES = ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout", "attention_dropout",
                         "activation_dropout", "classifier_dropout")
-
-
 
 
 def looks_like_path(name: str) -> bool:

@@ -45,6 +45,9 @@ UNUSED_HEADS = ("cls", "lm_head", "pooler", "classifier", "pre_classifier", "sco
                 "generator_lm_head", "discriminator_predictions", "sop_classifier", "lm_loss", "final_logits_bias")
 #: model heads a checkpoint may lack (they are newly initialised and never read by xalign)
 NEW_HEADS = ("pooler",)
+#: the task heads a ``*ForSequenceClassification`` class adds (new when fine-tuning a base checkpoint:
+#: BERT/XLM-R ``classifier``, DistilBERT ``pre_classifier``, decoders ``score``, BART/mBART ``classification_head``)
+CLASSIFIER_HEADS = ("classifier", "pre_classifier", "score", "classification_head")
 #: keys named in an error, per kind (the rest are counted)
 SHOWN_KEYS = 8
 

@@ -335,11 +335,11 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     source, _ = resolve_base(model_name)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    from xalign.core.pretrained import load_model, load_tokenizer
+    from xalign.core.pretrained import CLASSIFIER_HEADS, load_model, load_tokenizer
 
     tokenizer = load_tokenizer(source)
     # the classification head is new (trained below); every other weight must come from the checkpoint
-    model = load_model(source, AutoModelForSequenceClassification, new_heads=("classifier", "pre_classifier", "score"),
+    model = load_model(source, AutoModelForSequenceClassification, new_heads=CLASSIFIER_HEADS,
                        num_labels=len(NLI_LABELS)).to(device)
     steps_per_epoch = int(np.ceil(len(train_rows) / config.batch_size))
     total = steps_per_epoch * config.epochs
