@@ -298,3 +298,14 @@ def test_a_sentence_transformer_config_out_of_range_is_named(tiny, tmp_path):
     folder = _edit_config(_copy(tiny["labse"], tmp_path / "st-bad"), num_hidden_layers=0)
     with pytest.raises(ModelFolderError, match=r"st-bad/config.json: num_hidden_layers is 0"):
         load_encoder(str(folder), progress=False)
+
+
+def test_a_classification_head_to_train_is_the_only_new_weight_allowed(tiny):
+    from transformers import AutoModelForSequenceClassification
+
+    from xalign.core.pretrained import CLASSIFIER_HEADS, ModelWeightsError, load_model
+
+    model = load_model(str(tiny["mbert"]), AutoModelForSequenceClassification, new_heads=CLASSIFIER_HEADS, num_labels=3)
+    assert type(model).__name__ == "BertForSequenceClassification"
+    with pytest.raises(ModelWeightsError, match=r"would be random \(classifier.bias, classifier.weight\)"):
+        load_model(str(tiny["mbert"]), AutoModelForSequenceClassification, num_labels=3)
