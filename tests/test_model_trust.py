@@ -309,3 +309,19 @@ def test_a_classification_head_to_train_is_the_only_new_weight_allowed(tiny):
     assert type(model).__name__ == "BertForSequenceClassification"
     with pytest.raises(ModelWeightsError, match=r"would be random \(classifier.bias, classifier.weight\)"):
         load_model(str(tiny["mbert"]), AutoModelForSequenceClassification, num_labels=3)
+
+
+def test_a_weight_of_another_shape_is_named(tiny, tmp_path):
+    import numpy as np
+
+    from xalign.core.pretrained import ModelWeightsError
+
+    folder = _copy(tiny["mbert"], tmp_path / "reshaped")
+    weights = load_file(folder / "model.safetensors")
+    key = "embeddings.token_type_embeddings.weight"
+    weights[key] = np.zeros((weights[key].shape[0] + 3, weights[key].shape[1]), weights[key].dtype)
+    save_file(weights, folder / "model.safetensors", metadata={"format": "pt"})
+    # transformers raised "look at the above report" (the keys only in a log on stderr)
+    with pytest.raises(ModelWeightsError, match=r"reshaped: .*1 weights have another shape "
+                                                r"\(embeddings.token_type_embeddings.weight \(shapes"):
+        load_encoder(str(folder), progress=False)

@@ -35,7 +35,7 @@ import threading
 import warnings
 from collections.abc import Iterator, Sequence
 
-from xalign.core.model_errors import ModelFolderError, ModelWeightsError, RemoteCodeError
+from xalign.core.model_errors import ModelWeightsError, RemoteCodeError
 
 #: what every load passes to transformers and sentence-transformers
 NO_REMOTE_CODE = {"trust_remote_code": False}
@@ -201,10 +201,10 @@ def load_model(source: str, model_class=None, *, allow_random_weights: bool = Fa
         try:
             with _refusing_remote_code(source):
                 model = model_class.from_pretrained(source, **kwargs, **NO_REMOTE_CODE)
-        except RuntimeError as exc:  # transformers raises on mismatched shapes after its report: name them
+        except RuntimeError:  # transformers raises on mismatched shapes after its report: name the keys
             if not allow_random_weights:
                 check_reports(reports, source, new_heads)
-            raise ModelFolderError(f"{source}: could not load the weights: {exc}") from exc
+            raise
     if not allow_random_weights:
         check_reports(reports, source, new_heads)
     return model
