@@ -325,3 +325,16 @@ def test_a_weight_of_another_shape_is_named(tiny, tmp_path):
     with pytest.raises(ModelWeightsError, match=r"reshaped: .*1 weights have another shape "
                                                 r"\(embeddings.token_type_embeddings.weight \(shapes"):
         load_encoder(str(folder), progress=False)
+
+
+def test_a_sentence_transformer_that_needs_its_own_code_is_named(tiny, tmp_path):
+    from xalign.core.model_checks import RemoteCodeError
+
+    folder = _edit_config(_copy(tiny["labse"], tmp_path / "st-custom"), model_type="evilbert",
+                          auto_map={"AutoModel": "modeling_evil.EvilModel"})
+    ran = tmp_path / "code-ran"
+    (folder / "modeling_evil.py").write_text(f"open({str(ran)!r}, 'w').write('ran')\n")
+    with pytest.raises(RemoteCodeError, match=r"st-custom: config.json's model_type 'evilbert' .*"
+                                              r"AutoModel: modeling_evil.EvilModel"):
+        load_encoder(str(folder), progress=False)
+    assert not ran.exists()
