@@ -96,11 +96,13 @@ def sentence_transformer(device: str):
     from sentence_transformers import SentenceTransformer
 
     from xalign.core.encoders import materialize_offline_model
+    from xalign.core.pretrained import st_transformer_kwargs
     from xalign.core.st_encoder import st_modules
 
     models, path = st_modules(), str(materialize_offline_model())
-    return SentenceTransformer(modules=[models.Transformer(path, model_args={"add_pooling_layer": False}),
-                                        models.Pooling(384, "mean")], device=device)
+    kwargs = st_transformer_kwargs()
+    kwargs["model_kwargs"]["add_pooling_layer"] = False
+    return SentenceTransformer(modules=[models.Transformer(path, **kwargs), models.Pooling(384, "mean")], device=device)
 
 
 def uncached_encode(enc, texts: list[str], autocast: str | None):

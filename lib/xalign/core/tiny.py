@@ -122,7 +122,9 @@ def build_tiny_model(family: str, out_dir: str | Path, sentences: Sequence[str],
         hf_dir = out / "0_Transformer"
         model.save_pretrained(hf_dir)
         fast.save_pretrained(hf_dir)
-        word = st_models.Transformer(str(hf_dir), max_seq_length=512)
+        from xalign.core.pretrained import st_transformer_kwargs
+
+        word = st_models.Transformer(str(hf_dir), max_seq_length=512, **st_transformer_kwargs())
         pool = st_models.Pooling(32, pooling_mode="cls")
         dense = st_models.Dense(32, 24, activation_function=torch.nn.Tanh())
         st = SentenceTransformer(modules=[word, pool, dense, st_models.Normalize()], device="cpu")

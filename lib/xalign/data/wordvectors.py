@@ -175,9 +175,8 @@ def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], bat
 
     Cached per chunk of 4096 words in the representation cache.
     """
-    from sentence_transformers import SentenceTransformer
-
     from xalign.core.cache import EmbeddingCache, text_hash
+    from xalign.core.pretrained import load_sentence_transformer
     from xalign.core.progress import inline as progress_inline
 
     words = list(words)
@@ -190,7 +189,7 @@ def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], bat
         got = cache.get(key)
         if got is None:
             if model is None:
-                model = SentenceTransformer(model_name, device=device)
+                model = load_sentence_transformer(model_name, device=device)
             x = model.encode(chunk, batch_size=batch_size, convert_to_numpy=True,
                              show_progress_bar=len(words) > batch_size and progress_inline()).astype(np.float32)
             cache.put(key, x=x)

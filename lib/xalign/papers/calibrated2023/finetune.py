@@ -187,9 +187,9 @@ def resolve_base(base: str | Path) -> tuple[str, str]:
     if Path(base).expanduser().is_dir():
         path = Path(base).expanduser()
         return str(path), _local_revision(path)
-    from transformers import AutoConfig
+    from xalign.core.pretrained import load_config
 
-    cfg = AutoConfig.from_pretrained(str(base))
+    cfg = load_config(str(base))
     return str(base), getattr(cfg, "_commit_hash", None) or "unknown"
 
 
@@ -199,8 +199,9 @@ def build_sentence_transformer(source: str, max_length: int = 128, device: str |
     from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
 
     from xalign.core.devices import default_device
+    from xalign.core.pretrained import st_transformer_kwargs
 
-    transformer = Transformer(source, max_seq_length=max_length)
+    transformer = Transformer(source, max_seq_length=max_length, **st_transformer_kwargs())
     dim = (transformer.get_embedding_dimension() if hasattr(transformer, "get_embedding_dimension")
            else transformer.get_word_embedding_dimension())
     return SentenceTransformer(modules=[transformer, Pooling(dim, "mean")], device=device or default_device())

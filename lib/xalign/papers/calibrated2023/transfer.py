@@ -325,11 +325,7 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     {"val": mean val %, "test": {lang: %}, "step": step}.
     """
     import torch
-    from transformers import (
-        AutoModelForSequenceClassification,
-        AutoTokenizer,
-        get_linear_schedule_with_warmup,
-    )
+    from transformers import AutoModelForSequenceClassification, get_linear_schedule_with_warmup
 
     from xalign.core.devices import default_device
     from xalign.core.progress import bar as progress_bar
@@ -339,8 +335,12 @@ def finetune_nli(model_name: str, train_rows, val_sets: dict, test_sets: dict,
     source, _ = resolve_base(model_name)
     torch.manual_seed(config.seed)
     rng = np.random.default_rng(config.seed)
-    tokenizer = AutoTokenizer.from_pretrained(source)
-    model = AutoModelForSequenceClassification.from_pretrained(source, num_labels=len(NLI_LABELS)).to(device)
+    from xalign.core.pretrained import CLASSIFIER_HEADS, load_model, load_tokenizer
+
+    tokenizer = load_tokenizer(source)
+    # the classification head is new (trained below); every other weight must come from the checkpoint
+    model = load_model(source, AutoModelForSequenceClassification, new_heads=CLASSIFIER_HEADS,
+                       num_labels=len(NLI_LABELS)).to(device)
     steps_per_epoch = int(np.ceil(len(train_rows) / config.batch_size))
     total = steps_per_epoch * config.epochs
     opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)
