@@ -61,6 +61,16 @@ MODEL_HELP = ("encoder: a Hugging Face id, a local directory, a sentence-transfo
 
 
 def main(argv: list[str] | None = None) -> int:
+    from xalign.core.paths import CacheSettingError
+
+    try:
+        return _main(argv)
+    except CacheSettingError as exc:  # XALIGN_CACHE empty or a file: named, before anything is read or removed
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xalign", description=__doc__)
     parser.add_argument("--data-mirror", metavar="DIR",
                         help="local data mirror tried before any download (sets XALIGN_DATA_MIRROR)")
@@ -143,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.data_mirror:
         os.environ["XALIGN_DATA_MIRROR"] = os.path.abspath(args.data_mirror)
-    if args.cache:
+    if args.cache is not None:
+        if not args.cache.strip():
+            print("xalign: --cache is empty: give a folder (or leave it out for XALIGN_CACHE or the default)",
+                  file=sys.stderr)
+            return 2
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
 
     if args.command == "run":
@@ -263,7 +277,15 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"xalign: {root} is not an xalign cache (no {CACHE_MARKER} file); nothing removed",
                       file=sys.stderr)
                 return 2
-            print(f"removed {EmbeddingCache(root / 'embeddings').clear()} cached representations")
+            if os.path.islink(root / "embeddings"):
+                print(f"xalign: {root / 'embeddings'} is a link out of the cache; nothing removed "
+                      "(remove the link by hand)", file=sys.stderr)
+                return 2
+            store = EmbeddingCache(root / "embeddings")
+            print(f"removed {store.clear()} cached representations")
+            if store.links_left:
+                print(f"xalign: left alone (links, never followed): {', '.join(map(str, store.links_left))}",
+                      file=sys.stderr)
     elif args.command == "model":
         from xalign.core.offline_model import materialize_offline_model
 

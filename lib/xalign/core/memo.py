@@ -71,9 +71,9 @@ def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable =
             store.hits += 1
             return value
         except UNREADABLE as exc:
-            warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); "
-                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
-            remove_entry(path)
+            done = remove_entry(path, store.root)
+            warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); {done}",
+                          RuntimeWarning, stacklevel=2)
             store.damaged += 1
     store.misses += 1
     value = compute()
