@@ -19,6 +19,7 @@ from xalign.book.model_compare import layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
+from xalign.core.names import unique_name
 from xalign.core.paths import results_dir
 
 #: the papers' published numbers used as reference rows: measure -> (paper, table, how the row is read)
@@ -315,8 +316,11 @@ def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
 
 def card_label(model: str, prefix: str = "card") -> str:
     """The label (and HTML id) of a model's card section: ``card-`` (or ``prefix-``) and the name in lower
-    case, hyphenated."""
-    return f"{prefix}-" + re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    case, hyphenated; one per model, case-insensitively: a name that is not already lower-case and
+    hyphenated (``Tiny``, ``org/Model``) or a long one gets a short hash of the full name
+    (:func:`xalign.core.names.unique_name`), so ``Tiny`` and ``tiny`` never share a label."""
+    body = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    return f"{prefix}-" + unique_name(model, body, body == model)
 
 
 def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_prefix: str = "card") -> str:

@@ -176,11 +176,15 @@ def _main(argv: list[str] | None = None) -> int:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
     elif args.command == "book":
-        from xalign.book.runner import build_book
+        from xalign.book.runner import OutputPathError, build_book
 
         chapters = args.chapters.split(",") if args.chapters else None
-        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model,
-                          jobs=args.jobs)
+        try:
+            html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model,
+                              jobs=args.jobs)
+        except OutputPathError as exc:  # a --build-dir of the user's: refused before anything is written
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
         print(f"book: {html / 'index.html'}")
     elif args.command == "card":
         from xalign.book.card import CardConfig, run_card, with_sizes

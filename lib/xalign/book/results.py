@@ -30,6 +30,7 @@ import pandas as pd
 from xalign import __version__
 from xalign.core.atomic import write_json
 from xalign.core.jsonfile import JSONFileError, read_json_object
+from xalign.core.names import unique_name
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
 
@@ -306,9 +307,11 @@ def params_model(params: dict) -> str | None:
 
 
 def safe_name(name: str) -> str:
-    """A model name usable as a file name ("sentence-transformers/LaBSE" -> "sentence-transformers--LaBSE")."""
-    out = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip(".-")
-    return out or "unknown-model"
+    """A model name usable as a file name ("sentence-transformers/LaBSE" -> "sentence-transformers--LaBSE");
+    one per model: a name that cannot be read back from it, or a long one, gets a short hash of the full
+    name (:func:`xalign.core.names.unique_name`)."""
+    out = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip(".-") or "unknown-model"
+    return unique_name(name, out, out.replace("--", "/") == name)
 
 
 @functools.cache
