@@ -311,8 +311,14 @@ def _compare_mteb(args) -> int:
 
 
 def _check(args) -> int:
-    from xalign.book.check import ABS_TOL, check
+    from xalign.book.check import ABS_TOL, check, check_tolerance
 
+    tolerance = ABS_TOL if args.tolerance is None else args.tolerance
+    try:
+        check_tolerance(tolerance)  # before any chapter reruns
+    except ValueError as exc:
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
     results = args.results
     if args.rerun:
         import tempfile
@@ -337,7 +343,7 @@ def _check(args) -> int:
             done.add(ref["chapter"])
             out = Path(results) / f"{ref['chapter']}.ipynb"
             run_chapter(ref["chapter"], {**ref["params"], "profile": ref["profile"]}, out)
-    ok = check(args.chapter, results, args.reference, ABS_TOL if args.tolerance is None else args.tolerance)
+    ok = check(args.chapter, results, args.reference, tolerance)
     return 0 if ok else 1
 
 
