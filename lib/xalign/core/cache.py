@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 import warnings
 import zipfile
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.atomic import save_npz, write_json
-from xalign.core.paths import cache_dir, remove_within, within
+from xalign.core.paths import cache_dir, within
 
 
 def text_hash(texts) -> str:
@@ -41,14 +42,13 @@ def key_digest(key: dict) -> str:
 UNREADABLE = (zipfile.BadZipFile, EOFError, ValueError, OSError, KeyError, TypeError, IndexError)
 
 
-def remove_entry(path: Path, root: Path) -> str:
-    """Remove a damaged entry of the store at ``root``, whatever is in its place (a file, a link, a
-    directory), but never through a link out of the store (a linked ``ab/`` or ``memo/`` folder: left
-    where it is). Returns what was done, for the caller's warning."""
-    if remove_within(root, path):
-        return "removed, it will be recomputed"
-    return (f"left alone: it is reached through a link out of the cache {root} (remove the link by hand); "
-            "the value is recomputed")
+def remove_entry(path: Path) -> None:
+    """Remove a damaged entry, whatever is in its place (a file, a link, a directory)."""
+    path = Path(path)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 class EmbeddingCache:
@@ -60,8 +60,6 @@ class EmbeddingCache:
         self.hits = 0
         self.misses = 0
         self.damaged = 0
-        #: links met by the last :meth:`clear` (never followed, never removed)
-        self.links_left: list[Path] = []
 
     def path(self, key: dict) -> Path:
         digest = key_digest(key)
@@ -86,9 +84,9 @@ class EmbeddingCache:
 
     def _drop_damaged(self, path: Path, exc: Exception) -> None:
         """A damaged entry (disk full, a copy cut short): say which, remove it; the caller recomputes."""
-        done = remove_entry(path, self.root)
-        warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); {done}",
-                      RuntimeWarning, stacklevel=3)
+        warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
+                      "removed, it will be recomputed", RuntimeWarning, stacklevel=3)
+        remove_entry(path)
         self.misses += 1
         self.damaged += 1
 
@@ -122,29 +120,48 @@ class EmbeddingCache:
         """Delete every entry this store wrote; returns how many were removed.
 
         Only files named like an entry are removed (``<2 hex>/<64 hex>.npz|.json``, and
-        ``memo/<64 hex>.<ext>``, the memo entries): anything else in the folder is left alone. Links
-        are never followed: a linked sub-folder (``ab -> elsewhere``) or entry is left alone and listed
-        in :attr:`links_left`.
+        ``memo/<64 hex>.<ext>``, the memo entries): anything else in the folder is left alone.
         """
-        self.links_left = []
         if not self.root.is_dir():
             return 0
         n = 0
-        for folder in sorted(self.root.iterdir()):
-            if folder.is_symlink():
-                self.links_left.append(folder)
-                continue
-            if not folder.is_dir():
-                continue
-            for f in sorted(folder.iterdir()):
-                if not is_entry_name(folder.name, f.name):
-                    continue
-                if f.is_symlink():
-                    self.links_left.append(f)
-                elif f.is_file() and within(self.root, f):
-                    f.unlink()
-                    n += 1
+        for f in self.root.glob("*/*"):
+            if f.is_file() and not f.is_symlink() and is_entry_name(f.parent.name, f.name):
+                f.unlink()
+                n += 1
         return n
+
+
+def clear_entries(root: str | Path) -> tuple[int, list[Path]]:
+    """Delete every entry a store at ``root`` wrote, never following a link; ``xalign cache clear-embeddings``.
+
+    Only files named like an entry are removed (:func:`is_entry_name`: ``<2 hex>/<64 hex>.npz|.json``,
+    ``memo/<64 hex>.<ext>``), and only in real sub-folders of ``root`` (:func:`~xalign.core.paths.within`):
+    a linked sub-folder (``memo -> elsewhere``, ``ab -> elsewhere``) or a linked entry is left alone,
+    with whatever it points at.
+
+    Returns:
+        (how many entries were removed, the links left alone).
+    """
+    root = Path(root)
+    removed, links = 0, []
+    if not root.is_dir():
+        return 0, links
+    for folder in sorted(root.iterdir()):
+        if folder.is_symlink():
+            links.append(folder)
+            continue
+        if not folder.is_dir():
+            continue
+        for f in sorted(folder.iterdir()):
+            if not is_entry_name(folder.name, f.name):
+                continue
+            if f.is_symlink():
+                links.append(f)
+            elif f.is_file() and within(root, f):
+                f.unlink()
+                removed += 1
+    return removed, links
 
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")

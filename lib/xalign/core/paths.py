@@ -36,12 +36,16 @@ class CacheSettingError(ValueError):
     """``XALIGN_CACHE`` (or the default cache folder) cannot be the cache: set but empty, or not a folder."""
 
 
-def cache_root(create: bool = True) -> Path:
-    """Root of the xalign cache (created on demand, with its marker file, unless ``create=False``).
+def check_cache_setting() -> Path:
+    """The cache root :func:`cache_root` will use, checked: the ``xalign`` command calls this first.
+
+    (A separate function, so that :func:`cache_root`, which memoised computations reach, keeps its code
+    and their cache keys.)
 
     Raises:
         CacheSettingError: ``XALIGN_CACHE`` is set but empty (or blanks only: it would silently mean the
-            default cache, which ``xalign cache clear`` then empties), or the root is a file.
+            default cache, which ``xalign cache clear`` then empties), or the root is a file; the message
+            names the variable.
     """
     value = os.environ.get("XALIGN_CACHE")
     if value is not None and not value.strip():
@@ -51,6 +55,12 @@ def cache_root(create: bool = True) -> Path:
     if root.exists() and not root.is_dir():
         what = f"XALIGN_CACHE={value}" if value else "the default cache folder"
         raise CacheSettingError(f"{what}: {root} is a file, not a folder; point XALIGN_CACHE at a folder")
+    return root
+
+
+def cache_root(create: bool = True) -> Path:
+    """Root of the xalign cache (created on demand, with its marker file, unless ``create=False``)."""
+    root = Path(os.environ.get("XALIGN_CACHE") or platformdirs.user_cache_dir("xalign"))
     if not create:
         return root
     root.mkdir(parents=True, exist_ok=True)

@@ -46,10 +46,6 @@ class ChecksumError(ValueError):
     """A data file does not have the sha256 the registry declares."""
 
 
-class CachedFileError(ValueError):
-    """Something that is not a file (a folder) sits where the cache keeps a data file."""
-
-
 @dataclass(frozen=True)
 class Dataset:
     """One declared data set (see ``data/datasets.yaml`` for the fields)."""
@@ -129,9 +125,6 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
             f"{', ...' if len(ds.checksums) > 8 else ''}); only the files in {REGISTRY.name} are fetched")
     data_root = cache_dir("data")
     target = _file_in(data_root, ds, relpath, "cache")
-    if target.is_dir():  # not the cache's (it writes files only): named, never removed, never a bare traceback
-        raise CachedFileError(f"data set {name!r} file {relpath!r}: {target} is a folder where the cache keeps "
-                              "this data file; move or remove it (it was not written by xalign) and rerun")
     if target.exists():
         if _cached_copy_intact(ds, target, expected):
             return _record(ds, relpath, target, "cache")
