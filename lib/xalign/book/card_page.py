@@ -26,9 +26,29 @@ from xalign.core.paths import results_dir
 REFERENCE_MODELS = {"mBERT": "mBERT", "XLM-R": "XLM-R", "LaBSE": "LaBSE"}
 
 
-def cards_dir(root: str | Path | None = None) -> Path:
-    path = Path(root) if root else results_dir() / "cards"
-    path.mkdir(parents=True, exist_ok=True)
+class CardsDirError(ValueError):
+    """A cards folder (``--out``) that cannot be used: its parent folder does not exist, or it is not there to read."""
+
+
+def cards_dir(root: str | Path | None = None, create: bool = True) -> Path:
+    """The cards folder: ``root`` (``--out``) or ``results/cards``; created when ``create`` (for writing).
+
+    Raises:
+        CardsDirError: ``root``'s parent folder does not exist (a typo in ``--out`` is not silently made
+            into a new tree of folders), or ``root`` is a file.
+    """
+    if not root:
+        path = results_dir() / "cards"
+        if create:
+            path.mkdir(parents=True, exist_ok=True)
+        return path
+    path = Path(root)
+    if not path.parent.is_dir():
+        raise CardsDirError(f"--out {path}: its folder {path.parent} does not exist (a typo?); create it first")
+    if path.exists() and not path.is_dir():
+        raise CardsDirError(f"--out {path}: a file, not a folder")
+    if create:
+        path.mkdir(exist_ok=True)
     return path
 
 
@@ -215,7 +235,7 @@ def load_cards(root: str | Path | None = None) -> list[dict]:
     import warnings
 
     out = []
-    for path in sorted(cards_dir(root).glob("*.json")):
+    for path in sorted(cards_dir(root, create=False).glob("*.json")):  # reading creates no folder
         try:
             out.append(read_json_object(path, "card result file", ("model", "measures")))
         except JSONFileError as exc:

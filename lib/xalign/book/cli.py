@@ -159,6 +159,9 @@ def _main(argv: list[str] | None = None) -> int:
                   file=sys.stderr)
             return 2
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
+    from xalign.core.paths import check_cache_setting
+
+    check_cache_setting()  # an empty XALIGN_CACHE or a file there: named before any command reads or removes
 
     if args.command == "run":
         from xalign.book.runner import OutputPathError, find_chapter, model_parameters, run_chapter
@@ -189,21 +192,36 @@ def _main(argv: list[str] | None = None) -> int:
     elif args.command == "card":
         from xalign.book.card import CardConfig, run_card, with_sizes
         from xalign.book.card_cluster import run_cards
-        from xalign.book.card_page import save_card
+        from xalign.book.card_page import CardsDirError, cards_dir, save_card
         from xalign.book.card_settings import with_profile
         from xalign.core.profiles import ParameterError
 
+        if args.gpu and not args.cluster:
+            print("xalign: --gpu applies only with --cluster (each task then asks for a GPU worker); without "
+                  "--cluster it would be ignored: add --cluster ADDRESS, or leave --gpu out", file=sys.stderr)
+            return 2
         try:
             cfg = with_sizes(with_profile(CardConfig(), args.profile), **_parse_params(args.set))
-        except ParameterError as exc:
+            cards_dir(args.out)  # before any model runs: a typo in --out is named now, not after the work
+        except (ParameterError, CardsDirError) as exc:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
-        cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
-                 if args.cluster else (run_card(model, cfg) for model in args.models))
-        for card in cards:
-            page = save_card(card, args.out)
-            print(f"card: {page}")
-            print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+        from xalign.book.sweep import ClusterConnectError
+
+        try:
+            cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
+                     if args.cluster else (run_card(model, cfg) for model in args.models))
+            for card in cards:
+                page = save_card(card, args.out)
+                print(f"card: {page}")
+                print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+        except ClusterConnectError as exc:
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
+    elif args.command == "compare" and args.out and not os.path.isdir(args.out):
+        print(f"xalign: --out {args.out}: no such cards folder (run `xalign card MODEL --out {args.out}` first)",
+              file=sys.stderr)
+        return 2
     elif args.command == "compare" and args.mteb:
         return _compare_mteb(args)
     elif args.command == "compare":
@@ -241,7 +259,11 @@ def _main(argv: list[str] | None = None) -> int:
 
         if args.all:
             missing, failed = [], []
-            for name in D.datasets():
+            matching = [name for name, ds in D.datasets().items() if ds.files(args.pattern)]
+            if not matching:  # --pattern names the files wanted: a set without such a file is not "missing"
+                print(f"xalign: no data set declares a file matching --pattern {args.pattern!r}", file=sys.stderr)
+                return 2
+            for name in matching:
                 try:
                     paths = D.fetch_many(name, args.pattern)
                     print(f"{name:22s} {len(paths):4d} files")
@@ -275,7 +297,7 @@ def _main(argv: list[str] | None = None) -> int:
         elif args.action == "clear":
             return clear_cache(root, args.yes)
         else:
-            from xalign.core.cache import EmbeddingCache
+            from xalign.core.cache import clear_entries
 
             if not (root / CACHE_MARKER).exists():
                 print(f"xalign: {root} is not an xalign cache (no {CACHE_MARKER} file); nothing removed",
@@ -285,11 +307,10 @@ def _main(argv: list[str] | None = None) -> int:
                 print(f"xalign: {root / 'embeddings'} is a link out of the cache; nothing removed "
                       "(remove the link by hand)", file=sys.stderr)
                 return 2
-            store = EmbeddingCache(root / "embeddings")
-            print(f"removed {store.clear()} cached representations")
-            if store.links_left:
-                print(f"xalign: left alone (links, never followed): {', '.join(map(str, store.links_left))}",
-                      file=sys.stderr)
+            removed, links = clear_entries(root / "embeddings")
+            print(f"removed {removed} cached representations")
+            if links:
+                print(f"xalign: left alone (links, never followed): {', '.join(map(str, links))}", file=sys.stderr)
     elif args.command == "model":
         from xalign.core.offline_model import materialize_offline_model
 
