@@ -81,3 +81,36 @@ def test_fetch_all_with_a_pattern_tries_only_the_sets_that_have_such_files(monke
     assert tried == want and "not available here" not in out.out + out.err
     assert main(["fetch", "--all", "--pattern", "no-such-file-*"]) == 2
     assert "no data set declares a file matching" in capsys.readouterr().err
+
+
+def test_a_fetch_killed_mid_copy_leaves_no_part_file_after_the_next_fetch(tmp_path, monkeypatch, capsys):
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from xalign.data import datasets as D
+
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path / "cache"))
+    folder = tmp_path / "cache" / "data" / "muse"
+    folder.mkdir(parents=True)
+    killed = subprocess.run([sys.executable, "-c", (
+        "import os, signal, sys\n"
+        "from xalign.core.atomic import atomic_path\n"
+        "with atomic_path(sys.argv[1]) as tmp:\n"
+        "    tmp.write_bytes(b'half a file')\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"), str(folder / "de-en.txt")], check=False)
+    assert killed.returncode == -9
+    (orphan,) = folder.glob(".de-en.txt.*.part")
+    live = folder / ".fr-en.txt.abcd1234.part"  # a writer still at work: holds its file open
+    held = open(live, "wb")  # noqa: SIM115
+    old = time.time() - 30
+    os.utime(orphan, (old, old))
+    os.utime(live, (old, old))
+    monkeypatch.setattr(D, "fetch_many", lambda name, pattern="*", mirror=None: [folder / "x"])
+    try:
+        assert main(["fetch", "muse"]) == 0
+        assert not orphan.exists() and live.exists()
+        assert str(orphan) in capsys.readouterr().err
+    finally:
+        held.close()

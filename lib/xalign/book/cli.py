@@ -255,7 +255,12 @@ def _main(argv: list[str] | None = None) -> int:
     elif args.command == "check":
         return _check(args)
     elif args.command == "fetch":
+        from xalign.core.atomic import remove_orphan_parts
+        from xalign.core.paths import cache_root
         from xalign.data import datasets as D
+
+        for left in remove_orphan_parts(cache_root(create=False) / "data"):  # what a killed fetch left
+            print(f"xalign: removed {left} (left by an interrupted fetch)", file=sys.stderr)
 
         if args.all:
             missing, failed = [], []
