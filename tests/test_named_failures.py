@@ -114,3 +114,19 @@ def test_a_fetch_killed_mid_copy_leaves_no_part_file_after_the_next_fetch(tmp_pa
         assert str(orphan) in capsys.readouterr().err
     finally:
         held.close()
+
+
+def test_fetch_names_a_folder_where_a_cached_data_file_should_be(tmp_path, monkeypatch, capsys):
+    from xalign.core.paths import cache_dir
+    from xalign.data import datasets as D
+
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path / "cache"))
+    name = next(n for n, ds in D.datasets().items() if ds.checksums)
+    ds = D.get(name)
+    target = cache_dir("data") / ds.mirror / ds.files()[0]
+    target.mkdir(parents=True)
+    (target / "mine").write_text("x")
+    for _ in range(2):  # every rerun: the same named error, nothing removed
+        assert main(["fetch", name, "--pattern", ds.files()[0]]) == 1
+        assert f"{target} is a folder where the cache keeps a file" in capsys.readouterr().err
+    assert (target / "mine").exists()

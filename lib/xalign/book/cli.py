@@ -289,7 +289,12 @@ def _main(argv: list[str] | None = None) -> int:
                 print(f"{name:22s} {len(ds.checksums):4d} files  {ds.license:40.40s}  {ds.title}")
             return 0
         for name in args.datasets:
-            paths = D.fetch_many(name, args.pattern)
+            try:
+                paths = D.fetch_many(name, args.pattern)
+            except IsADirectoryError as exc:  # a folder where the cache keeps a data file: the cache never made it
+                print(f"xalign: {exc.filename} is a folder where the cache keeps a file of data set {name!r}; "
+                      "move or remove it (xalign did not make it) and fetch again", file=sys.stderr)
+                return 1
             print(f"{name}: {len(paths)} files in {paths[0].parent}")
     elif args.command == "cache":
         from xalign.core.paths import CACHE_MARKER, cache_root
