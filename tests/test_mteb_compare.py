@@ -129,8 +129,11 @@ def test_pick_card(tmp_path, card):
         pick_card([card], FIXTURE, "x")
     path = tmp_path / "Tatoeba.json"
     path.write_text(FIXTURE.read_text())
-    (tmp_path / "model_meta.json").write_text(json.dumps({"name": "org/someone/else", "revision": "1"}))
+    (tmp_path / "model_meta.json").write_text(json.dumps({"name": "someone/else", "revision": "1"}))
     assert pick_card([card, other], path)["model"] == "someone/else"
+    (tmp_path / "model_meta.json").write_text(json.dumps({"name": "org/someone/else", "revision": "1"}))
+    with pytest.raises(MTEBFileError, match="no card has that full name"):  # the last name part is not the model
+        pick_card([card, other], path)
 
 
 def test_cli_compare_mteb(tmp_path, card, capsys):

@@ -51,6 +51,7 @@ from xalign.book.card_items import layer_choice, take_items
 from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
 from xalign.book.card_words import acc_summary, bli, btsr, stat_summary, weak_strong
 from xalign.book.receipts import attach_receipts, run_recorded
+from xalign.core.names import unique_name
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 
 MEASURES = {  # id: (title, level, unit)
@@ -292,8 +293,13 @@ WORD_STEPS = (weak_strong, btsr)
 
 # ------------------------------------------------------------------ the card
 def slug(name: str) -> str:
-    """A file name for a model name: ``sentence-transformers/LaBSE`` -> ``sentence-transformers__LaBSE``."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace("/", "__")).strip("_") or "model"
+    """A file name for a model name: ``sentence-transformers/LaBSE`` -> ``sentence-transformers__LaBSE``.
+
+    One per model: a name that cannot be read back from its cleaned form (``c/m a``, which cleans like
+    ``c/m_a``) or over 100 characters gets a short hash of the full name
+    (:func:`xalign.core.names.unique_name`)."""
+    out = re.sub(r"[^A-Za-z0-9._-]+", "_", name.replace("/", "__")).strip("_") or "model"
+    return unique_name(name, out, out.replace("__", "/") == name)
 
 
 def _steps(m: CardModel) -> list:

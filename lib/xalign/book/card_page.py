@@ -19,15 +19,36 @@ from xalign.book.model_compare import layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
+from xalign.core.names import unique_name
 from xalign.core.paths import results_dir
 
 #: the papers' published numbers used as reference rows: measure -> (paper, table, how the row is read)
 REFERENCE_MODELS = {"mBERT": "mBERT", "XLM-R": "XLM-R", "LaBSE": "LaBSE"}
 
 
-def cards_dir(root: str | Path | None = None) -> Path:
-    path = Path(root) if root else results_dir() / "cards"
-    path.mkdir(parents=True, exist_ok=True)
+class CardsDirError(ValueError):
+    """A cards folder (``--out``) that cannot be used: its parent folder does not exist, or it is not there to read."""
+
+
+def cards_dir(root: str | Path | None = None, create: bool = True) -> Path:
+    """The cards folder: ``root`` (``--out``) or ``results/cards``; created when ``create`` (for writing).
+
+    Raises:
+        CardsDirError: ``root``'s parent folder does not exist (a typo in ``--out`` is not silently made
+            into a new tree of folders), or ``root`` is a file.
+    """
+    if not root:
+        path = results_dir() / "cards"
+        if create:
+            path.mkdir(parents=True, exist_ok=True)
+        return path
+    path = Path(root)
+    if not path.parent.is_dir():
+        raise CardsDirError(f"--out {path}: its folder {path.parent} does not exist (a typo?); create it first")
+    if path.exists() and not path.is_dir():
+        raise CardsDirError(f"--out {path}: a file, not a folder")
+    if create:
+        path.mkdir(exist_ok=True)
     return path
 
 
@@ -214,7 +235,7 @@ def load_cards(root: str | Path | None = None) -> list[dict]:
     import warnings
 
     out = []
-    for path in sorted(cards_dir(root).glob("*.json")):
+    for path in sorted(cards_dir(root, create=False).glob("*.json")):  # reading creates no folder
         try:
             out.append(read_json_object(path, "card result file", ("model", "measures")))
         except JSONFileError as exc:
@@ -315,8 +336,11 @@ def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
 
 def card_label(model: str, prefix: str = "card") -> str:
     """The label (and HTML id) of a model's card section: ``card-`` (or ``prefix-``) and the name in lower
-    case, hyphenated."""
-    return f"{prefix}-" + re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    case, hyphenated; one per model, case-insensitively: a name that is not already lower-case and
+    hyphenated (``Tiny``, ``org/Model``) or a long one gets a short hash of the full name
+    (:func:`xalign.core.names.unique_name`), so ``Tiny`` and ``tiny`` never share a label."""
+    body = re.sub(r"[^a-z0-9]+", "-", model.lower()).strip("-")
+    return f"{prefix}-" + unique_name(model, body, body == model)
 
 
 def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_prefix: str = "card") -> str:

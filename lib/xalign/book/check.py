@@ -202,7 +202,13 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
 
     A numeric cell agrees within the largest of ``abs_tol`` (plus a relative 1e-9), the row's interval
     (``INTERVAL_COLUMNS``) and, for the columns it covers, the table's measured ``variation``.
+
+    NaN and infinite values are never agreement: such a cell fails, named, even when both results hold
+    the same one (results store a missing value as ``null``, which compares equal; a NaN there is a
+    number that went wrong), and a NaN or infinite interval widens no tolerance (an interval of
+    ``Infinity`` would accept any value).
     """
+    check_tolerance(abs_tol)
     if new is None:
         return TableCheck(name, False, problems=["missing from the fresh result"])
     a, b = ref.get("rows", []), new.get("rows", [])
@@ -216,11 +222,16 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
             out.ok = False
             out.problems.append(f"row {i}: columns {sorted(set(rb) ^ set(ra))} differ")
             continue
-        spread = max((abs(float(ra[c])) for c in INTERVAL_COLUMNS if _number(ra.get(c))), default=0.0)
+        spread = max((abs(float(ra[c])) for c in INTERVAL_COLUMNS if _finite(ra.get(c))), default=0.0)
         for col, va in ra.items():
             vb = rb[col]
             if _number(va) and _number(vb):
                 out.n_cells += 1
+                if not (_finite(va) and _finite(vb)):
+                    out.ok = False
+                    out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r}: not a finite number (NaN and "
+                                        "infinity never agree; a missing value is stored as null)")
+                    continue
                 measured = variation.tolerance if variation is not None and variation.covers(col) else 0.0
                 tol = max(abs_tol + REL_TOL * abs(va), spread, measured)  # a sampled row: within its interval
                 if not abs(va - vb) <= tol:
@@ -234,6 +245,19 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
 
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _finite(v) -> bool:
+    return _number(v) and math.isfinite(v)
+
+
+def check_tolerance(value, name: str = "--tolerance") -> float:
+    """``value`` as a float when it is a finite number >= 0 (an absolute tolerance); else ValueError naming
+    ``name`` and the valid range (NaN would accept nothing silently and compare False, a negative or
+    infinite one is no tolerance)."""
+    if not _number(value) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0 (an absolute tolerance, e.g. 1e-6), got {value!r}")
+    return float(value)
 
 
 def check_result(ref: dict, new: dict, abs_tol: float = ABS_TOL,
@@ -264,7 +288,12 @@ def fresh_result(ref: dict, results: Path | None = None) -> dict | None:
 
 def check(chapter: str | None = None, results: Path | None = None, reference: Path | None = None,
           abs_tol: float = ABS_TOL, echo=print) -> bool:
-    """Check fresh results against the reference; prints one line per table, returns True when all agree."""
+    """Check fresh results against the reference; prints one line per table, returns True when all agree.
+
+    Raises:
+        ValueError: ``abs_tol`` is not a finite number >= 0 (:func:`check_tolerance`).
+    """
+    check_tolerance(abs_tol)
     reference = Path(reference) if reference else REFERENCE_DIR
     refs = sorted(reference.glob("*.json"))
     if chapter:

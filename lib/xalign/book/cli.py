@@ -61,6 +61,16 @@ MODEL_HELP = ("encoder: a Hugging Face id, a local directory, a sentence-transfo
 
 
 def main(argv: list[str] | None = None) -> int:
+    from xalign.core.paths import CacheSettingError
+
+    try:
+        return _main(argv)
+    except CacheSettingError as exc:  # XALIGN_CACHE empty or a file: named, before anything is read or removed
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="xalign", description=__doc__)
     parser.add_argument("--data-mirror", metavar="DIR",
                         help="local data mirror tried before any download (sets XALIGN_DATA_MIRROR)")
@@ -146,8 +156,15 @@ def main(argv: list[str] | None = None) -> int:
     from xalign.core.paths import use_default_mirror
 
     use_default_mirror()  # unset: ../shared/data beside the checkout, as the Makefile finds it
-    if args.cache:
+    if args.cache is not None:
+        if not args.cache.strip():
+            print("xalign: --cache is empty: give a folder (or leave it out for XALIGN_CACHE or the default)",
+                  file=sys.stderr)
+            return 2
         os.environ["XALIGN_CACHE"] = os.path.abspath(args.cache)
+    from xalign.core.paths import check_cache_setting
+
+    check_cache_setting()  # an empty XALIGN_CACHE or a file there: named before any command reads or removes
 
     if args.command == "run":
         import time
@@ -189,28 +206,39 @@ def main(argv: list[str] | None = None) -> int:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
     elif args.command == "book":
-        from xalign.book.runner import build_book
+        from xalign.book.runner import OutputPathError, build_book
 
         chapters = args.chapters.split(",") if args.chapters else None
-        html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model,
-                          jobs=args.jobs)
+        try:
+            html = build_book(args.profile, chapters, args.build_dir, execute=not args.no_execute, model=args.model,
+                              jobs=args.jobs)
+        except OutputPathError as exc:  # a --build-dir of the user's: refused before anything is written
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
         print(f"book: {html / 'index.html'}")
     elif args.command == "card":
         from xalign.book.card import CardConfig, run_card, with_sizes
         from xalign.book.card_cluster import run_cards
-        from xalign.book.card_page import save_card
+        from xalign.book.card_page import CardsDirError, cards_dir, save_card
         from xalign.book.card_settings import with_profile
         from xalign.core.model_checks import ModelFolderError
         from xalign.core.profiles import ParameterError
 
+        if args.gpu and not args.cluster:
+            print("xalign: --gpu applies only with --cluster (each task then asks for a GPU worker); without "
+                  "--cluster it would be ignored: add --cluster ADDRESS, or leave --gpu out", file=sys.stderr)
+            return 2
         try:
             cfg = with_sizes(with_profile(CardConfig(), args.profile), **_parse_params(args.set))
-        except ParameterError as exc:
+            cards_dir(args.out)  # before any model runs: a typo in --out is named now, not after the work
+        except (ParameterError, CardsDirError) as exc:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
-        cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
-                 if args.cluster else (run_card(model, cfg) for model in args.models))
+        from xalign.book.sweep import ClusterConnectError
+
         try:
+            cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
+                     if args.cluster else (run_card(model, cfg) for model in args.models))
             for card in cards:
                 page = save_card(card, args.out)
                 print(f"card: {page}")
@@ -218,6 +246,13 @@ def main(argv: list[str] | None = None) -> int:
         except ModelFolderError as exc:  # a model that cannot be loaded as it is: its folder or file is named
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
+        except ClusterConnectError as exc:
+            print(f"xalign: {exc}", file=sys.stderr)
+            return 2
+    elif args.command == "compare" and args.out and not os.path.isdir(args.out):
+        print(f"xalign: --out {args.out}: no such cards folder (run `xalign card MODEL --out {args.out}` first)",
+              file=sys.stderr)
+        return 2
     elif args.command == "compare" and args.mteb:
         return _compare_mteb(args)
     elif args.command == "compare":
@@ -251,14 +286,23 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "check":
         return _check(args)
     elif args.command == "fetch":
+        from xalign.core.atomic import remove_orphan_parts
+        from xalign.core.paths import cache_root
         from xalign.data import datasets as D
+
+        for left in remove_orphan_parts(cache_root(create=False) / "data"):  # what a killed fetch left
+            print(f"xalign: removed {left} (left by an interrupted fetch)", file=sys.stderr)
 
         if args.all:
             from xalign.core.paths import mirror_words
 
             print(f"[xalign] {mirror_words()}", flush=True)
             missing, failed = [], []
-            for name in D.datasets():
+            matching = [name for name, ds in D.datasets().items() if ds.files(args.pattern)]
+            if not matching:  # --pattern names the files wanted: a set without such a file is not "missing"
+                print(f"xalign: no data set declares a file matching --pattern {args.pattern!r}", file=sys.stderr)
+                return 2
+            for name in matching:
                 try:
                     paths = D.fetch_many(name, args.pattern)
                     print(f"{name:22s} {len(paths):4d} files")
@@ -279,7 +323,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:22s} {len(ds.checksums):4d} files  {ds.license:40.40s}  {ds.title}")
             return 0
         for name in args.datasets:
-            paths = D.fetch_many(name, args.pattern)
+            try:
+                paths = D.fetch_many(name, args.pattern)
+            except IsADirectoryError as exc:  # a folder where the cache keeps a data file: the cache never made it
+                print(f"xalign: {exc.filename} is a folder where the cache keeps a file of data set {name!r}; "
+                      "move or remove it (xalign did not make it) and fetch again", file=sys.stderr)
+                return 1
             print(f"{name}: {len(paths)} files in {paths[0].parent}")
     elif args.command == "cache":
         from xalign.core.paths import CACHE_MARKER, cache_root
@@ -292,13 +341,20 @@ def main(argv: list[str] | None = None) -> int:
         elif args.action == "clear":
             return clear_cache(root, args.yes)
         else:
-            from xalign.core.cache import EmbeddingCache
+            from xalign.core.cache import clear_entries
 
             if not (root / CACHE_MARKER).exists():
                 print(f"xalign: {root} is not an xalign cache (no {CACHE_MARKER} file); nothing removed",
                       file=sys.stderr)
                 return 2
-            print(f"removed {EmbeddingCache(root / 'embeddings').clear()} cached representations")
+            if os.path.islink(root / "embeddings"):
+                print(f"xalign: {root / 'embeddings'} is a link out of the cache; nothing removed "
+                      "(remove the link by hand)", file=sys.stderr)
+                return 2
+            removed, links = clear_entries(root / "embeddings")
+            print(f"removed {removed} cached representations")
+            if links:
+                print(f"xalign: left alone (links, never followed): {', '.join(map(str, links))}", file=sys.stderr)
     elif args.command == "model":
         from xalign.core.offline_model import materialize_offline_model
 
@@ -320,8 +376,14 @@ def _compare_mteb(args) -> int:
 
 
 def _check(args) -> int:
-    from xalign.book.check import ABS_TOL, check
+    from xalign.book.check import ABS_TOL, check, check_tolerance
 
+    tolerance = ABS_TOL if args.tolerance is None else args.tolerance
+    try:
+        check_tolerance(tolerance)  # before any chapter reruns
+    except ValueError as exc:
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
     results = args.results
     if args.rerun:
         import tempfile
@@ -346,7 +408,7 @@ def _check(args) -> int:
             done.add(ref["chapter"])
             out = Path(results) / f"{ref['chapter']}.ipynb"
             run_chapter(ref["chapter"], {**ref["params"], "profile": ref["profile"]}, out)
-    ok = check(args.chapter, results, args.reference, ABS_TOL if args.tolerance is None else args.tolerance)
+    ok = check(args.chapter, results, args.reference, tolerance)
     return 0 if ok else 1
 
 

@@ -10,6 +10,7 @@ paper in the item's own unit.
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,12 +204,11 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
         row["summary"] += left_out
         return row
     n_paper = int(compared.get("n_paper") or len(cells))
-    diffs = [abs(d) for d, _ in cells]
-    n_out = sum(abs(d) > tol for d, tol in cells)
+    n_out = sum(_outside(d, tol) for d, tol in cells)  # a NaN or infinite cell is never agreement
     complete = len(cells) >= n_paper  # cells we lack are counted in the summary, not judged
     row["n_out"] = n_out
-    row["summary"] = (f"median {statistics.median(diffs):.1f}, max {max(diffs):.1f} {item.unit_short}"
-                      f" ({len(cells)}/{n_paper} cells)")
+    spread = _spread(cells)
+    row["summary"] = f"{spread} {item.unit_short} ({len(cells)}/{n_paper} cells){_n_not_numbers(cells)}"
     ok = n_out == 0
     if item.model_independent:
         row["status"] = "model-independent, " + ("reproduced" if ok else "differs")
@@ -217,12 +217,30 @@ def judge(item: Item, result: dict | None, profile: str = "default") -> dict:
     else:
         row["status"] = "other model"
         row["summary"] = (f"{short_model(result.get('model'))} vs the paper's {paper_models_words(item)}: "
-                          f"median {statistics.median(diffs):.1f}, max {max(diffs):.1f} {item.unit_short} apart "
-                          f"({len(cells)}/{n_paper} cells)")
+                          f"{spread} {item.unit_short} apart ({len(cells)}/{n_paper} cells){_n_not_numbers(cells)}")
     row["summary"] += left_out
     if item.kind == "figure" and not series:
         row["summary"] += "; series not recorded"
     return row
+
+
+def _outside(diff: float, tol: float) -> bool:
+    """Whether a cell (ours - paper) is outside its band: NaN and infinite differences always are."""
+    return not math.isfinite(diff) or abs(diff) > tol
+
+
+def _spread(cells: list[tuple[float, float]]) -> str:
+    """"median M, max X" of the absolute differences that are numbers ("no cell is a number" if none)."""
+    diffs = [abs(d) for d, _ in cells if math.isfinite(d)]
+    if not diffs:
+        return "no cell is a number"
+    return f"median {statistics.median(diffs):.1f}, max {max(diffs):.1f}"
+
+
+def _n_not_numbers(cells: list[tuple[float, float]]) -> str:
+    """"; k not a number (NaN or infinite), counted as outside" when some cells are, else ""."""
+    k = sum(not math.isfinite(d) for d, _ in cells)
+    return f"; {k} not a number (NaN or infinite), counted as outside the band" if k else ""
 
 
 def _paper_setup(item: Item, result: dict, table: dict, complete: bool) -> bool:

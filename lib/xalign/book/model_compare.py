@@ -85,6 +85,25 @@ def paired_differences(card_a: dict, card_b: dict) -> pd.DataFrame:
     return pd.DataFrame([measure_difference(card_a, card_b, mid) for mid in MEASURES])
 
 
+def _precision(card: dict) -> str:
+    """What a card computed in, as a word ("bfloat16", "float32"; cards from before precisions were recorded,
+    and models outside torch, computed in float32)."""
+    p = card.get("precision")
+    return "float32" if p in (None, "torch.float32", "float32", "float32 (not torch)") else str(p).removeprefix("torch.")
+
+
+def precision_note(cards: list[dict]) -> str:
+    """A sentence when cards compared item by item computed in different precisions (each named), else "":
+    part of each difference is then the precision's (bfloat16 moves a card's values by up to about half a
+    point, see the Compare models page's precision table), not the models'."""
+    kinds = {c["model"]: _precision(c) for c in cards}
+    if len(set(kinds.values())) < 2:
+        return ""
+    return ("Computed in different precisions (" + ", ".join(f"`{m}` in {p}" for m, p in kinds.items())
+            + "): part of each difference is the precision's, not the models'; for the models alone, run the cards "
+              "in one precision (xalign card --set precision float32).")
+
+
 def _cell(r) -> str:
     """``+1.2 [-0.5, +2.9]``; the difference in bold when its interval excludes 0."""
     if pd.isna(r["difference"]):
@@ -125,6 +144,8 @@ def paired_markdown(cards: list[dict], models: list[str] | None = None) -> str:
             out.append(f"Not comparable item by item: different batteries ({', '.join(differ)}).\n")
             continue
         df = paired_differences(a, b)
+        if note := precision_note([a, b]):
+            out.append(note + "\n")
         out += ["| Measure (unit) | Layer A | A | Layer B | B | A − B [95% paired CI] | items | note |",
                 "|---|---|---|---|---|---|---|---|"]
         for _, r in df.iterrows():
@@ -156,6 +177,9 @@ def paired_page_markdown(cards: list[dict]) -> str:
     for i, mid in enumerate(MEASURES):
         t, _, unit = MEASURES[mid]
         lines.append(f"| {t} ({unit}) | " + " | ".join(_cell(df.iloc[i]) for df in frames.values()) + " |")
+    mixed = [precision_note([a, b]) for a, b in pairs]
+    if any(mixed):
+        lines += ["", *sorted({m for m in mixed if m})]
     return "\n".join(lines) + "\n"
 
 

@@ -209,10 +209,21 @@ def setup_differences(card: dict, mteb: dict) -> list[dict]:
         except (OSError, ValueError):
             info = {}
         if isinstance(info, dict) and info.get("name"):
-            same = str(info["name"]).split("/")[-1] == str(card["model"]).split("/")[-1]
             add("model", f"{card['model']} revision {card.get('revision')}",
-                f"{info['name']} revision {info.get('revision')} (model_meta.json)", "same" if same else "differs")
+                f"{info['name']} revision {info.get('revision')} (model_meta.json)", model_verdict(card, info))
     return out
+
+
+def model_verdict(card: dict, info: dict) -> str:
+    """Whether a card and an MTEB ``model_meta.json`` are of one model: "same" only when the full names and
+    the revisions are equal ("unknown" when the names are but a revision is not recorded); the last name
+    part alone (``someone-else/tiny`` and a local ``.../tiny``) is never the same model."""
+    if str(info.get("name")) != str(card.get("model")):
+        return "differs"
+    mine, theirs = card.get("revision"), info.get("revision")
+    if not mine or not theirs:
+        return "unknown"
+    return "same" if str(mine) == str(theirs) else "differs"
 
 
 def _fmt(v) -> str:
@@ -254,13 +265,18 @@ def pick_card(cards: list[dict], mteb_path: str | Path, model: str | None = None
             named = json.loads(meta.read_text(encoding="utf-8")).get("name") if meta.is_file() else None
         except (OSError, ValueError, AttributeError):
             named = None
-        if named and any(str(named).split("/")[-1] == n.split("/")[-1] for n in names):
-            model = next(n for n in names if str(named).split("/")[-1] == n.split("/")[-1])
+        if named and str(named) in names:  # the full name (a last name part alone is another model's too)
+            model = str(named)
         elif len(cards) == 1:
-            return cards[0]
+            return cards[0]  # its model row says whether it is the file's model (model_verdict)
         else:
-            raise MTEBFileError(f"several cards ({', '.join(names)}): name one with --model")
-    for c in cards:
-        if model in (c["model"], slug(c["model"]), c["model"].split("/")[-1]):
-            return c
+            raise MTEBFileError(f"several cards ({', '.join(names)}): name one with --model"
+                                + (f" (model_meta.json names {named!r}, no card has that full name)" if named else ""))
+    exact = [c for c in cards if model in (c["model"], slug(c["model"]))]
+    by_tail = [c for c in cards if c["model"].split("/")[-1] == model]
+    if exact or len(by_tail) == 1:
+        return (exact or by_tail)[0]
+    if by_tail:
+        raise MTEBFileError(f"{model!r} is the last part of several cards' names ({', '.join(c['model'] for c in by_tail)}): "
+                            "give the full name with --model")
     raise MTEBFileError(f"no card of {model!r}; cards: {', '.join(names)}")

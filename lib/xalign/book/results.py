@@ -30,6 +30,7 @@ import pandas as pd
 from xalign import __version__
 from xalign.core.atomic import write_json
 from xalign.core.jsonfile import JSONFileError, read_json_object
+from xalign.core.names import unique_name
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
 
@@ -315,9 +316,11 @@ def params_model(params: dict) -> str | None:
 
 
 def safe_name(name: str) -> str:
-    """A model name usable as a file name ("sentence-transformers/LaBSE" -> "sentence-transformers--LaBSE")."""
-    out = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip(".-")
-    return out or "unknown-model"
+    """A model name usable as a file name ("sentence-transformers/LaBSE" -> "sentence-transformers--LaBSE");
+    one per model: a name that cannot be read back from it, or a long one, gets a short hash of the full
+    name (:func:`xalign.core.names.unique_name`)."""
+    out = re.sub(r"[^A-Za-z0-9._-]+", "-", name.replace("/", "--")).strip(".-") or "unknown-model"
+    return unique_name(name, out, out.replace("--", "/") == name)
 
 
 @functools.cache
@@ -350,7 +353,7 @@ def result_files(chapter: str, profile: str, root: Path | None = None) -> list[P
     """Every saved result of one chapter and profile (one per model; the pre-ledger
     ``<chapter>/<profile>.json`` too), newest first."""
     root = Path(root) if root else results_dir()
-    files = list((root / chapter / profile).glob("*.json"))
+    files = list((root / plain_name(chapter, "chapter") / plain_name(profile, "profile")).glob("*.json"))
     legacy = root / chapter / f"{profile}.json"
     if legacy.exists():
         files.append(legacy)
@@ -361,12 +364,42 @@ def result_files(chapter: str, profile: str, root: Path | None = None) -> list[P
 RESULT_FIELDS = ("chapter", "profile", "tables")
 
 
+def plain_name(value, what: str) -> str:
+    """``value`` when it is one plain folder or file name part (a chapter id, a profile): a non-empty string
+    without ``/``, ``\\``, a leading ``.`` (so no ``..``) or NUL; else ValueError naming ``what``. Names read
+    from a file (a reference's ``"chapter"``) so resolve inside their folder, never outside it."""
+    if (not isinstance(value, str) or not value or value.startswith(".") or value != value.strip()
+            or any(c in value for c in "/\\\0")):
+        raise ValueError(f"{what} {value!r}: must be one plain name (no '/', '\\', leading '.')")
+    return value
+
+
 def read_result(path: str | Path, what: str = "results file") -> dict:
-    """One saved result (``_path`` added); raises :class:`~xalign.core.jsonfile.JSONFileError` naming
-    the file when it is cut short, not a JSON object or lacks :data:`RESULT_FIELDS`."""
+    """One saved result (``_path`` added).
+
+    Raises:
+        JSONFileError: naming the file, when it is cut short, not a JSON object, lacks
+            :data:`RESULT_FIELDS`, or a field has the wrong type: ``chapter``/``profile`` not one plain name
+            (:func:`plain_name`: ``"../../outside"`` would reach out of the results folder), ``tables`` not an
+            object of objects, a table's ``rows`` not a list of objects, ``finished`` not text.
+    """
     res = read_json_object(path, what, RESULT_FIELDS)
     if not isinstance(res["tables"], dict):
         raise JSONFileError(f"{what} {path}: 'tables' is a JSON {type(res['tables']).__name__}, expected an object")
+    for field_ in ("chapter", "profile"):
+        try:
+            plain_name(res[field_], f"'{field_}'")
+        except ValueError as exc:
+            raise JSONFileError(f"{what} {path}: {exc}") from None
+    for name, table in res["tables"].items():
+        rows = table.get("rows", []) if isinstance(table, dict) else None
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise JSONFileError(f"{what} {path}: table {name!r} must be an object whose 'rows' is a list of "
+                                f"objects, got {type(table).__name__ if rows is None else type(rows).__name__}"
+                                f"{'' if rows is None or not isinstance(rows, list) else ' with other items'}")
+    if res.get("finished") is not None and not isinstance(res["finished"], str):
+        raise JSONFileError(f"{what} {path}: 'finished' is a JSON {type(res['finished']).__name__}, expected a "
+                            "time as text")
     res["_path"] = str(path)
     return res
 
@@ -395,7 +428,8 @@ def _finished(path: Path) -> str:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return ""
-    return (value.get("finished") or "") if isinstance(value, dict) else ""
+    finished = value.get("finished") if isinstance(value, dict) else None
+    return finished if isinstance(finished, str) else ""  # a number there is named by read_result
 
 
 def _figure_frame(item: str, data) -> pd.DataFrame:

@@ -238,8 +238,8 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
         raise RuntimeError("xalign book builds the book from a source checkout (its _config.yml, _toc.yml and "
                            "book/); outside one, run chapters with `xalign run`")
     root = Path(build_root) if build_root else PROJECT_ROOT
-    if root != PROJECT_ROOT:
-        root.mkdir(parents=True, exist_ok=True)  # a --build-dir that does not exist yet
+    if root.resolve() != PROJECT_ROOT.resolve():
+        claim_build_dir(root)  # before any chapter runs: a folder of the user's is never written into
         for name in BOOK_FILES:
             if (PROJECT_ROOT / name).exists():
                 shutil.copy(PROJECT_ROOT / name, root / name)
@@ -278,6 +278,39 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
     print("[xalign] " + " ".join(cmd), flush=True)
     subprocess.run(_jupyter_book_cmd(cmd), check=True)
     return root / "_build" / "html"
+
+
+#: a file the book build writes into a ``--build-dir`` it claimed: only a new or empty folder, or one
+#: holding this file, is built into (the build replaces ``_config.yml``, ``book/*.md``, ... there)
+BUILD_MARKER = ".xalign-book-build"
+
+
+def claim_build_dir(root: Path) -> None:
+    """Make ``root`` the book's build folder, or refuse it before anything is written.
+
+    Args:
+        root: the ``--build-dir``: a new folder (created, parents included), an empty one, or one an
+            earlier build claimed (it holds :data:`BUILD_MARKER`).
+
+    Raises:
+        OutputPathError: ``root`` is a file, or a folder holding files the build did not write (the
+            build would replace a user's ``_config.yml``, ``references.bib``, ``book/intro.md``, ...);
+            the message names the folder and a few of its files.
+    """
+    if root.exists() and not root.is_dir():
+        raise OutputPathError(f"--build-dir {root}: a file, not a folder")
+    if root.is_dir() and not (root / BUILD_MARKER).is_file():
+        theirs = sorted(p.name for p in root.iterdir())
+        if theirs:
+            raise OutputPathError(
+                f"--build-dir {root} holds files the book build did not write ({', '.join(theirs[:5])}"
+                f"{', ...' if len(theirs) > 5 else ''}; no {BUILD_MARKER} file): the build would replace them. "
+                "Give a new or empty folder")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        (root / BUILD_MARKER).write_text("a book build folder of xalign: its files are replaced by each build\n")
+    except OSError as exc:
+        raise OutputPathError(f"--build-dir {root}: cannot be written ({type(exc).__name__}: {exc})") from exc
 
 
 def write_pages(root: Path, profile: str) -> None:

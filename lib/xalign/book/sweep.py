@@ -152,6 +152,29 @@ def run_tasks(tasks: Iterable[Task], cluster=None, *, n_workers: int = 2, env=No
         close()
 
 
+#: seconds to wait for a scheduler at an address before saying so
+CONNECT_TIMEOUT_S = 30
+
+
+class ClusterConnectError(ConnectionError):
+    """No Dask scheduler answers at the address given (nothing listens, or something else does)."""
+
+
+def _connect(client_class, address: str, timeout: float = CONNECT_TIMEOUT_S):
+    """A ``distributed.Client`` of the scheduler at ``address``, or :class:`ClusterConnectError` naming it.
+
+    Whatever another server at that port sends (an HTTP reply read as a Dask message asks for exabytes),
+    a refused or timed-out connection: all are one error naming the address and how to start a scheduler.
+    """
+    try:
+        return client_class(address, timeout=timeout)
+    except Exception as exc:  # any failure to connect is the same fault for the user
+        raise ClusterConnectError(
+            f"--cluster {address}: no Dask scheduler answered within {timeout:g} s ({type(exc).__name__}: "
+            f"{str(exc)[:160]}); start one there (`dask scheduler --port PORT`, workers with `dask worker "
+            f"{address}`) or use --cluster local") from exc
+
+
 def _client(cluster, n_workers: int):
     """A ``distributed.Client`` for ``cluster`` and a function that closes what was opened here."""
     try:
@@ -175,7 +198,7 @@ def _client(cluster, n_workers: int):
     if isinstance(cluster, str):
         if "://" not in cluster:
             raise ValueError(f"cluster must be 'local' or a scheduler address like 'tcp://host:8786', got {cluster!r}")
-        client = Client(cluster)
+        client = _connect(Client, cluster)
         return client, client.close
     if hasattr(cluster, "scheduler_address"):  # a dask cluster object (LocalCluster, SLURMCluster, ...)
         client = Client(cluster)

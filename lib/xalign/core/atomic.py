@@ -77,3 +77,63 @@ def _json_default(obj):
     if isinstance(obj, Path):
         return str(obj)
     raise TypeError(f"cannot serialise {type(obj).__name__}")
+
+
+#: a temporary file of :func:`atomic_path` untouched this long (seconds) is an orphan whoever holds it
+ORPHAN_AGE_S = 600
+#: ... and one no process holds open (Linux: /proc), this long
+UNHELD_AGE_S = 2
+
+
+def remove_orphan_parts(folder: str | Path) -> list[Path]:
+    """Remove the temporary files (``.<name>.<random>.part``) that :func:`atomic_path` writers left under
+    ``folder`` when killed (SIGKILL, power loss: no ``finally`` ran); returns what was removed.
+
+    A ``.part`` file counts as left when it was not modified for :data:`ORPHAN_AGE_S` seconds, or, where
+    ``/proc`` shows every process's open files (Linux, the same user), when no process holds it open and
+    it is :data:`UNHELD_AGE_S` seconds old. A writer that has not opened its file yet loses nothing: it
+    creates the file again when it writes. Links are never followed or removed.
+    """
+    import time
+
+    folder = Path(folder)
+    if not folder.is_dir() or folder.is_symlink():
+        return []
+    parts = [p for p in folder.rglob(".*.part") if p.is_file() and not p.is_symlink()]
+    if not parts:
+        return []
+    held = _held_open()
+    now, removed = time.time(), []
+    for p in parts:
+        try:
+            age = now - p.stat().st_mtime
+            if age >= ORPHAN_AGE_S or (held is not None and age >= UNHELD_AGE_S and str(p.resolve()) not in held):
+                p.unlink()
+                removed.append(p)
+        except OSError:
+            continue
+    return removed
+
+
+def _held_open() -> set[str] | None:
+    """The paths every process holds open (from ``/proc/<pid>/fd``); None where that cannot be seen whole
+    (no ``/proc``, or another user's process)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "fd").is_dir():
+        return None
+    held = set()
+    for pid in proc.iterdir():
+        if not pid.name.isdigit():
+            continue
+        try:
+            fds = list((pid / "fd").iterdir())
+        except FileNotFoundError:
+            continue  # the process ended meanwhile
+        except PermissionError:
+            return None
+        for fd in fds:
+            try:
+                held.add(os.readlink(fd))
+            except OSError:
+                continue
+    return held

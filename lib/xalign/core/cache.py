@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.atomic import save_npz, write_json
-from xalign.core.paths import cache_dir
+from xalign.core.paths import cache_dir, within
 
 
 def text_hash(texts) -> str:
@@ -130,6 +130,38 @@ class EmbeddingCache:
                 f.unlink()
                 n += 1
         return n
+
+
+def clear_entries(root: str | Path) -> tuple[int, list[Path]]:
+    """Delete every entry a store at ``root`` wrote, never following a link; ``xalign cache clear-embeddings``.
+
+    Only files named like an entry are removed (:func:`is_entry_name`: ``<2 hex>/<64 hex>.npz|.json``,
+    ``memo/<64 hex>.<ext>``), and only in real sub-folders of ``root`` (:func:`~xalign.core.paths.within`):
+    a linked sub-folder (``memo -> elsewhere``, ``ab -> elsewhere``) or a linked entry is left alone,
+    with whatever it points at.
+
+    Returns:
+        (how many entries were removed, the links left alone).
+    """
+    root = Path(root)
+    removed, links = 0, []
+    if not root.is_dir():
+        return 0, links
+    for folder in sorted(root.iterdir()):
+        if folder.is_symlink():
+            links.append(folder)
+            continue
+        if not folder.is_dir():
+            continue
+        for f in sorted(folder.iterdir()):
+            if not is_entry_name(folder.name, f.name):
+                continue
+            if f.is_symlink():
+                links.append(f)
+            elif f.is_file() and within(root, f):
+                f.unlink()
+                removed += 1
+    return removed, links
 
 
 _DIGEST = re.compile(r"[0-9a-f]{64}")

@@ -28,8 +28,9 @@ import numpy as np
 
 from xalign.core import memo_codec
 from xalign.core.atomic import atomic_path
-from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest, remove_entry
+from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest
 from xalign.core.code_closure import code_digest, in_xalign
+from xalign.core.paths import remove_within
 
 MEMO_VERSION = 2  # 2: stored as data (memo_codec), keyed on the code called
 
@@ -71,9 +72,11 @@ def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable =
             store.hits += 1
             return value
         except UNREADABLE as exc:
-            warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); "
-                          "removed, it will be recomputed", RuntimeWarning, stacklevel=2)
-            remove_entry(path)
+            done = ("removed, it will be recomputed" if remove_within(store.root, path) else
+                    f"left alone: it is reached through a link out of the cache {store.root} (remove the link "
+                    "by hand); the value is recomputed")  # never a file outside the store
+            warnings.warn(f"xalign cache: damaged memo entry {path} ({type(exc).__name__}: {exc}); {done}",
+                          RuntimeWarning, stacklevel=2)
             store.damaged += 1
     store.misses += 1
     value = compute()

@@ -17,6 +17,7 @@ Environment variables (all optional):
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import platformdirs
@@ -34,6 +35,32 @@ CACHE_MARKER = ".xalign-cache"
 ENTRY_MARKER = ".xalign-cache-entry"
 
 
+class CacheSettingError(ValueError):
+    """``XALIGN_CACHE`` (or the default cache folder) cannot be the cache: set but empty, or not a folder."""
+
+
+def check_cache_setting() -> Path:
+    """The cache root :func:`cache_root` will use, checked: the ``xalign`` command calls this first.
+
+    (A separate function, so that :func:`cache_root`, which memoised computations reach, keeps its code
+    and their cache keys.)
+
+    Raises:
+        CacheSettingError: ``XALIGN_CACHE`` is set but empty (or blanks only: it would silently mean the
+            default cache, which ``xalign cache clear`` then empties), or the root is a file; the message
+            names the variable.
+    """
+    value = os.environ.get("XALIGN_CACHE")
+    if value is not None and not value.strip():
+        raise CacheSettingError(f"XALIGN_CACHE is set but empty: set it to a folder, or unset it to use the "
+                                f"default cache ({platformdirs.user_cache_dir('xalign')})")
+    root = Path(value or platformdirs.user_cache_dir("xalign"))
+    if root.exists() and not root.is_dir():
+        what = f"XALIGN_CACHE={value}" if value else "the default cache folder"
+        raise CacheSettingError(f"{what}: {root} is a file, not a folder; point XALIGN_CACHE at a folder")
+    return root
+
+
 def cache_root(create: bool = True) -> Path:
     """Root of the xalign cache (created on demand, with its marker file, unless ``create=False``)."""
     root = Path(os.environ.get("XALIGN_CACHE") or platformdirs.user_cache_dir("xalign"))
@@ -44,6 +71,34 @@ def cache_root(create: bool = True) -> Path:
     if not marker.exists():
         marker.write_text("")
     return root
+
+
+def within(root: str | Path, path: str | Path) -> bool:
+    """Whether ``path`` lies in ``root`` without passing through a link: every folder between ``root``
+    and ``path`` is a real folder inside ``root`` (``path`` itself may be a link: removing it removes the
+    link only). ``root`` itself may be a link (the user's choice of cache)."""
+    root, path = Path(root), Path(path)
+    try:
+        rel = path.parent.relative_to(root)
+    except ValueError:
+        return False
+    if ".." in rel.parts:
+        return False
+    return path.parent.resolve() == root.resolve().joinpath(rel)
+
+
+def remove_within(root: str | Path, path: str | Path) -> bool:
+    """Remove ``path`` (a file, a link, or a real folder with all it holds) if it lies :func:`within`
+    ``root``; a link is removed itself, never what it points at. Returns False (nothing removed) for a
+    path reached through a link out of ``root``."""
+    path = Path(path)
+    if not within(root, path):
+        return False
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+    return True
 
 
 def cache_kinds(root: Path) -> list[str]:
