@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from xalign.book import ledger as L
+from xalign.core.markup import inert, text
 from xalign.papers import meta
 
 #: a MyST target line ``(name)=`` or a directive's ``:name: name`` option
@@ -163,9 +164,9 @@ def landing_markdown(profile: str = "default", root: Path | None = None, thumbna
         if result is None:
             shows = f"not run yet with the `{profile}` profile (`xalign run {chapter[:2]} --profile {profile}`)."
         elif result.get("headline"):
-            shows = f"{result['headline']} (model: {L.short_model(result.get('model'))})"
+            shows = f"{inert(result['headline'])} (model: {text(L.short_model(result.get('model')))})"
         else:
-            shows = (f"{L.short_model(result.get('model'))} in place of the paper's "
+            shows = (f"{text(L.short_model(result.get('model')))} in place of the paper's "
                      f"{L.paper_models_words(L.items(paper)[0])}; the chapter compares every table cell by cell.")
         out += [f"**What our run shows.** {shows}", ""]
         out += [(f"**Its {len(mine)} tables and figures:** {_counts_words(mine)} "

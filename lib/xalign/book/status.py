@@ -7,13 +7,13 @@ the paper in the item's own unit.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import pandas as pd
 
 from xalign.book import ledger as L
 from xalign.book.results import code_hash
+from xalign.core.markup import text
 from xalign.papers import meta
 
 #: chapter (notebook stem) -> title, in book order
@@ -42,8 +42,9 @@ def status_text(profile: str = "default", root: Path | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def _cell(text: str) -> str:
-    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+def _cell(value) -> str:
+    """A value as page text (:func:`xalign.core.markup.text`)."""
+    return text(value)
 
 
 def _status_cell(status: str) -> str:
@@ -92,7 +93,7 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
         else:
             stale = result.get("code_hash") != current
             others = [r.get("model") for r in results if r is not result and not r.get("overrides")]
-            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {result.get('finished', '?')}"
+            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {_cell(result.get('finished', '?'))}"
             if stale:
                 line += ' <span style="color:#b00020">(stale: made by older library code)</span>'
             if others:

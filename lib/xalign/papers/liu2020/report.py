@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from xalign.core.markup import code, text
 from xalign.papers.liu2020 import senses
 from xalign.papers.liu2020.constants import LEVELS
 from xalign.papers.liu2020.grid import btsr_baselines, original_space_scores
@@ -302,10 +303,10 @@ def scale_note(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, pape
 
 
 def model_words(model: str) -> str:
-    """What model ran, against the paper's, in words."""
+    """What model ran, against the paper's, in words (Markdown; the name as page text)."""
     if model in ("bert-base-multilingual-cased", "bert-base-multilingual-uncased"):
-        return f"the paper's own model ({model})"
-    return f"a different model ({model}, not the paper's mBERT)"
+        return f"the paper's own model ({text(model)})"
+    return f"a different model ({text(model)}, not the paper's mBERT)"
 
 
 def claim_values(run, v: str) -> tuple[dict[str, float], str]:
@@ -421,7 +422,7 @@ def headline(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, varian
         return ""
     n, p1 = int(st["test_pairs"].iloc[0]), float(row["btsr_p1"].iloc[0])
     ci = binomtest(round(p1 * n), n).proportion_ci(confidence_level=0.95, method="wilson")
-    return (f"Aligned with `{method}` from {int(largest[variant]):,} sentence pairs, {model} finds "
+    return (f"Aligned with {code(method)} from {int(largest[variant]):,} sentence pairs, {text(model)} finds "
             f"the right translation in context for {100 * p1:.1f} % of {n:,} English test words "
             f"(BTSR P@1, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f}) among "
             f"{int(st['candidates'].iloc[0]):,} en-{lang} candidates.")

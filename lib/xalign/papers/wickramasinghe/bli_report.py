@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.core import markup
+
 MAP_NAMES = {"procrustes": "Procrustes", "rcsls": "RCSLS", "vecmap": "VecMap"}
 MULTILINGUAL = "multilingual model"
 
@@ -244,7 +246,9 @@ def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
              sinhala_lists: pd.DataFrame | None = None) -> str:
     """A short Markdown summary of this run's evidence on the paper's three claims (and on two set-ups
     that may flatter the model: the old Sinhala candidate list, compared on equal terms through
-    ``sinhala_lists`` (:func:`sinhala_lists_sentence`), and identical strings)."""
+    ``sinhala_lists`` (:func:`sinhala_lists_sentence`), and identical strings). The model's name is page
+    text (:func:`xalign.core.markup.text`)."""
+    model = markup.text(model)
     lines = []
     gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
     if len(gains):
@@ -391,7 +395,8 @@ def map_wins(t2: pd.DataFrame) -> pd.DataFrame:
 
 def headline(t3: pd.DataFrame, model: str) -> str:
     """One sentence with one number and its 95% interval: the multilingual model's P@1 on the first pruned
-    pair (CSLS), pruned, beside the unpruned value."""
+    pair (CSLS), pruned, beside the unpruned value (Markdown; the model's name as page text)."""
+    model = markup.text(model)
     d = _pick(t3, method=MULTILINGUAL, retrieval="CSLS")
     if not len(d):
         return f"No pruned BLI cell was computed for {model} in this run."
