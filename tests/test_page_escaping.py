@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from live_markup import HOSTILE, live, live_html
 
+from live_markup import HOSTILE, live, live_html
 from xalign.core.markup import code, inert, text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,8 +83,8 @@ def _hostile_cards() -> list[dict]:
         first["title"] = HOSTILE[(i + 4) % len(HOSTILE)]
         if first.get("receipt"):
             first["receipt"]["prefix"] = HOSTILE[(i + 5) % len(HOSTILE)]
-            first["receipt"]["data"] = [{**d, "file": HOSTILE[i]} for d in first["receipt"]["data"]]
-        card["data"] = [{**d, "dataset": HOSTILE[i]} for d in card.get("data", [])]
+            first["receipt"]["data"] = [{**d, "file": name} for d in first["receipt"]["data"]]
+        card["data"] = [{**d, "dataset": name} for d in card.get("data", [])]
         cards.append(card)
     return cards
 
