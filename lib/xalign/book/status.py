@@ -13,7 +13,7 @@ import pandas as pd
 
 from xalign.book import ledger as L
 from xalign.book.results import code_hash
-from xalign.core.markup import text
+from xalign.core.markup import code, text
 from xalign.papers import meta
 
 #: chapter (notebook stem) -> title, in book order
@@ -68,7 +68,7 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
     rows = L.ledger(profile, root)
     current = code_hash()
     reference = L.shows_reference(profile, root)
-    out = [f"**{len(rows)} items** (every table and figure of the five papers; profile `{profile}`):", ""]
+    out = [f"**{len(rows)} items** (every table and figure of the five papers; profile {code(profile)}):", ""]
     if reference:
         out += [("*No results of this profile here yet: these rows come from the committed reference run "
                 "(`reference/`).*"), ""]
@@ -89,7 +89,8 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
         out.append(f"## {_cell(md['short'])} ({L.tag(paper)})")
         out.append("")
         if result is None:
-            out.append(f"No `{profile}` results yet: run `xalign run {md['chapter'][:2]} --profile {profile}`.")
+            command = f"xalign run {md['chapter'][:2]} --profile {profile}"
+            out.append(f"No {code(profile)} results yet: run {code(command)}.")
         else:
             stale = result.get("code_hash") != current
             others = [r.get("model") for r in results if r is not result and not r.get("overrides")]
