@@ -65,7 +65,6 @@ warnings.filterwarnings("ignore", category=FutureWarning)
 
 from xalign.book import display
 from xalign.book.results import ChapterRun
-from xalign.core import markup
 from xalign.core.loading import load_encoder
 from xalign.papers.meta import check_model_layers, parameters
 from xalign.papers.nyholm2020 import experiments, gap, plots, report
@@ -147,7 +146,7 @@ display.table(result.examples);
 
 # %% tags=["remove-input"]
 display.prose("**Which XNLI files did the thesis read?** Its example premise is printed as `He didn't get to go .`; "
-              f"the raw XNLI dev file (English) reads {markup.code(report.raw_xnli_premise('en', 'He didn'))}.");
+              f"the raw XNLI dev file (English) reads {display.code(report.raw_xnli_premise('en', 'He didn'))}.");
 
 # %% [markdown]
 # So the thesis read a *tokenised* XNLI (not SentEval's PTB script, which also

@@ -20,8 +20,9 @@ Chapters call these instead of printing pandas frames or matplotlib figures:
 - :func:`prose` shows Markdown built from results (in a cell tagged
   ``remove-input``, so the reader sees the sentence, not the code that made it).
   Every value from outside that it interpolates (a model's name, a path, a line of
-  data) goes through :func:`xalign.core.markup.text` (or :func:`~xalign.core.markup.code`
-  for a code span) first, so that a name shows as text and starts no markup.
+  data) goes through :func:`text` (or :func:`code` for a code span; both
+  :mod:`xalign.core.markup`'s, re-exported here for the chapters) first, so that a name
+  shows as text and starts no markup.
 
 The chapters' code cells are folded by :func:`xalign.book.publish.collapse_code`;
 a cell tagged ``show-input`` stays open.
@@ -35,8 +36,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from xalign.core.markup import inert
-from xalign.core.markup import text as page_text
+from xalign.core.markup import code, inert, text  # noqa: F401 - code and text re-exported for the chapters
 
 #: what a missing cell shows
 MISSING = "–"
@@ -102,16 +102,16 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
     default = 1 if isinstance(digits, dict) else digits
     cols = list(frame.columns)
     integral = {c: _is_integral(frame[c]) for c in cols}
-    head = "".join(f"<th>{page_text(c)}</th>" for c in cols)
+    head = "".join(f"<th>{text(c)}</th>" for c in cols)
     body = []
     for row in frame.itertuples(index=False, name=None):
         cells = []
         for c, v in zip(cols, row):
-            text = _cell(v, per_col.get(c, default), integral[c])
+            shown = _cell(v, per_col.get(c, default), integral[c])
             numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-            cells.append(f'<td class="{"num" if numeric else "txt"}">{page_text(text)}</td>')
+            cells.append(f'<td class="{"num" if numeric else "txt"}">{text(shown)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    cap = f"<caption>{page_text(caption)}</caption>" if caption else ""
+    cap = f"<caption>{text(caption)}</caption>" if caption else ""
     return (f'<div class="xa-table"><table class="xa">{cap}<thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
@@ -138,7 +138,7 @@ def table(frame: pd.DataFrame, columns: Sequence[str] | None = None, digits: int
     short = frame if columns is None else frame[list(columns)]
     out = table_html(short, digits, caption)
     if columns is not None and list(columns) != list(frame.columns):
-        out += (f'<details class="xa-full"><summary>{page_text(full_label)}</summary>'
+        out += (f'<details class="xa-full"><summary>{text(full_label)}</summary>'
                 f"{table_html(frame, digits)}</details>")
     display(HTML(out))
 
