@@ -221,3 +221,11 @@ def test_the_hostile_names_are_live_without_the_escaping():
         page = f"# Alignment card: `{name}`\n\n| Model |\n|---|\n| **{name}** (ours) |\n\nModel {name}."
         assert live(page) or "javascript:" in name, name
     assert live_html('<a href="javascript:alert(3)">x</a>') and live_html("<svg onload=alert(1)>")
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_chapter_s_run_it_section_shows_a_hostile_profile_as_text(name):
+    from xalign.book.publish import run_it_markdown
+
+    md = run_it_markdown("01_weak_strong_alignment", run={"profile": name, "wall_time_s": 90.0}, public=False)
+    assert "This page was built from a run of the" in md and live(md) == []
