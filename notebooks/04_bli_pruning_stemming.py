@@ -125,7 +125,7 @@ display.table(result.fits.rename(columns={"n_train_pairs": "training pairs", "n_
               caption="Learned maps: training pairs covered and RCSLS loss");
 
 # %% tags=["remove-input"]
-display.prose(f"Word vectors: {result.encoder_description}. Vocabulary size: {P.n_vocab:,} words per language "
+display.prose(f"Word vectors: {display.text(result.encoder_description)}. Vocabulary size: {P.n_vocab:,} words per language "
               f"(the paper: 200,000). Pruning rule: {RULE_LABELS[P.prune_rule]}. MUSE license: "
               f"{get('muse').license}; Sinhala-English dictionaries and fastText's Sinhala word list: "
               f"{get('sinhala_en_dict').license}. Static fastText rows: "

@@ -146,7 +146,7 @@ display.table(result.examples);
 
 # %% tags=["remove-input"]
 display.prose("**Which XNLI files did the thesis read?** Its example premise is printed as `He didn't get to go .`; "
-              f"the raw XNLI dev file (English) reads `{report.raw_xnli_premise('en', 'He didn')}`.");
+              f"the raw XNLI dev file (English) reads {display.code(report.raw_xnli_premise('en', 'He didn'))}.");
 
 # %% [markdown]
 # So the thesis read a *tokenised* XNLI (not SentEval's PTB script, which also

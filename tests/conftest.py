@@ -56,15 +56,38 @@ def mirror_available() -> bool:
     return path is not None and path.is_dir()
 
 
+#: model names the smoke book shows a card of (the committed e5 card renamed): a script, an image's handler
+#: with a javascript: link, a backtick, a blank line and a {raw} role; the browser test checks none runs
+HOSTILE_CARD_NAMES = ("<script>alert(11)</script>", "<img src=x onerror=alert(12)> [x](javascript:alert(13))",
+                      "a`b\n\n{raw}`html`<script>alert(14)</script>`")
+
+
+def add_hostile_cards(results) -> None:
+    """Write the committed e5 card under each of :data:`HOSTILE_CARD_NAMES` into ``results/cards``."""
+    import json
+    from pathlib import Path
+
+    from xalign.book.card import slug
+
+    card = json.loads((Path(__file__).resolve().parents[1] / "reference" / "cards" / "multilingual-e5-small.json")
+                      .read_text(encoding="utf-8"))
+    (Path(results) / "cards").mkdir(parents=True, exist_ok=True)
+    for name in HOSTILE_CARD_NAMES:
+        (Path(results) / "cards" / f"{slug(name)}.json").write_text(json.dumps({**card, "model": name}),
+                                                                   encoding="utf-8")
+
+
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory):
-    """Every chapter run with the smoke profile and the book built with -W, once per session.
+    """Every chapter run with the smoke profile and the book built with -W, once per session; the
+    Compare models page also shows a card under each hostile name of :data:`HOSTILE_CARD_NAMES`.
 
     Returns (build root, results folder, html folder)."""
     from xalign.book.runner import build_book
 
     root = tmp_path_factory.mktemp("book")
     results = tmp_path_factory.mktemp("results")
+    add_hostile_cards(results)
     mp = pytest.MonkeyPatch()
     mp.setenv("XALIGN_RESULTS", str(results))
     try:

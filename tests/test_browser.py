@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import HOSTILE_CARD_NAMES
 from math_site import build_math_site
 from xalign.book.browser import PageReport, check_book, find_chromium, remote_requests
 from xalign.book.publish import PUBLIC
@@ -58,6 +59,22 @@ def test_a_good_page_passes_and_a_broken_one_fails_on_each_problem(tmp_path, chr
     again = _by_page(check_book(tmp_path, pages=[tmp_path / "notable.html"], front_page="notable.html",
                                 executable=chromium))
     assert any("status table is not visible" in e for e in again["notable.html"])
+
+
+def test_a_script_or_handler_from_a_name_fails_and_the_same_name_as_text_passes(tmp_path, chromium):
+    """The hostile-name check: a live script, an image's onerror or a javascript: link that calls a dialog
+    is an error naming it; the same names shown as text (escaped) are not."""
+    from xalign.core.markup import text
+
+    names = ["<script>alert(8)</script>", "<img src=x onerror=alert(5)>", '<a href="javascript:alert(3)">x</a>']
+    (tmp_path / "live.html").write_text(_page("<p>Model " + " ".join(names) + "</p>"))
+    (tmp_path / "text.html").write_text(_page("<p>Model " + " ".join(text(n) for n in names) + "</p>"))
+    errors = _by_page(check_book(tmp_path, front_page=None, executable=chromium))
+    assert errors["text.html"] == []
+    live = "\n".join(errors["live.html"])
+    for expected in ("ran: alert(8)", "ran: alert(5)", "<script>alert(8)", 'onerror="alert(5)"',
+                     'href="javascript:alert(3)"'):
+        assert expected in live, (expected, live)
 
 
 def test_a_hidden_status_table_fails(tmp_path, chromium):
@@ -134,7 +151,14 @@ def test_the_smoke_book_in_headless_chromium(built_book, chromium):
     assert 'id="cite-this-book"' in landing and "@software{xalign" in landing  # from CITATION.cff
     ledger = (Path(html) / "book" / "ledger.html").read_text(encoding="utf-8")
     assert len(re.findall(r'href="chapters/0[1-5]_\w+\.html', ledger)) >= 41  # every item links its chapter
-    assert "card-multilingual-e5-small" in (Path(html) / "book" / "compare.html").read_text(encoding="utf-8")
+    compare = (Path(html) / "book" / "compare.html").read_text(encoding="utf-8")
+    assert "card-multilingual-e5-small" in compare
+    # the card the fixture adds under hostile names (HOSTILE_CARD_NAMES) is on the page, as text: no
+    # script, handler or link of theirs is live anywhere (check_book: no dialog ran, none in the DOM)
+    from xalign.core.markup import text
+
+    for name in HOSTILE_CARD_NAMES:
+        assert text(name) in compare, name
     failed = {r.page: r.errors for r in reports if r.errors}
     assert not failed, failed
     pages = {r.page: r for r in reports}

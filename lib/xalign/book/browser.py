@@ -14,6 +14,10 @@ from a local server, as GitHub Pages serves it. For each page:
   ``\\[``, ``\\]``, ``$$`` or ``$...$`` holding ``\\``, ``_``, ``^`` or braces, outside code;
 - every image present and decoded (``naturalWidth > 0``), which a missing or empty file fails;
 - every internal link resolves to a file of the build (and its ``#anchor`` to an id there);
+- nothing a name or a data value carries runs: no page calls ``alert``, ``confirm`` or ``prompt``
+  (the book never does; a hostile name such as ``<img src=x onerror=alert(2)>`` would, were it
+  live: the test builds one into the book), and no ``<script>``, event-handler attribute or
+  ``javascript:`` link in the page calls them;
 - on the front page, the reproduction status table is visible.
 
 ``python -m xalign.book.browser _build/html [--screenshots DIR]`` prints the problems and
@@ -56,7 +60,19 @@ _PAGE_JS = r"""
       return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
   const tables = Array.from(document.querySelectorAll("table")).filter(t =>
       Array.from(t.querySelectorAll("th")).some(th => th.textContent.trim() === "Status"));
+  const calls = /\b(alert|confirm|prompt)\s*\(/;
+  const injected = [];
+  for (const el of document.querySelectorAll("*")) {
+    if (el.tagName === "SCRIPT" && calls.test(el.textContent)) injected.push(`<script>${el.textContent.slice(0, 80)}`);
+    for (const a of Array.from(el.attributes)) {
+      const name = a.name.toLowerCase(), value = a.value.trim();
+      if ((name.startsWith("on") || (/^(href|src|action|formaction)$/.test(name) && /^javascript:/i.test(value)))
+          && calls.test(value)) injected.push(`<${el.tagName.toLowerCase()} ${name}="${value.slice(0, 80)}">`);
+    }
+  }
   return {
+    dialogs: (window.__xalignDialogs || []).slice(),
+    injected: injected,
     title: document.title,
     broken_images: imgs.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.getAttribute("src")),
     n_images: imgs.length,
@@ -119,6 +135,18 @@ function rawMath() {
 
 PAGE_JS = _PAGE_JS.replace("${WIDE}", _WIDE_JS + _RAW_MATH_JS)
 
+#: run in every page before its own scripts: ``alert``, ``confirm`` and ``prompt`` record their call (a
+#: live script from a name would make one) instead of opening a dialog that would stall the browser
+DIALOG_CANARY_JS = r"""
+(() => {
+  const seen = [];
+  Object.defineProperty(window, "__xalignDialogs", {value: seen});
+  for (const name of ["alert", "confirm", "prompt"]) {
+    window[name] = (...args) => { seen.push(`${name}(${args.map(String).join(", ")})`); return name === "confirm" ? false : null; };
+  }
+})();
+"""
+
 
 def find_chromium() -> str | None:
     """The Chromium executable: $XALIGN_CHROMIUM, or the first of the usual names on PATH."""
@@ -165,6 +193,7 @@ class Chromium:
         self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         for method in ("Page.enable", "Runtime.enable", "Log.enable", "Network.enable"):
             self.call(method, session=self.session)
+        self.call("Page.addScriptToEvaluateOnNewDocument", {"source": DIALOG_CANARY_JS}, self.session)
         self._metrics(self.height)
         return self
 
@@ -271,6 +300,8 @@ def _console_problems(events: list[dict], origin: str) -> tuple[list[str], list[
         if method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
             errors.append("console.error: " + " ".join(str(a.get("value", a.get("description", "")))
                                                        for a in p.get("args", [])))
+        elif method == "Page.javascriptDialogOpening":  # a dialog the canary did not catch (it stalls the page)
+            errors.append(f"a script from the page's content ran: {p.get('type')}({p.get('message', '')!r})")
         elif method == "Runtime.exceptionThrown":
             d = p.get("exceptionDetails", {})
             errors.append(f"uncaught exception: {d.get('exception', {}).get('description') or d.get('text')}")
@@ -381,6 +412,8 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
                 report.errors += [f"request to a remote host (the book must read offline): {u}"
                                   for u in remote_requests(browser.events, origin)]
                 report.errors += [f"raw LaTeX in the text (maths not typeset): {t}" for t in info["raw_math"]]
+                report.errors += [f"a script from the page's content ran: {d}" for d in info["dialogs"]]
+                report.errors += [f"live markup from the page's content: {x}" for x in info["injected"]]
                 report.errors += [f"image missing or empty: {src}" for src in info["broken_images"]]
                 report.errors += _link_problems(info["links"], page, html_dir, origin, ids)
                 if info["body_text"] == 0:

@@ -19,6 +19,7 @@ from xalign.book.model_compare import layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
+from xalign.core.markup import code, text
 from xalign.core.names import unique_name
 from xalign.core.paths import results_dir
 
@@ -154,17 +155,26 @@ def _precision_words(precision: str | None) -> str:
     ran in float32."""
     if precision == "bfloat16":
         return "bfloat16 (autocast; pooling in float32)"
-    return "float32" if precision in (None, "torch.float32", "float32 (not torch)") else str(precision)
+    return "float32" if precision in (None, "torch.float32", "float32 (not torch)") else text(precision)
+
+
+def _list(values) -> str:
+    """A card's list setting as page text: ``"ar, de, zh"``."""
+    return text(", ".join(str(v) for v in values))
 
 
 def card_markdown(card: dict, image: str | None = None) -> str:
-    cfg = {k: "all" if v is None else v for k, v in card["config"].items()}  # None: all of it (--profile full)
-    lines = [f"# Alignment card: `{card['model']}`", "",
-             (f"Revision `{card['revision']}`; computed in {_precision_words(card.get('precision'))}; "
-              f"layers: {', '.join(card['layers'])}"
+    """A card as Markdown: its header, best layers, the papers' numbers beside it, the battery and the
+    receipts. Every value read from the card (a file from anywhere) is page text
+    (:func:`xalign.core.markup.text`, :func:`~xalign.core.markup.code`), never markup."""
+    cfg = {k: "all" if v is None else (text(v) if isinstance(v, str) else v)  # None: all of it (--profile full)
+           for k, v in card["config"].items()}
+    lines = [f"# Alignment card: {code(card['model'])}", "",
+             (f"Revision {code(card['revision'])}; computed in {_precision_words(card.get('precision'))}; "
+              f"layers: {_list(card['layers'])}"
              f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "
-             f"xalign {card['xalign_version']}; this run {card['wall_time_s']:.0f} s (steps read from the cache "
-             f"included); finished {card['finished']}."), ""]
+             f"xalign {text(card['xalign_version'])}; this run {card['wall_time_s']:.0f} s (steps read from the "
+             f"cache included); finished {text(card['finished'])}."), ""]
     if image:
         lines += [f"![per-layer curves]({image})", ""]
     lines += ["## Best layer per measure", "",
@@ -172,10 +182,11 @@ def card_markdown(card: dict, image: str | None = None) -> str:
     for mid, r in card["measures"].items():
         last = r["layers"][-1]
         n = next(x["n"] for x in r["layers"] if x["layer"] == r["best_layer"])
-        lines.append(f"| {r['title']} | {r['level']} | {r['best_layer']} | **{_fmt(r['main_score'])}** | "
-                     f"{_fmt(r['main_ci'][0])}-{_fmt(r['main_ci'][1])} | {_fmt(last['value'])} ({last['layer']}) | {n} |")
+        lines.append(f"| {text(r['title'])} | {text(r['level'])} | {text(r['best_layer'])} | "
+                     f"**{_fmt(r['main_score'])}** | {_fmt(r['main_ci'][0])}-{_fmt(r['main_ci'][1])} | "
+                     f"{_fmt(last['value'])} ({text(last['layer'])}) | {text(n)} |")
     for mid, why in card.get("not_available", {}).items():
-        lines.append(f"| {MEASURES[mid][0]} | {MEASURES[mid][1]} | - | not available | {why} | | |")
+        lines.append(f"| {MEASURES[mid][0]} | {MEASURES[mid][1]} | - | not available | {text(why)} | | |")
     lines += ["", layer_choice_markdown(card)] if layer_choice_markdown(card) else []  # older cards: none
     refs = paper_references()
     if not refs.empty:
@@ -184,30 +195,30 @@ def card_markdown(card: dict, image: str | None = None) -> str:
                   ("Rows marked *(paper)* are the numbers the papers published for their models, with their own "
                    "protocols and samples (sources below): orientation, not a like-for-like comparison."), "",
                   "| Model | " + " | ".join(MEASURES[m][0] for m in mids) + " |", "|---" * (len(mids) + 1) + "|",
-                  f"| **{card['model']}** (ours, best layer) | "
+                  f"| **{text(card['model'])}** (ours, best layer) | "
                   + " | ".join(_fmt(card["measures"].get(m, {}).get("main_score")) for m in mids) + " |"]
         for model, sub in refs.groupby("model", sort=False):
             vals = dict(zip(sub.measure, sub.value))
-            lines.append(f"| {model} *(paper)* | " + " | ".join(_fmt(vals.get(m)) for m in mids) + " |")
+            lines.append(f"| {text(model)} *(paper)* | " + " | ".join(_fmt(vals.get(m)) for m in mids) + " |")
         lines += ["", "Sources: " + "; ".join(f"{MEASURES[m][0]}: {src}" for m, src in
                                              refs.drop_duplicates("measure")[["measure", "source"]].values) + "."]
     lines += ["", "## Battery", "",
-              (f"Tatoeba: {', '.join(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
+              (f"Tatoeba: {_list(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
               f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs{_runs(cfg.get('word_runs', 1))} from "
               f"{_first(cfg['word_sentences'])} {cfg['word_pair']} {cfg['word_corpus']} sentences. "
-              f"BLI: {cfg['bli_queries']} MUSE test words per direction (en->{', en->'.join(cfg['bli_langs'])}), "
+              f"BLI: {cfg['bli_queries']} MUSE test words per direction (en->{text(', en->'.join(cfg['bli_langs']))}), "
               f"candidates = the top {cfg['bli_vocab']} words plus the sample's translations, "
-              f"{', '.join(cfg['bli_prune'])} pruned to its script. "
+              f"{_list(cfg['bli_prune'])} pruned to its script. "
               f"BTSR: en-{cfg['btsr_lang']} set rebuilt from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, "
               f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates "
               "(no reference row: Liu et al. report P@5 with 200k candidates only). "
-              f"STS 2017 {', '.join(cfg['sts_tracks'])}: {_first(cfg['sts_n'])} pairs each. XNLI Manual "
-              f"{', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
+              f"STS 2017 {_list(cfg['sts_tracks'])}: {_first(cfg['sts_n'])} pairs each. XNLI Manual "
+              f"{_list(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
               f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); zero-shot accuracy: trained "
               "on English, tested on the other languages; transfer rate = zero-shot / "
               f"translate-train-all x 100, mean over targets. Intervals: {cfg['n_boot']} bootstrap resamples of the items. "
               "The best layer is chosen on the same sample (slightly optimistic)."), "",
-              "Data files: " + ", ".join(f"`{d.get('dataset', '')}/{Path(str(d.get('file', ''))).name}`"
+              "Data files: " + ", ".join(code(f"{d.get('dataset', '')}/{Path(str(d.get('file', ''))).name}")
                                          for d in card.get("data", [])) + "."]
     lines += ["", *receipts_markdown(card)]
     return "\n".join(lines) + "\n"
@@ -224,7 +235,7 @@ def markdown_to_html(md: str, title: str) -> str:
     style = ("body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}"
              "table{border-collapse:collapse;font-size:0.9em}td,th{border:1px solid #ccc;padding:3px 8px}"
              "img{max-width:100%}")
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{text(title)}</title>"
             f"<style>{style}</style></head><body>{body}</body></html>\n")
 
 
@@ -269,9 +280,9 @@ def compare_markdown(root: str | Path | None = None) -> str:
     lines = [head, "|" + "---|" * (len(MEASURES) + 2)]
     for _, r in df.iterrows():
         cells = [("n/a" if r[m] is None or pd.isna(r[m]) else f"{r[m]:.1f}") for m in MEASURES]
-        lines.append(f"| `{r['model']}` | {r['row']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {code(r['model'], table=True)} | {r['row']} | " + " | ".join(cells) + " |")
     missing = {c["model"]: c.get("not_available", {}) for c in load_cards(root) if c.get("not_available")}
-    notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
+    notes = [f"- {code(m)} has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
     return "\n".join(lines) + "\n\n" + ("n/a: " + "\n".join(notes) + "\n" if notes else "")
 
 
@@ -327,10 +338,10 @@ def compare_page_markdown(cards: list[dict], anchors: bool = True) -> str:
         out += "\n\n<p>Layer 0 (the static embeddings, before any contextualisation) of the models with " \
                "layers:</p>\n\n" + table_html(static, digits=1)
     if anchors:
-        links = ", ".join(f'<a href="#{card_label(c["model"])}">{html.escape(c["model"])}</a>' for c in cards)
+        links = ", ".join(f'<a href="#{card_label(c["model"])}">{text(c["model"])}</a>' for c in cards)
         out = f"<p>Each model's card, below: {links}. Each model's score at its best layer per measure:</p>\n\n{out}"
     missing = {c["model"]: c.get("not_available", {}) for c in cards if c.get("not_available")}
-    notes = [f"- `{m}` has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
+    notes = [f"- {code(m)} has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
     return out + "\n\n" + ("– (no value): \n" + "\n".join(notes) + "\n" if notes else "")
 
 
@@ -379,16 +390,17 @@ def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CAR
         cold = [r for r in full if "cold" in r["seconds"]]
         warm = [r for r in full if "warm" in r["seconds"]]  # the newest of each (a warm-only run may follow)
         took = "" if not cold else (
-            f", cold (empty cache) in {cold[-1]['seconds']['cold'] / 60:.0f} minutes on {cold[-1]['cores']} CPU cores"
+            f", cold (empty cache) in {cold[-1]['seconds']['cold'] / 60:.0f} minutes on {text(cold[-1]['cores'])} CPU cores"
             + (f", warm in {warm[-1]['seconds']['warm']:.0f} seconds" if warm else "")
             + " (the Performance page has the timings)")
         out.append(
-            f"`{card['model']}` at benchmark sizes, computed in {_precision_words(card.get('precision'))}{took}: "
+            f"{code(card['model'])} at benchmark sizes, computed in {_precision_words(card.get('precision'))}{took}: "
             f"Tatoeba in "
             f"{len(cfg['tatoeba_langs'])} languages with all their pairs ({n.get('tatoeba_nn_xx-en', 0):,} queries "
             f"per direction); XNLI Manual in {len(cfg['xnli_langs'])} languages, "
-            f"{'all' if cfg['xnli_n_train'] is None else format(cfg['xnli_n_train'], ',')} training rows each and every test row ({n.get('xnli_zero_shot', 0):,} zero-shot test items); BLI on {cfg['bli_queries']:,} MUSE test words "
-            f"per direction among the top {cfg['bli_vocab']:,} words; S_weak and S_strong over {cfg['word_runs']} "
-            f"draws of {cfg['word_n']:,} word pairs; STS 2017 {', '.join(cfg['sts_tracks'])} in full "
+            f"{'all' if cfg['xnli_n_train'] is None else text(format(cfg['xnli_n_train'], ','))} training rows each and every test row ({n.get('xnli_zero_shot', 0):,} zero-shot test items); BLI on {text(format(cfg['bli_queries'], ','))} MUSE test words "
+            f"per direction among the top {text(format(cfg['bli_vocab'], ','))} words; S_weak and S_strong over "
+            f"{text(cfg['word_runs'])} "
+            f"draws of {text(format(cfg['word_n'], ','))} word pairs; STS 2017 {_list(cfg['sts_tracks'])} in full "
             f"({n.get('sts', 0):,} pairs).")
     return "\n\n".join(out) + "\n\n" + cards_markdown(cards, image_dir, image_url, label_prefix="full-card")

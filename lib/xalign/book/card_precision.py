@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from xalign.core.markup import text
+
 #: float32 twins of the committed cards (same battery, ``precision: float32``)
 FLOAT32_CARDS = Path(__file__).resolve().parents[3] / "reference" / "cards" / "float32"
 
@@ -76,9 +78,10 @@ def precision_markdown(cards: list[dict], float32_dir: Path = FLOAT32_CARDS) -> 
         inside = bool((diff.max_abs_diff <= diff.half_ci).all())
         moved = diff[diff.best_low != diff.best_exact]
         best = ("no best layer moved" if moved.empty else "the best layer moved for " + "; ".join(
-            f"{MEASURES[r.measure][0]} ({r.best_exact} in float32, {r.best_low} in bf16)" for r in moved.itertuples()))
-        parts.append(f"- **{card['model']}**: at most {top.max_abs_diff:.2f} points at any layer "
-                     f"({MEASURES[top.measure][0]}, layer {top.layer}, whose 95% interval is ±{top.half_ci:.2f}); "
+            f"{MEASURES[r.measure][0]} ({text(r.best_exact)} in float32, {text(r.best_low)} in bf16)"
+            for r in moved.itertuples()))
+        parts.append(f"- **{text(card['model'])}**: at most {top.max_abs_diff:.2f} points at any layer "
+                     f"({MEASURES[top.measure][0]}, layer {text(top.layer)}, whose 95% interval is ±{top.half_ci:.2f}); "
                      f"{'every' if inside else 'not every'} change inside its value's interval; {best}.")
     if not parts:
         return ""

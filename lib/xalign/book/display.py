@@ -19,6 +19,10 @@ Chapters call these instead of printing pandas frames or matplotlib figures:
   and ``{numref}`fig-ch01-fig5``` refers to it.
 - :func:`prose` shows Markdown built from results (in a cell tagged
   ``remove-input``, so the reader sees the sentence, not the code that made it).
+  Every value from outside that it interpolates (a model's name, a path, a line of
+  data) goes through :func:`text` (or :func:`code` for a code span; both
+  :mod:`xalign.core.markup`'s, re-exported here for the chapters) first, so that a name
+  shows as text and starts no markup.
 
 The chapters' code cells are folded by :func:`xalign.book.publish.collapse_code`;
 a cell tagged ``show-input`` stays open.
@@ -26,12 +30,13 @@ a cell tagged ``show-input`` stays open.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
+from xalign.core.markup import code, inert, text  # noqa: F401 - code and text re-exported for the chapters
 
 #: what a missing cell shows
 MISSING = "–"
@@ -83,7 +88,11 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
         frame: the table; its column names are the headers (put units in them, "P@1 (%)").
         digits: decimals for float columns: one number for all, or ``{column: decimals}``
             (columns not named get 1).
-        caption: an optional caption above the table (plain text; escaped).
+        caption: an optional caption above the table (plain text).
+
+    Every header, cell and the caption is text, never markup: written through
+    :func:`xalign.core.markup.text` (HTML, Markdown and MyST syntax inert, on one line), so the table is
+    safe both as a notebook's HTML output and inside a generated Markdown page.
 
     Returns:
         ``<div class="xa-table"><table>...</table></div>``.
@@ -93,16 +102,16 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
     default = 1 if isinstance(digits, dict) else digits
     cols = list(frame.columns)
     integral = {c: _is_integral(frame[c]) for c in cols}
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in cols)
+    head = "".join(f"<th>{text(c)}</th>" for c in cols)
     body = []
     for row in frame.itertuples(index=False, name=None):
         cells = []
         for c, v in zip(cols, row):
-            text = _cell(v, per_col.get(c, default), integral[c])
+            shown = _cell(v, per_col.get(c, default), integral[c])
             numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-            cells.append(f'<td class="{"num" if numeric else "txt"}">{html.escape(text)}</td>')
+            cells.append(f'<td class="{"num" if numeric else "txt"}">{text(shown)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
-    cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+    cap = f"<caption>{text(caption)}</caption>" if caption else ""
     return (f'<div class="xa-table"><table class="xa">{cap}<thead><tr>{head}</tr></thead>'
             f'<tbody>{"".join(body)}</tbody></table></div>')
 
@@ -129,7 +138,7 @@ def table(frame: pd.DataFrame, columns: Sequence[str] | None = None, digits: int
     short = frame if columns is None else frame[list(columns)]
     out = table_html(short, digits, caption)
     if columns is not None and list(columns) != list(frame.columns):
-        out += (f'<details class="xa-full"><summary>{html.escape(full_label)}</summary>'
+        out += (f'<details class="xa-full"><summary>{text(full_label)}</summary>'
                 f"{table_html(frame, digits)}</details>")
     display(HTML(out))
 
@@ -144,7 +153,12 @@ def figure(name: str, fig) -> None:
 
 
 def prose(markdown: str) -> None:
-    """Show Markdown built from results (use in a cell tagged ``remove-input``); returns nothing."""
+    """Show Markdown built from results (use in a cell tagged ``remove-input``); returns nothing.
+
+    The values it interpolates are page text already (:func:`xalign.core.markup.text`); as a safety net
+    the whole of it goes through :func:`xalign.core.markup.inert`, so that a value that did not still
+    shows as text: raw HTML, MyST roles and directives, links, tables and math are not prose's to use
+    (emphasis, lists and code spans are)."""
     from IPython.display import Markdown, display
 
-    display(Markdown(markdown))
+    display(Markdown(inert(markdown)))

@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 
 from xalign.book import ledger as L
+from xalign.core.markup import code, inert, text
 from xalign.papers import meta
 
 #: a MyST target line ``(name)=`` or a directive's ``:name: name`` option
@@ -143,7 +144,7 @@ def landing_markdown(profile: str = "default", root: Path | None = None, thumbna
         out += ["```{note}", ("The project has no public home yet: every command on these pages runs from a "
                 "checkout of the project."), "```", ""]
     if L.shows_reference(profile, root):
-        out += [(f"*These pages show the committed reference run of the `{profile}` profile (`reference/`): "
+        out += [(f"*These pages show the committed reference run of the {code(profile)} profile (`reference/`): "
                 "no chapter has run here yet.*"), ""]
     out += ["## The five chapters", ""]
     for n, paper in enumerate(meta.PAPERS, 1):
@@ -160,11 +161,12 @@ def landing_markdown(profile: str = "default", root: Path | None = None, thumbna
         if md.get("claim"):
             out += [f"**The paper's claim.** {md['claim']} {{cite}}`{paper}`", ""]
         if result is None:
-            shows = f"not run yet with the `{profile}` profile (`xalign run {chapter[:2]} --profile {profile}`)."
+            shows = (f"not run yet with the {code(profile)} profile "
+                     f"({code(f'xalign run {chapter[:2]} --profile {profile}')}).")
         elif result.get("headline"):
-            shows = f"{result['headline']} (model: {L.short_model(result.get('model'))})"
+            shows = f"{inert(result['headline'])} (model: {text(L.short_model(result.get('model')))})"
         else:
-            shows = (f"{L.short_model(result.get('model'))} in place of the paper's "
+            shows = (f"{text(L.short_model(result.get('model')))} in place of the paper's "
                      f"{L.paper_models_words(L.items(paper)[0])}; the chapter compares every table cell by cell.")
         out += [f"**What our run shows.** {shows}", ""]
         out += [(f"**Its {len(mine)} tables and figures:** {_counts_words(mine)} "
@@ -174,7 +176,7 @@ def landing_markdown(profile: str = "default", root: Path | None = None, thumbna
             out += ['<div style="clear: both"></div>', ""]
     out += ["## Reproduction status at a glance", "",
             (f"**{len(rows)} items**: every table and figure of the five papers, each with one status "
-            f"(profile `{profile}`; the {{doc}}`ledger </book/ledger>` lists them all, each linked to the "
+            f"(profile {code(profile)}; the {{doc}}`ledger </book/ledger>` lists them all, each linked to the "
             "section that shows it)."), "",
             "| Status | Items | Meaning |", "|---|---|---|"]
     for status, k in L.counts(rows).items():

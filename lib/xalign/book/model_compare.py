@@ -18,6 +18,7 @@ import pandas as pd
 
 from xalign.book.card import ITEM_STATS, MEASURES, CardConfig
 from xalign.book.card_items import decode_items, top_layers
+from xalign.core.markup import code, text
 from xalign.measures.paired import stat_difference_ci
 
 #: settings that do not change which items a card scores
@@ -115,7 +116,7 @@ def _cell(r) -> str:
 
 
 def _text(v) -> str:
-    return "" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v)
+    return "" if v is None or (isinstance(v, float) and np.isnan(v)) else text(v)
 
 
 def pairs_of(cards: list[dict], models: list[str] | None = None) -> list[tuple[dict, dict]]:
@@ -138,10 +139,10 @@ def paired_markdown(cards: list[dict], models: list[str] | None = None) -> str:
     pair); a pair with different batteries is named, without a table."""
     out = []
     for a, b in pairs_of(cards, models):
-        out.append(f"### `{a['model']}` minus `{b['model']}`\n")
+        out.append(f"### {code(a['model'])} minus {code(b['model'])}\n")
         differ = sample_differences(a, b)
         if differ:
-            out.append(f"Not comparable item by item: different batteries ({', '.join(differ)}).\n")
+            out.append(f"Not comparable item by item: different batteries ({text(', '.join(differ))}).\n")
             continue
         df = paired_differences(a, b)
         if note := precision_note([a, b]):
@@ -152,7 +153,7 @@ def paired_markdown(cards: list[dict], models: list[str] | None = None) -> str:
             t, _, unit = MEASURES[r["measure"]]
             fmt = (lambda v: "" if pd.isna(v) else f"{v:.1f}")
             out.append(f"| {t} ({unit}) | {_text(r['layer_a'])} | {fmt(r['score_a'])} | {_text(r['layer_b'])} | "
-                       f"{fmt(r['score_b'])} | {_cell(r)} | {r['n'] or ''} | {r['note']} |")
+                       f"{fmt(r['score_b'])} | {_cell(r)} | {r['n'] or ''} | {text(r['note'])} |")
         out.append("")
     return "\n".join(out) + ("\n" if out else "")
 
@@ -165,11 +166,11 @@ def paired_page_markdown(cards: list[dict]) -> str:
         return ""
     from xalign.book.ledger import short_model
 
-    frames = {f"{short_model(a['model'])} − {short_model(b['model'])}": paired_differences(a, b) for a, b in pairs}
+    frames = {text(f"{short_model(a['model'])} − {short_model(b['model'])}"): paired_differences(a, b) for a, b in pairs}
     lines = ["## Model against model", "",
              ("Each cell: the first model's score minus the second's, each at its own best layer, on the same "
               "items, with a 95% paired bootstrap interval (the items resampled once for both models; "
-              f"{pairs[0][0]['config'].get('n_boot', 1000)} resamples). In bold: the interval excludes 0, a "
+              f"{text(pairs[0][0]['config'].get('n_boot', 1000))} resamples). In bold: the interval excludes 0, a "
               "difference the sample shows; \"no interval\": a card keeps no per-item outcomes for that "
               "measure (BTSR's P@1 gives tied candidates fractional credit), so only the scores are "
               "subtracted. Cards run with different batteries are left out."), "",
@@ -186,16 +187,16 @@ def paired_page_markdown(cards: list[dict]) -> str:
 def layer_choice_markdown(card: dict, n: int = 3) -> str:
     """A card's "Which layer is best" section: per measure, the layers that win most often among the
     bootstrap resamples, with their shares (an interval on the best layer, not only on its score)."""
-    rows = [(r["title"], r["best_layer"], top_layers(r["best_layer_shares"], n))
+    rows = [(text(r["title"]), text(r["best_layer"]), top_layers(r["best_layer_shares"], n))
             for r in card["measures"].values() if r.get("best_layer_shares")]
     if not rows:
         return ""
     lines = ["## Which layer is best", "",
-             (f"Share of {card['config'].get('n_boot', 1000)} bootstrap resamples of the items (every layer scored "
+             (f"Share of {text(card['config'].get('n_boot', 1000))} bootstrap resamples of the items (every layer scored "
               "on the same resample) in which each layer has the highest score; the top "
               f"{n} layers. A share near 1: the sample settles the best layer; several layers with large "
               "shares: it does not."), "",
              "| Measure | Best layer | Layers that win (share of resamples) |", "|---|---|---|"]
     for title, best, top in rows:
-        lines.append(f"| {title} | {best} | " + ", ".join(f"{lab}: {s:.1%}" for lab, s in top) + " |")
+        lines.append(f"| {title} | {best} | " + ", ".join(f"{text(lab)}: {s:.1%}" for lab, s in top) + " |")
     return "\n".join(lines) + "\n"

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from xalign.core.markup import code, text
+
 #: sentences per language in MTEB's Tatoeba (its task description: 1,000 English-aligned pairs per language)
 MTEB_TATOEBA_N = 1000
 #: the measure the comparison reads from a card
@@ -227,23 +229,23 @@ def model_verdict(card: dict, info: dict) -> str:
 
 
 def _fmt(v) -> str:
-    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.1f}" if isinstance(v, float) else str(v))
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else (f"{v:.1f}" if isinstance(v, float) else text(v))
 
 
 def mteb_comparison_markdown(card: dict, mteb: dict) -> str:
     """The comparison as Markdown: the languages table, then the set-up differences."""
     frame = compare_with_mteb(card, mteb)
     cols = list(frame.columns)
-    lines = [f"# `{card['model']}` beside MTEB's Tatoeba ({mteb['path']})", "",
+    lines = [f"# {code(card['model'])} beside MTEB's Tatoeba ({text(mteb['path'])})", "",
              (f"Card: MTEB's bitext score (weighted F1 of xx->en cosine top-1, x 100) on the card's own sample; "
-              f"MTEB file: split {mteb['split']}, mteb {mteb.get('mteb_version') or 'version not recorded'}. "
+              f"MTEB file: split {text(mteb['split'])}, mteb {text(mteb.get('mteb_version') or 'version not recorded')}. "
               "Shown as they come out; the set-up differences below explain gaps, nothing is adjusted."), "",
-             "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+             "| " + " | ".join(text(c) for c in cols) + " |", "|" + "---|" * len(cols)]
     for _, row in frame.iterrows():
         lines.append("| " + " | ".join(_fmt(row[c]) for c in cols) + " |")
     lines += ["", "## Set-up differences", "", "| Aspect | Card | MTEB file | Verdict |", "|---|---|---|---|"]
     for d in setup_differences(card, mteb):
-        lines.append(f"| {d['aspect']} | {d['card']} | {d['mteb']} | **{d['verdict']}** |")
+        lines.append(f"| {text(d['aspect'])} | {text(d['card'])} | {text(d['mteb'])} | **{text(d['verdict'])}** |")
     return "\n".join(lines) + "\n"
 
 

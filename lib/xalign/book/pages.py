@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from xalign.book.display import table_html
+from xalign.core.markup import code
 from xalign.papers import meta
 
 
@@ -143,7 +144,7 @@ def performance_markdown(profile: str = "default", reference: Path | None = None
         result, _ = pick_result(paper, profile)
         if result is not None:
             built[result["chapter"]] = [result]
-    out += [f"### This build (profile `{profile}`)", ""]
+    out += [f"### This build (profile {code(profile)})", ""]
     out += [table_html(pd.DataFrame(timing_rows(built))) if built else
-            f"No chapter of this build ran with the `{profile}` profile.", ""]
+            f"No chapter of this build ran with the {code(profile)} profile.", ""]
     return "\n".join(out)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 import yaml
 
+from xalign.core.markup import code
 from xalign.core.param_ranges import describe
 from xalign.core.paths import PROJECT_ROOT
 from xalign.core.profiles import PROFILE_NAMES
@@ -159,7 +160,7 @@ def _this_run(run: dict | None) -> str:
     if not run or run.get("wall_time_s") is None:
         return ""
     minutes = run["wall_time_s"] / 60
-    return (f"This page was built from a run of the `{run.get('profile', '?')}` profile that took "
+    return (f"This page was built from a run of the {code(run.get('profile', '?'))} profile that took "
             f"{minutes:.1f} min on the build machine (with the caches it found: a rerun reuses the cached "
             f"representations).\n\n")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from xalign.core.markup import code, text
 from xalign.data.datasets import files_used
 
 #: how a hidden layer's sentence vector is made (xalign.core.encoders, pooling "mean")
@@ -193,10 +194,6 @@ def _layer_range(labels: list[str]) -> str:
     return ", ".join(parts)
 
 
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def receipts_markdown(card: dict, titles: dict[str, str] | None = None) -> list[str]:
     """The card page's receipts section: one row per measure, then the data files with their sha256.
 
@@ -228,10 +225,10 @@ def receipts_markdown(card: dict, titles: dict[str, str] | None = None) -> list[
         if rc.get("template"):
             prefix += f"; template {rc['template']!r}"
         used = ", ".join(str(number[(d["dataset"], d["file"], d["sha256"])]) for d in rc["data"]) or "none recorded"
-        lines.append(f"| {_cell(title[mid])} | {_cell(pooling)} | {_cell(prefix)} | {_cell(rc['direction'])} | "
-                     f"{_cell(rc['scoring'])} | {_cell(rc['sample'])} | {used} |")
+        lines.append(f"| {text(title[mid])} | {text(pooling)} | {text(prefix)} | {text(rc['direction'])} | "
+                     f"{text(rc['scoring'])} | {text(rc['sample'])} | {used} |")
     lines += ["", "| # | Data file | sha256 |", "|---|---|---|"]
     for key in files:
         dataset, file, sha = key
-        lines.append(f"| {number[key]} | `{dataset}/{Path(file).name}` | `{sha}` |")
+        lines.append(f"| {number[key]} | {code(f'{dataset}/{Path(file).name}', table=True)} | {code(sha, table=True)} |")
     return lines + [""]

@@ -7,13 +7,13 @@ the paper in the item's own unit.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 import pandas as pd
 
 from xalign.book import ledger as L
 from xalign.book.results import code_hash
+from xalign.core.markup import code, text
 from xalign.papers import meta
 
 #: chapter (notebook stem) -> title, in book order
@@ -48,8 +48,9 @@ def status_text(profile: str = "default", root: Path | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
-def _cell(text: str) -> str:
-    return html.escape(str(text)).replace("|", "&#124;").replace("\n", " ")
+def _cell(value) -> str:
+    """A value as page text (:func:`xalign.core.markup.text`)."""
+    return text(value)
 
 
 def _status_cell(status: str) -> str:
@@ -73,7 +74,7 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
     rows = L.ledger(profile, root)
     current = code_hash()
     reference = L.shows_reference(profile, root)
-    out = [f"**{len(rows)} items** (every table and figure of the five papers; profile `{profile}`):", ""]
+    out = [f"**{len(rows)} items** (every table and figure of the five papers; profile {code(profile)}):", ""]
     if reference:
         out += [("*No results of this profile here yet: these rows come from the committed reference run "
                 "(`reference/`).*"), ""]
@@ -95,11 +96,12 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
         out.append(f"## {_cell(md['short'])} ({L.tag(paper)})")
         out.append("")
         if result is None:
-            out.append(f"No `{profile}` results yet: run `xalign run {md['chapter'][:2]} --profile {profile}`.")
+            command = f"xalign run {md['chapter'][:2]} --profile {profile}"
+            out.append(f"No {code(profile)} results yet: run {code(command)}.")
         else:
             stale = result.get("code_hash") != current and not reference  # the reference is a record
             others = [r.get("model") for r in results if r is not result and not r.get("overrides")]
-            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {result.get('finished', '?')}"
+            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {_cell(result.get('finished', '?'))}"
             if stale:
                 line += ' <span style="color:#b00020">(stale: made by older library code)</span>'
             if others:

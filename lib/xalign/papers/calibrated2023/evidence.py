@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.core import markup
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import report
 from xalign.papers.calibrated2023.seed_spread import seed_change_phrase, seed_verdict
@@ -23,9 +24,9 @@ from xalign.papers.calibrated2023.wording import _finite, _list, change_phrase, 
 # ------------------------------------------------------------------ sentences of the method
 def counterparts_sentence(counterpart: dict, sentence_models: Sequence[str] = ()) -> str:
     """Which paper model each of our models is set beside, in words."""
-    pairs = _list([f"`{m}` beside the paper's {p}" + ("" if cal.paper_label(m) == p else " (a different model)")
+    pairs = _list([f"{markup.code(m)} beside the paper's {markup.text(p)}" + ("" if cal.paper_label(m) == p else " (a different model)")
                    for m, p in counterpart.items()])
-    extra = (f" {_list([f'`{m}`' for m in sentence_models])} has no counterpart in the paper: its numbers are "
+    extra = (f" {_list([f'{markup.code(m)}' for m in sentence_models])} has no counterpart in the paper: its numbers are "
              f"shown without the paper's.") if sentence_models else ""
     return f"Our numbers are compared model for model: {pairs or 'none of our models has a counterpart'}.{extra}"
 
@@ -37,15 +38,15 @@ def paper_gains(paper5: pd.DataFrame, before: str = "none", after: str = "senten
                                                  sort=False)
     gain = (w[after] - w[before]).dropna()
     models = list(dict.fromkeys(gain.index.get_level_values("model")))
-    means = _list([f"{m} {signed(gain[m].mean())}" for m in models])
+    means = _list([f"{markup.text(m)} {signed(gain[m].mean())}" for m in models])
     top = gain.idxmax()
     falls = []
     for m in models:
         down = gain[m][gain[m] < 0]
         if len(down) > 3:
-            falls.append(f"{m} in {len(down)} of {len(gain[m])} languages")
+            falls.append(f"{markup.text(m)} in {len(down)} of {len(gain[m])} languages")
         elif len(down):
-            falls.append(f"{m} in {_list(list(down.index))}")
+            falls.append(f"{markup.text(m)} in {_list(list(down.index))}")
     text = (f"In the paper's Table 5, English sentence-embedding fine-tuning changes the average Tatoeba accuracy "
             f"by {means} points, with per-language gains up to {signed(gain.max())} ({top[0]}, {top[1]})")
     return text + (f"; some languages fall ({'; '.join(falls)})." if falls else "; no language falls.")
@@ -57,7 +58,7 @@ def finetune_runs(runs: dict) -> str:
     for m, r in runs.items():
         info = r.info
         batch = info.get("key", {}).get("config", {}).get("batch_size")
-        parts.append(f"`{m}`: {info['steps']} optimiser steps" + (f" (batch {batch})" if batch else "")
+        parts.append(f"{markup.code(m)}: {info['steps']} optimiser steps" + (f" (batch {batch})" if batch else "")
                      + f" on {info['n_nli']:,} NLI and {info['n_sts']:,} STS-B pairs")
     return ("Fine-tuning run here (the paper: one epoch over AllNLI and several over STS-B, its Table 10): "
             + "; ".join(parts) + ".")
@@ -79,9 +80,9 @@ def retrieval_before(table1: pd.DataFrame) -> list[str]:
     out = []
     rows = table1[(table1.task == "CLSR") & (table1.setup == "none") & table1["ours"].notna()]
     for _, r in rows.iterrows():
-        out.append(f"Without fine-tuning, {r['ours_model']} finds the translation of {r['ours']:.1f}% of Tatoeba "
+        out.append(f"Without fine-tuning, {markup.text(r['ours_model'])} finds the translation of {r['ours']:.1f}% of Tatoeba "
                    f"sentences on average ({ci_text(r['ci_lo'], r['ci_hi'], sign=False)}); the paper's "
-                   f"{r['model']} finds {r['paper']:.1f}% ({r['ours_model']} vs the paper's {r['model']}: "
+                   f"{markup.text(r['model'])} finds {r['paper']:.1f}% ({markup.text(r['ours_model'])} vs the paper's {markup.text(r['model'])}: "
                    f"two different models, so the difference is theirs, not a replication error).")
     return out
 
@@ -101,7 +102,7 @@ def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: p
     paper = deltas[deltas.source == "paper"].set_index("model")
     out = []
     if "change in CLSR" in paper:
-        listed = _list([f"{m} {signed(v)}" for m, v in paper["change in CLSR"].dropna().items()])
+        listed = _list([f"{markup.text(m)} {signed(v)}" for m, v in paper["change in CLSR"].dropna().items()])
         out.append(f"The paper's average retrieval changes with English sentence-embedding fine-tuning: {listed} "
                    f"points (its Table 1).")
     ours = deltas[deltas.source == "ours"].set_index("model")
@@ -119,11 +120,11 @@ def calibration_effect(deltas: pd.DataFrame, change_ci: pd.DataFrame, changes: p
             seeds = sp.changes[task] if sp is not None and sp.available else None
             phrase = seed_change_phrase(r[col], lo, hi, seeds) if spread is not None else change_phrase(r[col], lo, hi)
             parts.append(f"{what} {phrase}"
-                         + (f", where the paper's {ref} changes by {signed(theirs)}" if _finite(theirs) else ""))
+                         + (f", where the paper's {markup.text(ref)} changes by {signed(theirs)}" if _finite(theirs) else ""))
         if parts:
             sp = (spread or {}).get(m)
             unknown = spread is not None and (sp is None or not sp.available)
-            out.append(f"With the fine-tuning run here, {m}'s " + "; its ".join(parts) + "."
+            out.append(f"With the fine-tuning run here, {markup.text(m)}'s " + "; its ".join(parts) + "."
                        + (" No seed spread is available for this configuration, so whether these changes hold "
                           "across fine-tuning seeds is not known." if unknown else ""))
         per = changes[changes.model == m]
@@ -160,7 +161,7 @@ def language_sentence(model: str, per: pd.DataFrame, seeds: dict | None = None) 
             tally += (f"; {held} of these {n_moved} move the same way with every fine-tuning seed by more than the "
                       f"seeds' spread" + (f", {len(unstable)} {'is' if len(unstable) == 1 else 'are'} unstable "
                                           f"across fine-tuning seeds ({_list(unstable)})" if unstable else ""))
-    return f"For {model}, {span}; {tally}."
+    return f"For {markup.text(model)}, {span}; {tally}."
 
 
 def _moves(delta) -> str:
@@ -196,7 +197,7 @@ def checkpoint_caption(runs: dict, chosen: dict, checkpoints: dict) -> str:
     for m, r in runs.items():
         f = checkpoint_facts(r, chosen[m], checkpoints[m])
         step = f"step {f['step']} of {f['steps']}" if f["step"] is not None else f"{f['fraction']:.0%} of the steps"
-        text = f"{m}: validation chose {step}"
+        text = f"{markup.text(m)}: validation chose {step}"
         if f["queries"]:
             lead = {None: "", 0: ", tied with another checkpoint: the earliest is taken"}.get(
                 f["margin"], f", ahead of the next checkpoint by {f['margin']} queries")
@@ -216,7 +217,7 @@ def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict, spread: dic
     for m, r in runs.items():
         f = checkpoint_facts(r, chosen[m], checkpoints[m])
         c = checkpoints[m].sort_values("fraction")
-        text = (f"Validation chose {m}'s checkpoint at {f['fraction']:.0%} of the {f['steps']} optimiser steps"
+        text = (f"Validation chose {markup.text(m)}'s checkpoint at {f['fraction']:.0%} of the {f['steps']} optimiser steps"
                 + (f" (step {f['step']})" if f["step"] is not None else ""))
         if f["queries"] and f["margin"] is not None:
             text += (f", on {f['queries']:,} validation queries, ahead of the next checkpoint by {f['margin']} "
@@ -248,7 +249,7 @@ def control_sentence(control: pd.DataFrame) -> list[str]:
         b, a = s.loc["before"], s.loc["after"]
         rb, ra = b["targets / source x 100"], a["targets / source x 100"]
         lo, hi = (a.get("change_ci_lo"), a.get("change_ci_hi"))
-        text = (f"In the frozen-feature XNLI control, {m}'s target-language accuracy is {rb:.1f}% of its English "
+        text = (f"In the frozen-feature XNLI control, {markup.text(m)}'s target-language accuracy is {rb:.1f}% of its English "
                 f"accuracy before fine-tuning ({ci_text(b.get('ci_lo'), b.get('ci_hi'), sign=False)}) and "
                 f"{ra:.1f}% after ({ci_text(a.get('ci_lo'), a.get('ci_hi'), sign=False)}): the ratio "
                 f"{change_phrase(ra - rb, lo, hi)}")
@@ -270,7 +271,7 @@ def rate_intervals_sentence(blocks: pd.DataFrame, models: Sequence[str], n_test)
         w = (r["ci_hi"] - r["ci_lo"]).dropna()
         if w.empty:
             continue
-        out.append(f"{m}'s per-language transfer rates rest on {n_test or 'all'} test rows each: their 95% "
+        out.append(f"{markup.text(m)}'s per-language transfer rates rest on {n_test or 'all'} test rows each: their 95% "
                    f"intervals are {float(w.median()):.0f} points wide at the median and {float(w.max()):.0f} at "
                    f"most (the error bars of the transfer-rate panel under 'Correlations across languages'), so "
                    f"differences between single languages smaller than that are not established.")
@@ -295,7 +296,7 @@ def transfer_sentences(blocks: pd.DataFrame, models: Sequence[str], protocol: st
                    "up": "zero-shot transfer beats training on every language's data",
                    "noise": "zero-shot transfer matches training on every language's data within sampling noise",
                    }.get(v, "no interval is computed for the rate")
-        out.append(f"{m} ({protocol}): zero-shot from English reaches {zs.value:.1f}% on average over the target "
+        out.append(f"{markup.text(m)} ({protocol}): zero-shot from English reaches {zs.value:.1f}% on average over the target "
                    f"languages ({ci_text(zs.ci_lo, zs.ci_hi, sign=False)}); trained on all languages' "
                    f"human-translated training splits, {tta.value:.1f}% ({ci_text(tta.ci_lo, tta.ci_hi, sign=False)}); "
                    f"transfer rate {rate.value:.1f}% ({ci_text(rate.ci_lo, rate.ci_hi, sign=False)}): {reading}.")
@@ -318,7 +319,7 @@ def correlation_sentence(across: pd.DataFrame) -> list[str]:
         n = int(r["n"].max())
         ra, rb = r.loc[a], r.loc[b]
         has_ci = "ci_lo" in r and _finite(ra.get("ci_lo"), ra.get("ci_hi"), rb.get("ci_lo"), rb.get("ci_hi"))
-        text = (f"Across {m}'s {n} target languages, zero-shot accuracy correlates with accuracy after training on "
+        text = (f"Across {markup.text(m)}'s {n} target languages, zero-shot accuracy correlates with accuracy after training on "
                 f"all languages at r = {ra.value / 100:.2f} and with calibrated retrieval at r = {rb.value / 100:.2f}")
         if has_ci and (ra.ci_lo > rb.ci_hi or rb.ci_lo > ra.ci_hi):
             stronger = "training on all languages" if ra.value > rb.value else "calibrated retrieval"
@@ -351,8 +352,8 @@ def urdu_sentence(urdu_rows: pd.DataFrame | None, counterpart: dict, paper2: pd.
         if paper2 is not None and ref:
             p = paper2[(paper2.data == "xnli_manual") & (paper2.model == ref) & (paper2.lang == "gap")]
             if len(p):
-                theirs = f"; the paper's {ref} on XNLI Manual: {signed(p.value.iloc[0])}"
-        out.append(f"Trained on Urdu, {m}: {reading} ({signed(r.value)} points, {ci_text(r.ci_lo, r.ci_hi)}"
+                theirs = f"; the paper's {markup.text(ref)} on XNLI Manual: {signed(p.value.iloc[0])}"
+        out.append(f"Trained on Urdu, {markup.text(m)}: {reading} ({signed(r.value)} points, {ci_text(r.ci_lo, r.ci_hi)}"
                    f"{theirs}).")
     return out
 
@@ -367,7 +368,7 @@ def outside_sentence(compared: dict[str, pd.DataFrame]) -> list[str]:
             continue
         k = len(report.paper_outside_ci(with_ci))
         pairs = with_ci[["ours_model", "model"]].drop_duplicates()
-        who = _list([f"{o} vs the paper's {p}" for o, p in pairs.itertuples(index=False, name=None)])
+        who = _list([f"{markup.text(o)} vs the paper's {markup.text(p)}" for o, p in pairs.itertuples(index=False, name=None)])
         parts.append(f"{table.replace('table', 'Table ')}: {k} of {len(with_ci)} ({who})")
     if not parts:
         return []
@@ -407,21 +408,21 @@ def headline(P, setup, calib) -> str:
     ours = calib.deltas[(calib.deltas.source == "ours") & (calib.deltas.model == m)]
     ci = calib.change_ci[(calib.change_ci.model == m) & (calib.change_ci.task == "CLSR")]
     if ours.empty or "change in CLSR" not in ours:
-        return f"No retrieval change could be measured for {m} in this run."
+        return f"No retrieval change could be measured for {markup.text(m)} in this run."
     value = float(ours["change in CLSR"].iloc[0])
     lo, hi = (float(ci.ci_lo.iloc[0]), float(ci.ci_hi.iloc[0])) if len(ci) else (np.nan, np.nan)
     ref = setup.counterpart.get(m)
     paper = calib.deltas[(calib.deltas.source == "paper") & (calib.deltas.model == ref)]
-    theirs = f"; the paper's {ref}: {signed(paper['change in CLSR'].iloc[0])}" if len(paper) else ""
+    theirs = f"; the paper's {markup.text(ref)}: {signed(paper['change in CLSR'].iloc[0])}" if len(paper) else ""
     v = verdict(lo, hi)
     if v == "exact":
-        return (f"English sentence-embedding fine-tuning leaves {m}'s average Tatoeba retrieval exactly where it "
+        return (f"English sentence-embedding fine-tuning leaves {markup.text(m)}'s average Tatoeba retrieval exactly where it "
                 f"was: no sentence changes its nearest neighbour (0.0 points, {ci_text(lo, hi)}){theirs}.")
     sp = getattr(calib, "seed_spread", {}).get(m)
     unstable = v in ("up", "down") and sp is not None and sp.available and seed_verdict(sp.changes["CLSR"]) != v
     verb = {"up": "raises", "down": "lowers"}.get(v, "changes") if not unstable else "changes"
     tail = (" — within sampling noise" if v == "noise" else
             f" — unstable across {len(sp.seeds)} fine-tuning seeds" if unstable else "")
-    return (f"English sentence-embedding fine-tuning {verb} {m}'s average Tatoeba retrieval by {signed(value)} "
+    return (f"English sentence-embedding fine-tuning {verb} {markup.text(m)}'s average Tatoeba retrieval by {signed(value)} "
             f"points ({ci_text(lo, hi)}){tail}{theirs}.")
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.core import markup
 from xalign.core.prefixes import documented_prefix
 from xalign.measures.intervals import paired_difference_ci
 from xalign.papers.calibrated2023 import calibrated as cal
@@ -97,7 +98,7 @@ def prefix_sentence(effect: pd.DataFrame) -> str:
     if effect is None or effect.empty:
         return "No model of this run documents more than one input prefix; nothing to compare."
     prefixes = [c for c in effect.columns if c.endswith(": ")]
-    doc, other = (f"`{p.strip()}`" for p in prefixes)
+    doc, other = (markup.code(p.strip()) for p in prefixes)
     out = []
     for model, g in distinct_layers(effect).groupby("model", sort=False):
         pooled = g[g.lang == "all"].set_index("layer")
@@ -111,7 +112,7 @@ def prefix_sentence(effect: pd.DataFrame) -> str:
         moved = largest[largest["diff"].abs() > 0]
         moves = ("the largest moves: " + ", ".join(f"{r.lang} {signed(r['diff'])}" for _, r in moved.iterrows())
                  if len(moved) else "no language moves at all")
-        out.append(f"For {model}, over all {int(pooled.n_pairs.iloc[0]):,} sentences of the sample ({'; '.join(parts)}). "
+        out.append(f"For {markup.text(model)}, over all {int(pooled.n_pairs.iloc[0]):,} sentences of the sample ({'; '.join(parts)}). "
                    f"Per language at the chosen layer, {doc} is ahead beyond its interval in {n_better} of "
                    f"{len(per)} languages and behind in {n_worse}; {moves}.")
     return " ".join(out)

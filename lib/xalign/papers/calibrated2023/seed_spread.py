@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from xalign.core import markup
 from xalign.papers.calibrated2023.wording import change_phrase, ci_text, signed, verdict
 
 FORMAT = 1
@@ -225,11 +226,11 @@ def spread_note(spread: Mapping[str, SeedSpread]) -> str:
     parts = []
     for m, sp in spread.items():
         if not sp.available:
-            parts.append(f"No seed spread is available for `{m}` in this configuration ({sp.reason}).")
+            parts.append(f"No seed spread is available for {markup.code(m)} in this configuration ({markup.text(sp.reason)}).")
             continue
         seeds = ", ".join(map(str, sp.seeds))
         tasks = "; ".join(f"{t} {range_text(sp.changes[t])}" for t in TASKS)
-        parts.append(f"`{m}`'s change over {len(sp.seeds)} fine-tuning seeds ({seeds}; measured once): {tasks}.")
+        parts.append(f"{markup.code(m)}'s change over {len(sp.seeds)} fine-tuning seeds ({seeds}; measured once): {tasks}.")
     return " ".join(parts)
 
 

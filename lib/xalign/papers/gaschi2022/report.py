@@ -1,7 +1,9 @@
 """Table and prose assembly for chapter 1 (Gaschi et al. 2022): what the notebook displays.
 
 Every function takes results computed in the run and returns frames or
-Markdown-ready numbers; nothing here runs a model.
+Markdown-ready numbers; nothing here runs a model. The prose functions write every model name
+through :func:`xalign.core.markup.text` (a name is text on the page, never markup); the frames keep
+names as they are (:func:`xalign.book.display.table_html` escapes their cells).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from xalign.core.markup import text
 from xalign.data.paper_tables import paper_table
 from xalign.measures import layerwise as LW
 from xalign.papers.gaschi2022 import weakstrong as WS
@@ -277,6 +280,7 @@ def evidence(table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, t
         Markdown: one bullet per claim. A comparison inside the runs' spread is called level,
         and a model-vs-model comparison says in words which two models it sets side by side.
     """
+    name, model, paper_model = model, text(model), text(paper_model)
     out = []
     t2 = {(r["method"], r["pair"]): r for r in table2.to_dict("records") if not pd.isna(r.get("ours"))}
     # our extraction (the pairs the chapter uses) where the run has it, else the single dictionary row
@@ -336,14 +340,16 @@ def evidence(table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, t
         else:
             out.append("**Weak vs strong.** S_strong is not below S_weak for every pair at the best layer ("
                        + ", ".join(f"{p} {g:+.1f}" for p, g in gaps) + " points, S_weak - S_strong).")
-    masked = masked_sentence(fig8, model)
+    masked = masked_sentence(fig8, name)
     if masked:
         out.append(f"**Fig. 8.** {masked}")
     return "\n".join(f"- {s}" for s in out) if out else "No result of this run supports a conclusion."
 
 
 def headline(table3: pd.DataFrame, model: str, paper_model: str, runs: int) -> str:
-    """One sentence with one number and its 95% interval: S_weak at the best layer of the first pair."""
+    """One sentence with one number and its 95% interval: S_weak at the best layer of the first pair
+    (Markdown; the model names as page text)."""
+    model, paper_model = text(model), text(paper_model)
     rows = _rows(table3, layer="best")
     rows = rows[rows["ours"].notna()] if len(rows) else rows
     if not len(rows):
@@ -367,6 +373,7 @@ def masked_sentence(fig8: pd.DataFrame | None, model: str) -> str:
     "words" value differs from Table III's cell) and set beside the paper's drop of about 15 points."""
     if fig8 is None or not len(fig8):
         return ""
+    model = text(model)
     s = LW.summarise(fig8, ["input", "layer"], scale=100)
     last = int(s["layer"].max())
     w = _rows(s, input="words", layer=last).iloc[0]

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from xalign.core.markup import code, text
 from xalign.papers.liu2020 import senses
 from xalign.papers.liu2020.constants import LEVELS
 from xalign.papers.liu2020.grid import btsr_baselines, original_space_scores
@@ -303,10 +304,10 @@ def scale_note(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, pape
 
 
 def model_words(model: str) -> str:
-    """What model ran, against the paper's, in words."""
+    """What model ran, against the paper's, in words (Markdown; the name as page text)."""
     if model in ("bert-base-multilingual-cased", "bert-base-multilingual-uncased"):
-        return f"the paper's own model ({model})"
-    return f"a different model ({model}, not the paper's mBERT)"
+        return f"the paper's own model ({text(model)})"
+    return f"a different model ({text(model)}, not the paper's mBERT)"
 
 
 def claim_values(run, v: str) -> tuple[dict[str, float], str]:
@@ -440,7 +441,7 @@ def headline(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, varian
                  f"test words {first})")
     else:
         share = f"{100 * p1:.1f} % of {n:,} English test words (BTSR P@1, first seed, 95% CI {first})"
-    return (f"Aligned with `{method}` from {int(largest[variant]):,} sentence pairs, {model} finds "
+    return (f"Aligned with {code(method)} from {int(largest[variant]):,} sentence pairs, {text(model)} finds "
             f"the right translation in context for {share} among "
             f"{int(st['candidates'].iloc[0]):,} en-{lang} candidates.")
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from xalign.core import markup
 from xalign.papers.nyholm2020.gap import gap_summary
 from xalign.papers.nyholm2020.report import _rng, diagnosis_summary, sweep_summary, xed_summary
 from xalign.papers.nyholm2020.wording import (
@@ -147,7 +148,7 @@ def _seed_count(c: pd.DataFrame) -> str:
 
 def model_phrase(model: str = "multilingual-e5-small") -> str:
     """What an "ours vs thesis" difference compares, in words."""
-    return f"{model} features in the thesis configuration vs the thesis' M-BERT"
+    return f"{markup.text(model)} features in the thesis configuration vs the thesis' M-BERT"
 
 
 def probe_step_summary(ladder: pd.DataFrame) -> str:
@@ -261,6 +262,6 @@ def headline(t4: pd.DataFrame, model: str, classifier: str = "LR") -> str:
     paper = "" if pd.isna(r.get("paper")) else f", against the thesis' {r['paper']:.1f} % with M-BERT"
     seeds = (f" (mean over training seeds, which give {r['repaired seed min']:.1f}–{r['repaired seed max']:.1f} %)"
              if "repaired seed min" in r and r["repaired seed min"] != r["repaired seed max"] else "")
-    return (f"Frozen {model} sentence vectors with a cross-validated logistic regression reach "
+    return (f"Frozen {markup.text(model)} sentence vectors with a cross-validated logistic regression reach "
             f"{r['repaired']:.1f} % (95% CI {r['repaired CI lo']:.1f}–{r['repaired CI hi']:.1f}) on XNLI "
             f"{r['lang']}{paper}{seeds}.")

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.core import markup
 from xalign.data.scripts import RULE_NAMES
 from xalign.measures.verdicts import DOWN, UP, change_verb, separated
 
@@ -247,7 +248,9 @@ def findings(t2: pd.DataFrame, t3: pd.DataFrame, t6: pd.DataFrame, model: str,
              sinhala_lists: pd.DataFrame | None = None) -> str:
     """A short Markdown summary of this run's evidence on the paper's three claims (and on two set-ups
     that may flatter the model: the old Sinhala candidate list, compared on equal terms through
-    ``sinhala_lists`` (:func:`sinhala_lists_sentence`), and identical strings)."""
+    ``sinhala_lists`` (:func:`sinhala_lists_sentence`), and identical strings). The model's name is page
+    text (:func:`xalign.core.markup.text`)."""
+    model = markup.text(model)
     lines = []
     gains = table5(t3).dropna() if len(_pick(t3, method=MULTILINGUAL)) else pd.DataFrame()
     if len(gains):
@@ -403,7 +406,10 @@ def headline(t3: pd.DataFrame, model: str, rule: str = "ascii", margin: float = 
         model: the model's name as shown.
         rule: the pruning rule that ran (a key of :data:`xalign.data.scripts.RULE_NAMES`).
         margin: the noise a rerun on another machine makes in a P@1 cell (points).
+
+    Returns Markdown, the model's name as page text.
     """
+    model = markup.text(model)
     d = _pick(t3, method=MULTILINGUAL, retrieval="CSLS")
     none = f"No pruned BLI cell was computed for {model} in this run."
     if not len(d) or not {"lo", "hi"} <= set(d.columns):
