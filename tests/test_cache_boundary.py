@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
+from test_datasets import toy_registry  # noqa: F401 - the fixture: a toy registry, its mirror, an empty cache
 from xalign.book.cli import main
 from xalign.core.cache import EmbeddingCache, clear_entries, key_digest
 from xalign.core.memo import cached, memo_key
@@ -133,3 +134,55 @@ def test_xalign_cache_pointing_at_a_file_is_an_error_naming_it(tmp_path, monkeyp
     err = capsys.readouterr().err
     assert "XALIGN_CACHE" in err and str(f) in err
     assert f.read_text() == "mine"
+
+
+# --- the hot paths themselves: reached by every memo and every data fetch ----------------------------
+def test_a_damaged_entry_behind_a_linked_entry_folder_is_not_removed(tmp_path):
+    store = EmbeddingCache(tmp_path / "emb")
+    key = {"k": 3}
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    store.root.mkdir()
+    store.path(key).parent.symlink_to(other, target_is_directory=True)  # embeddings/ab -> elsewhere
+    victim = other / store.path(key).name
+    victim.write_bytes(b"not the cache's, damaged or not")
+    with pytest.warns(RuntimeWarning, match="link out of"):
+        assert store.get(key) is None
+    assert victim.read_bytes() == b"not the cache's, damaged or not"
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_cache_root_itself_refuses_an_empty_xalign_cache(monkeypatch, value):
+    """A chapter run in Jupyter or the library reaches cache_root without the xalign command's check."""
+    from xalign.core.paths import cache_root
+
+    monkeypatch.setenv("XALIGN_CACHE", value)
+    with pytest.raises(CacheSettingError, match="XALIGN_CACHE is set but empty"):
+        cache_root()
+    with pytest.raises(CacheSettingError):
+        cache_dir("embeddings")
+
+
+def test_a_folder_in_a_cached_data_files_place_is_named(toy_registry):  # noqa: F811
+    from xalign.data import datasets as D
+
+    place = toy_registry / "cache" / "data" / "toy" / "de-en.txt"
+    place.mkdir(parents=True)
+    (place / "mine.txt").write_text("the user's")
+    with pytest.raises(D.CachedPathError, match="is a folder where the cache keeps file 'de-en.txt'"):
+        D.fetch("toy", "de-en.txt")
+    assert (place / "mine.txt").read_text() == "the user's"
+
+
+def test_a_cached_data_file_reached_through_a_link_is_neither_read_nor_replaced(toy_registry):  # noqa: F811
+    """(A guard: the data set's folder is resolved and must stay in the cache, so a link out is refused.)"""
+    from xalign.data import datasets as D
+
+    other = toy_registry / "elsewhere"
+    other.mkdir()
+    (other / "de-en.txt").write_text("someone else's file")
+    (toy_registry / "cache" / "data").mkdir(parents=True)
+    (toy_registry / "cache" / "data" / "toy").symlink_to(other, target_is_directory=True)
+    with pytest.raises(D.DataNotFoundError, match="outside the data set's folder"):
+        D.fetch("toy", "de-en.txt")
+    assert (other / "de-en.txt").read_text() == "someone else's file"

@@ -325,9 +325,8 @@ def _main(argv: list[str] | None = None) -> int:
         for name in args.datasets:
             try:
                 paths = D.fetch_many(name, args.pattern)
-            except IsADirectoryError as exc:  # a folder where the cache keeps a data file: the cache never made it
-                print(f"xalign: {exc.filename} is a folder where the cache keeps a file of data set {name!r}; "
-                      "move or remove it (xalign did not make it) and fetch again", file=sys.stderr)
+            except D.CachedPathError as exc:  # a folder (or a link out) where the cache keeps a data file
+                print(f"xalign: {exc}", file=sys.stderr)
                 return 1
             print(f"{name}: {len(paths)} files in {paths[0].parent}")
     elif args.command == "cache":

@@ -86,7 +86,11 @@ class EmbeddingCache:
         """A damaged entry (disk full, a copy cut short): say which, remove it; the caller recomputes."""
         warnings.warn(f"xalign cache: damaged entry {path} ({type(exc).__name__}: {exc}); "
                       "removed, it will be recomputed", RuntimeWarning, stacklevel=3)
-        remove_entry(path)
+        if not within(self.root, path):  # reached through a link out of the store: never touched
+            warnings.warn(f"xalign cache: {path} is reached through a link out of {self.root}; left alone "
+                          "(recomputed without it)", RuntimeWarning, stacklevel=3)
+        else:
+            remove_entry(path)
         self.misses += 1
         self.damaged += 1
 

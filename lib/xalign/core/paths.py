@@ -40,10 +40,7 @@ class CacheSettingError(ValueError):
 
 
 def check_cache_setting() -> Path:
-    """The cache root :func:`cache_root` will use, checked: the ``xalign`` command calls this first.
-
-    (A separate function, so that :func:`cache_root`, which memoised computations reach, keeps its code
-    and their cache keys.)
+    """The cache root :func:`cache_root` will use, checked (``cache_root`` calls it, so every caller is).
 
     Raises:
         CacheSettingError: ``XALIGN_CACHE`` is set but empty (or blanks only: it would silently mean the
@@ -62,8 +59,13 @@ def check_cache_setting() -> Path:
 
 
 def cache_root(create: bool = True) -> Path:
-    """Root of the xalign cache (created on demand, with its marker file, unless ``create=False``)."""
-    root = Path(os.environ.get("XALIGN_CACHE") or platformdirs.user_cache_dir("xalign"))
+    """Root of the xalign cache (created on demand, with its marker file, unless ``create=False``).
+
+    Raises:
+        CacheSettingError: ``XALIGN_CACHE`` set but empty, or a file (:func:`check_cache_setting`), for
+            every caller: the ``xalign`` command, a chapter run in Jupyter, the library.
+    """
+    root = check_cache_setting()
     if not create:
         return root
     root.mkdir(parents=True, exist_ok=True)

@@ -45,6 +45,11 @@ class DataNotFoundError(FileNotFoundError):
     """A data file is neither cached, nor in the mirror, nor downloadable."""
 
 
+class CachedPathError(DataNotFoundError):
+    """The cache's place for a data file holds a folder the cache never made (nothing there is replaced or
+    removed; a link out of the cache is refused by :func:`_file_in`)."""
+
+
 class ChecksumError(ValueError):
     """A data file does not have the sha256 the registry declares."""
 
@@ -128,6 +133,9 @@ def fetch(name: str, relpath: str, mirror: str | Path | None = None) -> Path:
             f"{', ...' if len(ds.checksums) > 8 else ''}); only the files in {REGISTRY.name} are fetched")
     data_root = cache_dir("data")
     target = _file_in(data_root, ds, relpath, "cache")
+    if target.is_dir():
+        raise CachedPathError(f"{target} is a folder where the cache keeps file {relpath!r} of data set {name!r}; "
+                              "xalign did not make it: move or remove it and fetch again")
     if target.exists():
         if _cached_copy_intact(ds, target, expected):
             return _record(ds, relpath, target, "cache")
