@@ -91,3 +91,31 @@ def test_two_models_that_clean_alike_write_two_card_files(tmp_path, monkeypatch)
     assert len({p.parent for p in pages}) == 3
     assert sorted(p.read_text() for p in pages) == sorted(f"# {m}\n" for m in ("c/m a", "c/m_a", "/d/" + "x" * 300))
     assert len(list(tmp_path.glob("*.json"))) == 3
+
+
+def test_models_that_differ_only_in_case_write_two_card_files(tmp_path, monkeypatch):
+    """Tiny.json beside tiny.json is one file on a case-insensitive file system (macOS, Windows)."""
+    monkeypatch.setattr("xalign.book.card_page.plot_curves", lambda card, path: path.write_bytes(b""))
+    monkeypatch.setattr("xalign.book.card_page.card_markdown", lambda card, image: f"# {card['model']}\n")
+    monkeypatch.setattr("xalign.book.card_page.markdown_to_html", lambda md, title: md)
+    first, second = save_card(_card("Tiny"), tmp_path), save_card(_card("tiny"), tmp_path)
+    names = sorted(p.name for p in tmp_path.glob("*.json"))
+    assert len({n.lower() for n in names}) == 2, names  # distinct whatever the file system's case rule
+    assert first.parent.name == "Tiny" and second.parent.name.startswith("tiny-")
+    assert save_card(_card("Tiny"), tmp_path) == first  # a model saved again keeps its own name
+
+
+def test_results_of_models_that_differ_only_in_case_do_not_share_a_file(tmp_path, monkeypatch):
+    from xalign.book.results import ChapterRun
+
+    monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path))
+    run = ChapterRun.__new__(ChapterRun)
+    run.chapter, run.profile, run.paper, run.params = "01_x", "smoke", "gaschi2022", {"profile": "smoke"}
+    monkeypatch.setattr(ChapterRun, "overrides", lambda self: {})
+    monkeypatch.setattr(ChapterRun, "model_name", lambda self: "Tiny")
+    path = run.path()
+    path.parent.mkdir(parents=True)
+    path.write_text("{}")
+    monkeypatch.setattr(ChapterRun, "model_name", lambda self: "tiny")
+    other = run.path()
+    assert other.name.lower() != path.name.lower() and other.name.startswith("tiny-")

@@ -20,7 +20,7 @@ from xalign.book.receipts import receipts_markdown
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.markup import code, text
-from xalign.core.names import unique_name
+from xalign.core.names import case_safe, unique_name
 from xalign.core.paths import results_dir
 
 #: the papers' published numbers used as reference rows: measure -> (paper, table, how the row is read)
@@ -96,7 +96,7 @@ def paper_references() -> pd.DataFrame:
 def save_card(card: dict, root: str | Path | None = None) -> Path:
     """Write the result file, the curves and the page; returns the HTML page's path."""
     root = cards_dir(root)
-    name = slug(card["model"])
+    name = case_safe(root, slug(card["model"]), card["model"])
     write_json(root / f"{name}.json", card)
     page = root / name
     page.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ import pandas as pd
 from xalign import __version__
 from xalign.core.atomic import write_json
 from xalign.core.jsonfile import JSONFileError, read_json_object
-from xalign.core.names import unique_name
+from xalign.core.names import case_safe, unique_name
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
 
@@ -206,7 +206,8 @@ class ChapterRun:
         """``results/<chapter>/<profile>/<model>.json`` (model name made filesystem-safe); a run with
         overrides goes beside it, ``<model>.<name>-<value>.json`` (:func:`overrides_suffix`), never over it."""
         name = safe_name(self.model_name()) + overrides_suffix(self.overrides())
-        return results_dir() / self.chapter / self.profile / f"{name}.json"
+        folder = results_dir() / self.chapter / self.profile
+        return folder / f"{case_safe(folder, name, self.model_name())}.json"
 
     def device(self) -> str | None:
         """The device the recorded encoders ran on ("cpu", "cuda:0"); None when no encoder says."""

@@ -11,6 +11,7 @@ too (a path over 255 bytes is no file name). Ordinary names (``multilingual-e5-s
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 #: the longest name returned (characters; a file system allows 255 bytes per name, with room for suffixes)
 MAX_NAME = 100
@@ -29,3 +30,13 @@ def unique_name(name: str, cleaned: str, faithful: bool, max_len: int = MAX_NAME
     if faithful and len(cleaned) <= max_len:
         return cleaned
     return f"{cleaned[:max_len - HASH_LEN - 1]}-{short_hash(name)}"
+
+
+def case_safe(folder: str | Path, stem: str, name: str, suffix: str = ".json") -> str:
+    """``stem``, unless ``folder`` already holds an entry whose name differs from ``stem + suffix`` only in
+    case (``Tiny.json`` beside ``tiny.json``: one file on a case-insensitive file system, so one model's
+    output would replace the other's): then ``stem`` with :func:`short_hash` of the full ``name``."""
+    folder, want = Path(folder), f"{stem}{suffix}"
+    if folder.is_dir() and any(p.name != want and p.name.lower() == want.lower() for p in folder.iterdir()):
+        return unique_name(name, stem, False)
+    return stem
