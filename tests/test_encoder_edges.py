@@ -28,7 +28,7 @@ def test_empty_layers_are_named(encoder):
 
 def test_blank_sentences_warn_and_are_counted(encoder):
     before = encoder.n_blank_texts
-    with pytest.warns(RuntimeWarning, match="2 of 3 texts are empty, whitespace- or zero-width-only"):
+    with pytest.warns(RuntimeWarning, match="2 of 3 texts are empty, whitespace-, control- or zero-width-only"):
         v = encoder.encode_sentences(["", "   ", "Haus"], layers=[12])
     assert encoder.n_blank_texts == before + 2
     assert np.allclose(v[0], v[1])

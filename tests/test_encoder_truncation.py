@@ -38,7 +38,7 @@ def test_texts_within_the_limit_are_not_counted(encoder):
 
 def test_zero_width_only_text_counts_as_blank(encoder):
     before = encoder.n_blank_texts
-    with pytest.warns(RuntimeWarning, match="1 of 2 texts are empty, whitespace- or zero-width-only"):
+    with pytest.warns(RuntimeWarning, match="1 of 2 texts are empty, whitespace-, control- or zero-width-only"):
         encoder.encode_sentences(["\u200b\u200d\ufeff", "Haus"], layers=[12])
     assert encoder.n_blank_texts == before + 1
     assert is_blank("\u200b \u2060") and is_blank("") and not is_blank("\u200bHaus")

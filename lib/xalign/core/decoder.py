@@ -38,7 +38,7 @@ import numpy as np
 from xalign.core.decoder_pooling import DECODER_POOLINGS, content_range, decoder_pooling_matrix
 from xalign.core.encoders import Encoder, Span, _check_spans
 from xalign.core.precision import resolve_autocast
-from xalign.core.text_checks import count_truncated, is_blank
+from xalign.core.text_checks import count_truncated, count_unknown_only, is_blank
 
 #: the sentence poolings a decoder gives
 DECODER_SENTENCE_POOLINGS = (*DECODER_POOLINGS, "first", "tokens")
@@ -249,10 +249,11 @@ class DecoderEncoder(Encoder):
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
-        blank = sum(1 for t in texts if is_blank(t))
+        blank = sum(1 for t in texts if is_blank(t)) + count_unknown_only(self.tokenizer, texts)
         if blank:
             self.n_blank_texts += blank
-            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace- or zero-width-only; "
+            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace-, control- or "
+                          "zero-width-only, or unknown tokens only; "
                           "they all get the same vector (counted in encoder.n_blank_texts)", RuntimeWarning,
                           stacklevel=2)
         cut = count_truncated(self.tokenizer, [t + self._suffix for t in texts], self.prefix, self.max_length)

@@ -44,7 +44,7 @@ from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core
 )
 from xalign.core.pooling import pooling_matrix
 from xalign.core.precision import precision_of, resolve_autocast
-from xalign.core.text_checks import count_truncated, is_blank
+from xalign.core.text_checks import count_truncated, count_unknown_only, is_blank
 
 SENTENCE_POOLINGS = ("mean", "first", "tokens")  # tokens: the text's own tokens (no prefix, no specials)
 
@@ -74,7 +74,7 @@ class Encoder:
     autocast: str | None = None
     max_length: int = 512
     progress: bool = True
-    n_blank_texts: int = 0  # empty, whitespace- or zero-width-only texts seen (they share one vector)
+    n_blank_texts: int = 0  # blank or unknown-tokens-only texts seen (they share one vector; text_checks)
     n_truncated_texts: int = 0  # texts longer than max_length tokens, cut there (their tails are not encoded)
 
     @property
@@ -157,10 +157,11 @@ class Encoder:
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
-        blank = sum(1 for t in texts if is_blank(t))
+        blank = sum(1 for t in texts if is_blank(t)) + count_unknown_only(self.tokenizer, texts)
         if blank:
             self.n_blank_texts += blank
-            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace- or zero-width-only; "
+            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace-, control- or "
+                          "zero-width-only, or unknown tokens only; "
                           "they all get the same vector (counted in encoder.n_blank_texts)", RuntimeWarning,
                           stacklevel=2)
         cut = count_truncated(self.tokenizer, texts, self.prefix, self.max_length)

@@ -17,9 +17,29 @@ EXTRA_TOKENS = 8
 
 
 def is_blank(text: str) -> bool:
-    """True for a text with nothing to encode: only whitespace and invisible format characters (Unicode Cf:
-    zero-width space, joiners, byte-order mark, direction marks, soft hyphen)."""
-    return all(c.isspace() or unicodedata.category(c) == "Cf" for c in text)
+    """True for a text with nothing to encode: only whitespace, control characters (Unicode Cc: NUL, bell,
+    escape, ...) and invisible format characters (Unicode Cf: zero-width space, joiners, byte-order mark,
+    direction marks, soft hyphen)."""
+    return all(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in text)
+
+
+def count_unknown_only(tokenizer, texts: Sequence[str]) -> int:
+    """How many of ``texts`` (not blank) the tokenizer reads as unknown tokens only (``[UNK]`` / ``<unk>``
+    for every piece): they all get one shared vector, like blank texts. 0 for a tokenizer without an
+    unknown token (byte-level ones read every text).
+
+    Args:
+        tokenizer: a Hugging Face tokenizer.
+        texts: the texts as given to the encoder (without its prefix: the prefix is never unknown).
+    """
+    unk = getattr(tokenizer, "unk_token_id", None)
+    # a text with an ASCII letter or digit has a known piece in any vocabulary: only the others are read
+    todo = [t for t in texts if not is_blank(t) and not any(c.isascii() and c.isalnum() for c in t)]
+    if unk is None or not todo:
+        return 0
+    ids = tokenizer(todo, add_special_tokens=False, truncation=False, verbose=False)["input_ids"]
+    # unknown pieces and nothing else but word-start pieces ("▁", "Ġ"), which decode to blanks
+    return sum(unk in x and is_blank(tokenizer.decode([i for i in x if i != unk])) for x in ids)
 
 
 def count_truncated(tokenizer, texts: Sequence[str], prefix: str, max_length: int) -> int:
