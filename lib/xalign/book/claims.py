@@ -19,7 +19,8 @@ read* page). Evidence kinds (every column named in the YAML; numbers in the tabl
 
 - ``paired``: a row's change ``value`` with its interval ``lo`` / ``hi`` (``interval_where`` takes the
   interval from another row or table); ``seed_min`` / ``seed_max`` (optional) give the per-seed range of
-  the change, the seeds agree when it lies on one side of zero. Judged with :func:`direction`.
+  the change, the seeds agree when it lies on one side of zero; ``name`` (optional) names the change.
+  Judged with :func:`direction`.
 - ``seeds``: two rows ``a`` and ``b`` with one column per seed (``seed <n>``): the change is the mean of
   the per-seed differences a - b, its interval the range of those differences over the seeds (a seed
   range, not a 95% interval: the table says so). Judged with :func:`direction`; such a range never rules an
@@ -194,10 +195,11 @@ def _judge(claim: dict, tables: dict, where_case: dict, m: float) -> tuple[str, 
     if kind in ("versus", "seeds"):
         a, b = (_side(tables, rows, base, ev[k], ev) for k in ("a", "b"))
         if a is None or b is None:
-            return "–", _absent(claim, f"row for {', '.join(f'{k} {v}' for k, v in {**base, **(ev['a'] if a is None else ev['b'])}.items())}")
+            lacking = {**base, **(ev["a"] if a is None else ev["b"])}
+            return "–", _absent(claim, f"row for {', '.join(f'{k} {v}' for k, v in lacking.items())}")
         names = ev.get("names", ["a", "b"])
         if kind == "seeds":
-            cols = sorted(c for c in a if c.startswith("seed ") and _num(a.get(c)) is not None and _num(b.get(c)) is not None)
+            cols = sorted(c for c in a if c.startswith("seed ") and None not in (_num(a.get(c)), _num(b.get(c))))
             diffs = [_num(a[c]) - _num(b[c]) for c in cols]
             if not diffs:
                 return "–", _absent(claim, "per-seed values")
@@ -256,7 +258,8 @@ def _judge(claim: dict, tables: dict, where_case: dict, m: float) -> tuple[str, 
                                     margin=m)
     seeds = (_num(row.get(ev["seed_min"])), _num(row.get(ev["seed_max"]))) if ev.get("seed_min") else (None, None)
     agree = None if None in seeds else (seeds[0] > 0 or seeds[1] < 0)
-    shows = f"{value:+.1f} {_iv(lo, hi) if lo is not None and hi is not None else '(no interval)'}"
+    shows = (f"{ev['name']}: " if ev.get("name") else "") + \
+        f"{value:+.1f} {_iv(lo, hi) if lo is not None and hi is not None else '(no interval)'}"
     if agree is not None:
         shows += f", seeds {seeds[0]:+.1f} to {seeds[1]:+.1f}"
     return shows, claim_verdict(expected, direction(lo, hi, m), far_bound=hi if expected == UP else lo, margin=m,
@@ -280,25 +283,17 @@ def judge_claims(paper: str, results, reference: Path | None = None) -> list[Cla
     tables = _tables(results) if results is not None else {}
     out = []
     for c in claims(paper):
-        m, _source = margin(chapter, c["evidence"]["table"], reference)
+        m, source = margin(chapter, c["evidence"]["table"], reference)
         for case in c.get("cases") or [{}]:
             if results is None:
                 shows, v = "–", Verdict(NOT_TESTABLE, "the chapter has not run")
             else:
                 shows, v = _judge(c, tables, case, m)
             measured = m > 0 and shows != "–"
-            reason = v.reason + (f" (noise margin {m:.1f}: {_source})" if measured else "")
+            reason = v.reason + (f" (noise margin {m:.1f}: {source})" if measured else "")
             out.append(ClaimRow(c["id"], c["claim"], ", ".join(str(x) for x in case.values()), shows, v.verdict,
                                 reason, c["link"], c["see"]))
     return out
-
-
-def claims_frame(rows: list[ClaimRow]):
-    """The rows as a table for :func:`xalign.book.display.table`: claim, case, what our run shows, verdict, why, see."""
-    import pandas as pd
-
-    return pd.DataFrame([{"the paper's claim": r.claim, "case": r.case or "–", "what our run shows": r.shows,
-                          "verdict": r.verdict, "why": r.reason, "see": r.see} for r in rows])
 
 
 def _cell(text: str) -> str:
