@@ -60,7 +60,7 @@ aligner = None           # word aligner: fast_align (deterministic, the paper's)
 autocast = None          # "auto" (bfloat16 where the hardware supports it, else float32), "bfloat16", or None
 
 # %%
-from xalign.book import display
+from xalign.book import claims, display
 from xalign.book.results import ChapterRun, paper_table
 from xalign.core.layers import parse_layers
 from xalign.core.loading import load_encoder
@@ -304,6 +304,9 @@ if result.fig8 is not None:
 
 # %% [markdown]
 # ## What the evidence supports
+
+# %% tags=["remove-input"]
+display.prose(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
 display.prose(RP.evidence(result.table1, result.table2, result.alignment.table3, result.alignment.table4,

@@ -74,7 +74,7 @@ aligner = None  # word aligner: fast_align (deterministic, the paper's) or eflom
 autocast = None  # bfloat16 for a faster, slightly different run; None: exact float32
 
 # %%
-from xalign.book import display
+from xalign.book import claims, display
 from xalign.book.results import ChapterRun
 from xalign.data.paper_tables import paper_table
 from xalign.papers.liu2020 import experiments, figures, report
@@ -320,6 +320,9 @@ display.table(report.shown(result.table4, unit="rho x100"), digits=2);
 # largest training set): a difference is stated as a finding only when it has the same
 # sign for every seed, with its mean and its range over the seeds; the others are
 # labelled unstable.
+
+# %% tags=["remove-input"]
+display.prose(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
 display.prose(report.evidence(result.seed_runs, result.variants, result.btsr_stats, paper_table("liu2020", "table3"),

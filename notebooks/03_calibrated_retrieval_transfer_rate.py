@@ -74,7 +74,7 @@ control_n_test = None        # test rows per language for the frozen XNLI contro
 seed = None                  # sampling seed
 
 # %%
-from xalign.book import display
+from xalign.book import claims, display
 from xalign.book.results import ChapterRun, paper_table
 from xalign.papers.calibrated2023 import evidence, figures, prefix_choice, views
 from xalign.papers.calibrated2023 import experiments as C3
@@ -341,7 +341,7 @@ display.table(known, digits=2, caption="Known-answer checks: each encoder finds 
 # ## What the evidence supports
 
 # %% tags=["remove-input"]
-display.prose(evidence.evidence(P, setup, plain, calib, control, xnli, paper_table("calibrated2023", "table2")));
+display.prose(claims.verdict_table(run) + evidence.evidence(P, setup, plain, calib, control, xnli));
 
 # %%
 run.set_headline(evidence.headline(P, setup, calib), key_figure="ch03-fig2")

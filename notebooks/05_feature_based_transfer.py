@@ -63,7 +63,7 @@ import warnings
 
 warnings.filterwarnings("ignore", category=FutureWarning)
 
-from xalign.book import display
+from xalign.book import claims, display
 from xalign.book.results import ChapterRun
 from xalign.core.loading import load_encoder
 from xalign.papers.meta import check_model_layers, parameters
@@ -342,7 +342,7 @@ display.figure("ch05-diagnosis", plots.plot_diagnosis(result.diagnosis));
 # ## What the evidence supports
 
 # %% tags=["remove-input"]
-display.prose(experiments.evidence(result));
+display.prose(claims.verdict_table(run) + experiments.evidence(result));
 
 # %%
 run.set_headline(experiments.headline(result), key_figure="ch05-table4")

@@ -14,6 +14,7 @@ import json
 import re
 from pathlib import Path
 
+from xalign.book import claims as CL
 from xalign.book import ledger as L
 from xalign.core.markup import code, inert, text
 from xalign.papers import meta
@@ -113,7 +114,7 @@ def write_thumbnails(chapters_dir: Path, target: Path, results: dict[str, dict |
 
 def _counts_words(rows: list[dict]) -> str:
     counts = {s: n for s, n in L.counts(rows).items() if n}
-    return ", ".join(f"{n} {s}" for s, n in counts.items())
+    return "; ".join(f"{n} {s}" for s, n in counts.items())  # statuses may hold a comma
 
 
 def chapter_results(profile: str, root: Path | None = None) -> dict[str, dict | None]:
@@ -169,6 +170,12 @@ def landing_markdown(profile: str = "default", root: Path | None = None, thumbna
             shows = (f"{text(L.short_model(result.get('model')))} in place of the paper's "
                      f"{L.paper_models_words(L.items(paper)[0])}; the chapter compares every table cell by cell.")
         out += [f"**What our run shows.** {shows}", ""]
+        if result is not None and (verdicts := CL.by_claim(CL.judge_claims(paper, result))):
+            main = next(iter(verdicts.values()))
+            more = len(verdicts) - 1
+            out += [(f"**The main claim, judged.** {main[0].claim}: {CL.verdict_summary(main)} "
+                     f"({{doc}}`{'all ' + str(more + 1) + ' claims' if more else 'the evidence'} in chapter {n}"
+                     f" </book/chapters/{chapter}>`)."), ""]
         out += [(f"**Its {len(mine)} tables and figures:** {_counts_words(mine)} "
                 f"({{doc}}`the ledger </book/ledger>`)."), ""]
         out += [f"{{doc}}`Read chapter {n} </book/chapters/{chapter}>`", ""]

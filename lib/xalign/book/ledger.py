@@ -15,9 +15,11 @@ import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xalign.book.claims import ClaimRow, claims, judge_claims
 from xalign.book.results import code_hash, load_results, params_model, result_files, safe_name
 from xalign.core.paths import REFERENCE_DIR
 from xalign.measures.probe_seeds import COLLAPSED_SHARE
+from xalign.measures.verdicts import HELD, NOT_HELD, NOT_TESTABLE
 from xalign.papers import meta
 
 #: every status an item can have, with the definition the front page prints
@@ -28,7 +30,12 @@ STATUSES = {
     "model-independent, reproduced": "a table that needs no encoder (data statistics, dictionary precision, "
                                      "numbers recomputed from the paper's own), every cell we have within the band",
     "model-independent, differs": "a table that needs no encoder, some cells outside the band",
-    "other model": "our model in place of the paper's: the cell-by-cell comparison is shown, not judged",
+    "other model, claims judged": "our model in place of the paper's: the cells are shown beside the paper's, and "
+                                 "the paper's claims that rest on the item are judged on our run (held, did not "
+                                 "hold or not testable, each with its reason: the chapter's verdict table)",
+    "other model": "our model in place of the paper's: the cells are shown beside the paper's, but no claim of "
+                   "the chapter's verdict table can be judged on the item; the row says why and what would "
+                   "make it possible",
     "shown": "an item with no numbers to compare (settings, hand-picked examples): ours is shown beside it",
     "not run here": "this machine cannot run it; the row says what it needs (a GPU, the hub, a data set)",
     "not run yet": "the chapter has no saved results for this profile yet",
@@ -300,9 +307,34 @@ def ledger(profile: str = "default", root: Path | None = None) -> list[dict]:
     rows, reference = [], shows_reference(profile, root)
     for paper in meta.PAPERS:
         result, _ = pick_result(paper, profile, root, reference)
-        rows += [dict(judge(it, result, profile), stale=False) if reference else judge(it, result, profile)
+        verdicts = judge_claims(paper, result) if result is not None else []
+        rows += [with_claims(dict(judge(it, result, profile), stale=False) if reference else judge(it, result, profile),
+                             it, verdicts)
                  for it in items(paper)]
     return rows
+
+
+def with_claims(row: dict, item: Item, verdicts: list[ClaimRow]) -> dict:
+    """An "other model" row with the verdicts of the paper's claims that rest on ``item`` (declared
+    ``items:`` of each claim, :mod:`xalign.book.claims`): "other model, claims judged" with the counts of
+    held / did not hold / not testable where the run has their evidence; otherwise the row stays "other
+    model" and its summary says why it is not judged and what would make it possible."""
+    if row["status"] != "other model":
+        return row
+    declared = {c["id"]: c for c in claims(item.paper)}
+    mine = [v for v in verdicts if item.id in (declared[v.claim_id].get("items") or [])]
+    judged = [v for v in mine if v.shows != "–"]
+    if judged:
+        n = {k: sum(v.verdict == k for v in judged) for k in (HELD, NOT_HELD, NOT_TESTABLE)}
+        words = ", ".join(f"{k} {c}" for k, c in n.items() if c)
+        return dict(row, status="other model, claims judged",
+                    summary=f"{row['summary']}; {len(judged)} claim case{'s' if len(judged) != 1 else ''}: {words}")
+    if mine:
+        why = "; ".join(dict.fromkeys(v.reason for v in mine))
+        return dict(row, summary=f"{row['summary']}; not judged: {why}")
+    needs = item.needs or "the paper's model"
+    return dict(row, summary=f"{row['summary']}; not judged: no claim of the chapter's verdict table rests on it; "
+                             f"a cell-by-cell judgement needs {needs}")
 
 
 def counts(rows: list[dict]) -> dict[str, int]:

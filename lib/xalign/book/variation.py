@@ -13,6 +13,7 @@ within, with its source stated. :func:`write_variation` writes it next to the re
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from pathlib import Path
 
 SEED_SUFFIXES = ((" seed min", " seed max"), ("_min", "_max"))
@@ -84,3 +85,54 @@ def write_variation(result: dict, path: Path) -> Path | None:
     write_text(path, "# Measured variation of this chapter's reference (written by `xalign reference`).\n"
                       + yaml.safe_dump({"tables": tables}, sort_keys=True, allow_unicode=True, width=100))
     return path
+
+
+@dataclass(frozen=True)
+class TableVariation:
+    """A table's measured variation: float32 cells of ``columns`` (all numeric ones if empty) may differ by
+    up to ``tolerance`` (absolute, in the cell's unit); ``source`` says what was measured."""
+
+    tolerance: float
+    source: str
+    columns: tuple[str, ...] = ()
+
+    def covers(self, column: str) -> bool:
+        return not self.columns or column in self.columns
+
+
+def variation_path(reference_path: Path) -> Path:
+    """``reference/<chapter>[.<precision>].json`` -> ``reference/<chapter>.variation.yaml``."""
+    return reference_path.with_name(reference_path.name.split(".")[0] + ".variation.yaml")
+
+
+def load_variation(path: Path) -> dict[str, TableVariation]:
+    """Read a variation file: ``tables: {<table>: {tolerance: >= 0, source: text, columns: [..]}}``.
+
+    A missing file is no variation ({}). Raises ValueError naming the file and the entry when a
+    tolerance is not a finite number >= 0, a source is empty, or a key is unknown.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.exists():
+        return {}
+    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    tables = raw.get("tables") if isinstance(raw, dict) else None
+    if not isinstance(tables, dict):
+        raise ValueError(f"{path}: expected a mapping 'tables: {{<table>: {{tolerance, source, columns}}}}'")  # noqa: TRY004 (bad file content)
+    out = {}
+    for name, entry in tables.items():
+        where = f"{path}: tables.{name}"
+        if not isinstance(entry, dict) or set(entry) - {"tolerance", "source", "columns"}:
+            raise ValueError(f"{where}: expected keys tolerance, source and optionally columns, got {entry!r}")
+        tol = entry.get("tolerance")
+        if not (isinstance(tol, (int, float)) and not isinstance(tol, bool)) or not math.isfinite(tol) or tol < 0:
+            raise ValueError(f"{where}.tolerance must be a finite number >= 0, got {tol!r}")
+        source = entry.get("source")
+        if not isinstance(source, str) or not source.strip():
+            raise ValueError(f"{where}.source must say what was measured (non-empty text), got {source!r}")
+        columns = entry.get("columns") or []
+        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
+            raise ValueError(f"{where}.columns must be a list of column names, got {columns!r}")
+        out[str(name)] = TableVariation(float(tol), source.strip(), tuple(columns))
+    return out

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.core import markup
+from xalign.data.paper_tables import paper_table
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import report
 from xalign.papers.calibrated2023.seed_spread import seed_change_phrase, seed_verdict
@@ -381,8 +382,9 @@ def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None 
 
     Args:
         P: the chapter's parameters; the others: what the ``run_*`` functions returned.
-        paper2: the paper's Table 2, for the Urdu gap's reference.
+        paper2: the paper's Table 2, for the Urdu gap's reference (default: the package's transcription).
     """
+    paper2 = paper_table("calibrated2023", "table2") if paper2 is None else paper2
     t5_dir = calib.t5[calib.t5.direction == P.compare_direction]
     changes = report.language_changes(t5_dir, seed=P.seed)
     protocol = ("a logistic regression on frozen sentence features" if P.xnli_method == "frozen"
