@@ -191,36 +191,6 @@ def every_map_summary(every: pd.DataFrame, changes: pd.DataFrame | None = None) 
             + ".") if parts else ""
 
 
-def change_paragraph(ba: pd.DataFrame) -> str:
-    """The paragraph saying what the audit changed and why, with this run's before/after numbers."""
-    def val(variant, change, measure):
-        r = ba[(ba.variant == variant) & ba.change.str.startswith(change) & (ba.measure == measure)].iloc[0]
-        fmt = "{:.0f}" if r.unit == "count" else "{:.1f}"
-        return fmt.format(r.before), fmt.format(r.after)
-
-    parts = []
-    for v in ba.variant.unique():
-        sel = val(v, "8", "test pairs")
-        sf = val(v, "5 cand", "same-form distractors")
-        mim = val(v, "5 cand", "avg_type wa mim [token] P@5")
-        bl5 = val(v, "5 cand", "BL(word) avg_type [type] P@5")
-        tie = val(v, "5 scoring", "BL(word) avg_type [type] P@5")
-        ty = val(v, "6", "BL(word) avg_type [type] P@5")
-        nm = val(v, "7", "no mapping [token] P@5")
-        cov = val(v, "6", "BTSR queries with a type vector")
-        sub = ba[(ba.variant == v) & (ba.measure == "BL(word) P@5, queries with a training type vector")]
-        sub = (f" ({cov[1]}% of the queries have a training vector; on those, {sub.before.iloc[0]:.1f} -> "
-               f"{sub.after.iloc[0]:.1f})") if len(sub) else ""
-        parts.append(
-            f"*{v}*: the corpus-ranked selection keeps {sel[1]} test pairs (ranking among the items kept {sel[0]}); "
-            f"the paper's candidate space holds {sf[1]} same-form distractors (before: {sf[0]}), which moves "
-            f"`avg_type wa mim` P@5 from {mim[0]} to {mim[1]} and `BL(word)` from {bl5[0]} to {bl5[1]}; "
-            f"breaking `BL(word)`'s ties at random rather than for the gold moves it from {tie[0]} to {tie[1]}; "
-            f"type vectors from training text only move it from {ty[0]} to {ty[1]}{sub}; centring the unmapped "
-            f"space moves its P@5 from {nm[0]} to {nm[1]}.")
-    return " ".join(parts)
-
-
 # --------------------------------------------------------------------------- the page: tables and prose
 #: the paper's training text for Table 3 and Table 4 (parallel sentence pairs)
 PAPER_TRAINING_PAIRS = 200_000
