@@ -98,3 +98,13 @@ def test_a_model_loaded_by_name_runs_in_the_cards_precision(tiny_models):
     assert CardConfig().precision == "auto"
     assert card_precision(auto) == ("bfloat16" if native_bf16("cpu") else "torch.float32")
     assert _precision_words(card_precision(bf16)).startswith("bfloat16") and _precision_words(None) == "float32"
+
+
+def test_the_sts_title_names_the_tracks_that_ran():
+    """A card that scored only en-en was titled "STS 2017 (ar, en, es)"."""
+    from xalign.book.card import CardConfig, measure_title
+
+    assert measure_title("sts", CardConfig()) == "STS 2017 (ar, en, es)"
+    assert measure_title("sts", CardConfig(sts_tracks=("en-en",))) == "STS 2017 (en)"
+    assert measure_title("sts", CardConfig(sts_tracks=("en-de", "es-es"))) == "STS 2017 (en-de, es)"
+    assert measure_title("mexa", CardConfig()) == "MEXA alignment (Tatoeba, mutual top-1)"

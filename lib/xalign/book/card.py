@@ -386,8 +386,17 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     }
 
 
+def measure_title(mid: str, cfg: CardConfig) -> str:
+    """The measure's title as this card ran it: STS names the tracks it scored (``STS 2017 (en)``)."""
+    if mid == "sts":
+        tracks = [t.split("-")[0] if len(set(t.split("-"))) == 1 else t for t in cfg.sts_tracks]
+        return f"STS 2017 ({', '.join(tracks)})"
+    return MEASURES[mid][0]
+
+
 def _summary(mid: str, per_layer: dict[str, dict], order: list[str], cfg: CardConfig) -> dict:
-    title, level, unit = MEASURES[mid]
+    _, level, unit = MEASURES[mid]
+    title = measure_title(mid, cfg)
     layers, items = take_items([{"layer": lab, **per_layer[lab]} for lab in order if lab in per_layer])
     best = max(layers, key=lambda r: (np.nan_to_num(r["value"], nan=-np.inf), -layers.index(r)))
     return {"title": title, "level": level, "unit": unit, "layers": layers, "best_layer": best["layer"],
