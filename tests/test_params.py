@@ -175,3 +175,15 @@ def test_a_model_path_that_is_no_model_is_refused_before_the_run(tmp_path, capsy
     (tmp_path / "model.bin").write_bytes(b"0")
     with pytest.raises(ParameterError, match=r"parameter 'model': model path .*model.bin' is a file"):
         check_parameters(CH1, {"profile": "smoke", "model": str(tmp_path / "model.bin")})
+
+
+@pytest.mark.parametrize("chapter", sorted(meta.metadata(p)["chapter"] for p in meta.PAPERS))
+def test_a_model_path_with_a_space_is_a_model(chapter):
+    """A saved model in '/data/my models/e5' was refused ("must be a string matching '\\S+'")."""
+    ranges = meta.ranges(meta.chapter_paper(chapter))
+    names = [n for n in ("model", "multi_model", "reference_model") if n in ranges]
+    assert names, chapter
+    for name in names:
+        check_value(name, "/data/my models/e5", ranges[name])
+        with pytest.raises(ParameterError):
+            check_value(name, " leading-space", ranges[name])
