@@ -30,3 +30,21 @@ def test_the_encoder_counts_control_only_and_unknown_only_texts(encoder):
         encoder.encode(["\x00\x00", "𓀀𓀁", "a house"], layers=-1)
     assert encoder.n_blank_texts - before == 2
     assert any("2 of 3 texts" in str(w.message) for w in seen)
+
+
+def test_a_word_beyond_the_token_limit_is_named_before_any_forward_pass(encoder, monkeypatch):
+    """A character-level tokenizer (or a long sentence) used to fail after the whole forward pass with
+    "span maps to no token"; now the encoder names the text and the word before running the model."""
+    text = "house " * 600 + "target"
+    spans = [[(0, 5), (len(text) - 6, len(text))]]
+
+    def no_forward(*args, **kwargs):
+        raise AssertionError("the model ran before the check")
+
+    monkeypatch.setattr(encoder, "forward_ids", no_forward)
+    monkeypatch.setattr(encoder.cache, "get", lambda key: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ValueError, match=r"text 0: 1 of its 2 word spans lie beyond the model's limit of "
+                                             r"max_length=512 tokens .*'target'"):
+            encoder.encode([text], spans=spans, layers=-1)

@@ -268,6 +268,8 @@ class DecoderEncoder(Encoder):
             if len(spans) != len(texts):
                 raise ValueError(f"{len(spans)} span lists for {len(texts)} texts")
             _check_spans(texts, spans)
+            if cut:
+                self._check_spans_within_limit(texts, spans)
         if mask and spans is None:
             raise ValueError("mask=True needs spans to mask")
         if mask and not self.can_mask:

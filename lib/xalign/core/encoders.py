@@ -44,7 +44,7 @@ from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core
 )
 from xalign.core.pooling import pooling_matrix
 from xalign.core.precision import precision_of, resolve_autocast
-from xalign.core.text_checks import count_truncated, count_unknown_only, is_blank
+from xalign.core.text_checks import EXTRA_TOKENS, count_truncated, count_unknown_only, is_blank
 
 SENTENCE_POOLINGS = ("mean", "first", "tokens")  # tokens: the text's own tokens (no prefix, no specials)
 
@@ -175,6 +175,8 @@ class Encoder:
             if len(spans) != len(texts):
                 raise ValueError(f"{len(spans)} span lists for {len(texts)} texts")
             _check_spans(texts, spans)
+            if cut:
+                self._check_spans_within_limit(texts, spans)
         if mask and spans is None:
             raise ValueError("mask=True needs spans to mask")
         layers = self._layers(layers)
@@ -271,6 +273,27 @@ class Encoder:
                              truncation=True, max_length=self.max_length,
                              return_offsets_mapping=True)
         return enc["input_ids"], enc["offset_mapping"]
+
+    def _check_spans_within_limit(self, texts: list[str], spans: list[list[Span]]) -> None:
+        """Raise before any forward pass when a word span lies wholly beyond the token limit of its text (a
+        long sentence, or a character-level tokenizer): its word would map to no token. Only texts long
+        enough to be cut are tokenised (their UTF-8 length, as :func:`count_truncated`)."""
+        shift = len(self.prefix)
+        long = [i for i, t in enumerate(texts) if spans[i]
+                and len((self.prefix + t).encode("utf-8")) + EXTRA_TOKENS > self.max_length]
+        if not long:
+            return
+        _, offsets = self._tokenize([texts[i] for i in long])
+        for i, offs in zip(long, offsets):
+            end = max((b for a, b in offs if b > a), default=0) - shift  # the last character a token covers
+            beyond = [(s, e) for s, e in spans[i] if s >= end]
+            if beyond:
+                s, e = beyond[0]
+                raise ValueError(
+                    f"{self.name}: text {i}: {len(beyond)} of its {len(spans[i])} word spans lie beyond the model's "
+                    f"limit of max_length={self.max_length} tokens (the first, ({s}, {e}) {texts[i][s:e]!r}, starts "
+                    f"at character {s}; tokens cover characters 0-{max(end, 0)}): those words would map to no "
+                    "token. Use shorter sentences, or a model whose tokenizer reads more text per token")
 
     def _forward(self, texts, spans, poolings, want_words, layers, mask, layer_mean=False):
         ids, offsets = self._tokenize(texts)
