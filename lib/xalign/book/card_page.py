@@ -17,6 +17,7 @@ import pandas as pd
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
 from xalign.book.model_compare import layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
+from xalign.book.sizes import sample_size
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.paths import results_dir
@@ -119,11 +120,6 @@ def _fmt(v) -> str:
     return "" if v is None or pd.isna(v) else f"{v:.1f}"
 
 
-def _first(n) -> str:
-    """``the first 150`` or ``all`` (a size of None, shown as "all")."""
-    return "all" if n == "all" else f"the first {n}"
-
-
 def _runs(n: int) -> str:
     return "" if n == 1 else f" (drawn {n} times)"
 
@@ -137,7 +133,8 @@ def _precision_words(precision: str | None) -> str:
 
 
 def card_markdown(card: dict, image: str | None = None) -> str:
-    cfg = {k: "all" if v is None else v for k, v in card["config"].items()}  # None: all of it (--profile full)
+    cfg = card["config"]  # a size of None: all of it (--profile full), worded by sample_size
+    corpus = f"{cfg['word_pair']} {cfg['word_corpus']} sentences"
     lines = [f"# Alignment card: `{card['model']}`", "",
              (f"Revision `{card['revision']}`; computed in {_precision_words(card.get('precision'))}; "
               f"layers: {', '.join(card['layers'])}"
@@ -171,17 +168,17 @@ def card_markdown(card: dict, image: str | None = None) -> str:
         lines += ["", "Sources: " + "; ".join(f"{MEASURES[m][0]}: {src}" for m, src in
                                              refs.drop_duplicates("measure")[["measure", "source"]].values) + "."]
     lines += ["", "## Battery", "",
-              (f"Tatoeba: {', '.join(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
+              (f"Tatoeba: {', '.join(cfg['tatoeba_langs'])}, {sample_size(cfg['tatoeba_n'], 'pairs')} each (CSLS k = {cfg['csls_k']}). "
               f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs{_runs(cfg.get('word_runs', 1))} from "
-              f"{_first(cfg['word_sentences'])} {cfg['word_pair']} {cfg['word_corpus']} sentences. "
+              f"{sample_size(cfg['word_sentences'], corpus, first=True)}. "
               f"BLI: {cfg['bli_queries']} MUSE test words per direction (en->{', en->'.join(cfg['bli_langs'])}), "
               f"candidates = the top {cfg['bli_vocab']} words plus the sample's translations, "
               f"{', '.join(cfg['bli_prune'])} pruned to its script. "
               f"BTSR: en-{cfg['btsr_lang']} set rebuilt from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, "
               f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates "
               "(no reference row: Liu et al. report P@5 with 200k candidates only). "
-              f"STS 2017 {', '.join(cfg['sts_tracks'])}: {_first(cfg['sts_n'])} pairs each. XNLI Manual "
-              f"{', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
+              f"STS 2017 {', '.join(cfg['sts_tracks'])}: {sample_size(cfg['sts_n'], 'pairs', first=True)} each. XNLI Manual "
+              f"{', '.join(cfg['xnli_langs'])}: {sample_size(cfg['xnli_n_train'], 'train')} / {sample_size(cfg['xnli_n_test'], 'test')} rows, "
               f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); zero-shot accuracy: trained "
               "on English, tested on the other languages; transfer rate = zero-shot / "
               f"translate-train-all x 100, mean over targets. Intervals: {cfg['n_boot']} bootstrap resamples of the items. "

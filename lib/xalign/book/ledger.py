@@ -29,7 +29,7 @@ STATUSES = {
     "model-independent, differs": "a table that needs no encoder, some cells outside the band",
     "other model": "our model in place of the paper's: the cell-by-cell comparison is shown, not judged",
     "shown": "an item with no numbers to compare (settings, hand-picked examples): ours is shown beside it",
-    "not run here": "this machine cannot run it; the row says what it needs (a GPU, the hub, a data set)",
+    "not run here": "the book's offline run cannot run it; the row says what it needs (a GPU, the hub, a data set)",
     "not run yet": "the chapter has no saved results for this profile yet",
 }
 REQUIRED = ("id", "kind", "title", "section", "unit", "instead", "why")
