@@ -251,6 +251,24 @@ def compare_markdown(root: str | Path | None = None) -> str:
     return "\n".join(lines) + "\n\n" + ("n/a: " + "\n".join(notes) + "\n" if notes else "")
 
 
+def compare_text(root: str | Path | None = None) -> str:
+    """:func:`compare_markdown` as a plain-text table for a terminal: one row per measure, one column per
+    model and row (its best layer; layer 0 for a model with layers), aligned, "n/a" where a model has no
+    such measure."""
+    df = compare_table(root)
+    if df.empty:
+        return "No model cards yet: run `xalign card MODEL` first.\n"
+    table = df.set_index(["model", "row"])[list(MEASURES)].T
+    table.index = [MEASURES[m][0] for m in table.index]
+    table.columns = pd.MultiIndex.from_tuples([(m, "best layer" if r == "best layer" else "layer 0")
+                                               for m, r in table.columns])
+    text = table.apply(pd.to_numeric, errors="coerce").to_string(na_rep="n/a", float_format=lambda v: f"{v:.1f}")
+    missing = {c["model"]: c.get("not_available", {}) for c in load_cards(root) if c.get("not_available")}
+    notes = [f"n/a: {m} has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}."
+             for m, na in missing.items()]
+    return text + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
+
+
 #: cards committed with the project (the book shows them when no newer card of the model is on disk)
 COMMITTED_CARDS = Path(__file__).resolve().parents[3] / "reference" / "cards"
 
