@@ -29,6 +29,7 @@ def generated(tmp_path_factory) -> dict[str, str]:
     from xalign.book.model_compare import paired_page_markdown
     from xalign.book.publish import run_it_markdown
     from xalign.book.status import status_markdown
+    from xalign.data.datasets import datasets_markdown
 
     tmp = tmp_path_factory.mktemp("pages")
     cards = book_cards()
@@ -38,7 +39,8 @@ def generated(tmp_path_factory) -> dict[str, str]:
             "book timings": PG.book_timings_markdown(), "build time": PG.build_time_markdown(),
             "compare": (compare_page_markdown(cards) + precision_markdown(cards) + paired_page_markdown(cards)
                         + cards_markdown(cards, tmp / "cards", "/cards")),
-            "full card": full_cards_markdown(tmp / "full", "/full"),
+            "full card": full_cards_markdown(tmp / "full", "/full"), "data": datasets_markdown(),
+            "errata": PG.errata_markdown(ROOT / "book" / "errata"),
             **{f"run it {c}": run_it_markdown(c, "", {"profile": "default", "wall_time_s": 600}) for c in chapters}}
 
 
