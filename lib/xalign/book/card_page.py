@@ -17,6 +17,7 @@ import pandas as pd
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
 from xalign.book.model_compare import layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
+from xalign.book.sizes import sample_size
 from xalign.core.atomic import write_json, write_text
 from xalign.core.jsonfile import JSONFileError, read_json_object
 from xalign.core.markup import code, text
@@ -141,11 +142,6 @@ def _fmt(v) -> str:
     return "" if v is None or pd.isna(v) else f"{v:.1f}"
 
 
-def _first(n) -> str:
-    """``the first 150`` or ``all`` (a size of None, shown as "all")."""
-    return "all" if n == "all" else f"the first {n}"
-
-
 def _runs(n: int) -> str:
     return "" if n == 1 else f" (drawn {n} times)"
 
@@ -167,8 +163,9 @@ def card_markdown(card: dict, image: str | None = None) -> str:
     """A card as Markdown: its header, best layers, the papers' numbers beside it, the battery and the
     receipts. Every value read from the card (a file from anywhere) is page text
     (:func:`xalign.core.markup.text`, :func:`~xalign.core.markup.code`), never markup."""
-    cfg = {k: "all" if v is None else (text(v) if isinstance(v, str) else v)  # None: all of it (--profile full)
+    cfg = {k: "all" if v is None else (text(v) if isinstance(v, str) else v)  # None: all of it, by sample_size
            for k, v in card["config"].items()}
+    corpus = f"{cfg['word_pair']} {cfg['word_corpus']} sentences"
     lines = [f"# Alignment card: {code(card['model'])}", "",
              (f"Revision {code(card['revision'])}; computed in {_precision_words(card.get('precision'))}; "
               f"layers: {_list(card['layers'])}"
@@ -203,17 +200,17 @@ def card_markdown(card: dict, image: str | None = None) -> str:
         lines += ["", "Sources: " + "; ".join(f"{MEASURES[m][0]}: {src}" for m, src in
                                              refs.drop_duplicates("measure")[["measure", "source"]].values) + "."]
     lines += ["", "## Battery", "",
-              (f"Tatoeba: {_list(cfg['tatoeba_langs'])}, {cfg['tatoeba_n']} pairs each (CSLS k = {cfg['csls_k']}). "
+              (f"Tatoeba: {_list(cfg['tatoeba_langs'])}, {sample_size(cfg['tatoeba_n'], 'pairs')} each (CSLS k = {cfg['csls_k']}). "
               f"S_weak / S_strong: {cfg['word_n']} distinct dictionary word pairs{_runs(cfg.get('word_runs', 1))} from "
-              f"{_first(cfg['word_sentences'])} {cfg['word_pair']} {cfg['word_corpus']} sentences. "
+              f"{sample_size(cfg['word_sentences'], corpus, first=True)}. "
               f"BLI: {cfg['bli_queries']} MUSE test words per direction (en->{text(', en->'.join(cfg['bli_langs']))}), "
               f"candidates = the top {cfg['bli_vocab']} words plus the sample's translations, "
               f"{_list(cfg['bli_prune'])} pruned to its script. "
               f"BTSR: en-{cfg['btsr_lang']} set rebuilt from {cfg['btsr_per_source']} XNLI + Tatoeba pairs, "
               f"token-level word-alignment anchors, Procrustes, up to {cfg['btsr_candidates']} candidates "
               "(no reference row: Liu et al. report P@5 with 200k candidates only). "
-              f"STS 2017 {_list(cfg['sts_tracks'])}: {_first(cfg['sts_n'])} pairs each. XNLI Manual "
-              f"{_list(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / {cfg['xnli_n_test']} test rows, "
+              f"STS 2017 {_list(cfg['sts_tracks'])}: {sample_size(cfg['sts_n'], 'pairs', first=True)} each. XNLI Manual "
+              f"{_list(cfg['xnli_langs'])}: {sample_size(cfg['xnli_n_train'], 'train')} / {sample_size(cfg['xnli_n_test'], 'test')} rows, "
               f"frozen [u, v, |u-v|, u*v] logistic regression (C = {cfg['xnli_C']}); zero-shot accuracy: trained "
               "on English, tested on the other languages; transfer rate = zero-shot / "
               f"translate-train-all x 100, mean over targets. Intervals: {cfg['n_boot']} bootstrap resamples of the items. "
@@ -284,6 +281,24 @@ def compare_markdown(root: str | Path | None = None) -> str:
     missing = {c["model"]: c.get("not_available", {}) for c in load_cards(root) if c.get("not_available")}
     notes = [f"- {code(m)} has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}." for m, na in missing.items()]
     return "\n".join(lines) + "\n\n" + ("n/a: " + "\n".join(notes) + "\n" if notes else "")
+
+
+def compare_text(root: str | Path | None = None) -> str:
+    """:func:`compare_markdown` as a plain-text table for a terminal: one row per measure, one column per
+    model and row (its best layer; layer 0 for a model with layers), aligned, "n/a" where a model has no
+    such measure."""
+    df = compare_table(root)
+    if df.empty:
+        return "No model cards yet: run `xalign card MODEL` first.\n"
+    table = df.set_index(["model", "row"])[list(MEASURES)].T
+    table.index = [MEASURES[m][0] for m in table.index]
+    table.columns = pd.MultiIndex.from_tuples([(m, "best layer" if r == "best layer" else "layer 0")
+                                               for m, r in table.columns])
+    text = table.apply(pd.to_numeric, errors="coerce").to_string(na_rep="n/a", float_format=lambda v: f"{v:.1f}")
+    missing = {c["model"]: c.get("not_available", {}) for c in load_cards(root) if c.get("not_available")}
+    notes = [f"n/a: {m} has no {', '.join(MEASURES[k][0] for k in na)}: {WORDS_IN_CONTEXT}."
+             for m, na in missing.items()]
+    return text + "\n" + ("\n" + "\n".join(notes) + "\n" if notes else "")
 
 
 #: cards committed with the project (the book shows them when no newer card of the model is on disk)

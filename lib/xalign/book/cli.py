@@ -113,6 +113,8 @@ def _main(argv: list[str] | None = None) -> int:
     cm.add_argument("models", nargs="*", metavar="MODEL", help="the models whose differences are shown (names as in "
                     "their cards; default: every card on disk)")
     cm.add_argument("--out", help="cards directory (default: results/cards)")
+    cm.add_argument("--markdown", action="store_true", help="print the tables as Markdown (as written to "
+                    "CARDS/compare.md) instead of plain text")
     cm.add_argument("--mteb", metavar="FILE", help="set a card's Tatoeba bitext score beside an MTEB result file "
                     "(Tatoeba.json), language by language, with the set-up differences")
     cm.add_argument("--model", help="with --mteb: the card's model (default: the model_meta.json beside FILE, "
@@ -256,15 +258,7 @@ def _main(argv: list[str] | None = None) -> int:
     elif args.command == "compare" and args.mteb:
         return _compare_mteb(args)
     elif args.command == "compare":
-        from xalign.book.card_page import compare_markdown, load_cards
-        from xalign.book.model_compare import paired_markdown
-
-        print(compare_markdown(args.out), end="")
-        try:
-            print("\n" + paired_markdown(load_cards(args.out), args.models), end="")
-        except ValueError as exc:  # a model without a card
-            print(f"xalign: {exc}", file=sys.stderr)
-            return 2
+        return _compare(args)
     elif args.command == "status":
         from xalign.book.status import status_markdown, status_text
 
@@ -358,6 +352,30 @@ def _main(argv: list[str] | None = None) -> int:
         from xalign.core.offline_model import materialize_offline_model
 
         print(materialize_offline_model())
+    return 0
+
+
+def _compare(args) -> int:
+    """``xalign compare``: the models x measures table and each two models' paired differences, as plain
+    text on the terminal (Markdown with ``--markdown``), and as Markdown in ``CARDS/compare.md``; the last
+    line names the file written."""
+    from xalign.book.card_page import cards_dir, compare_markdown, compare_text, load_cards
+    from xalign.book.model_compare import paired_markdown, paired_text
+    from xalign.core.atomic import write_text
+
+    cards = load_cards(args.out)
+    try:
+        markdown = compare_markdown(args.out) + "\n" + paired_markdown(cards, args.models)
+        shown = markdown if args.markdown else compare_text(args.out) + "\n" + paired_text(cards, args.models)
+    except ValueError as exc:  # a model without a card
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
+    print(shown, end="")
+    if cards:
+        path = cards_dir(args.out) / "compare.md"
+        write_text(path, markdown)
+        print(f"\nwritten: {path} (the same tables in Markdown; `xalign book --no-execute` puts every card "
+              "on the book's Compare models page)")
     return 0
 
 

@@ -37,7 +37,7 @@ STATUSES = {
                    "the chapter's verdict table can be judged on the item; the row says why and what would "
                    "make it possible",
     "shown": "an item with no numbers to compare (settings, hand-picked examples): ours is shown beside it",
-    "not run here": "this machine cannot run it; the row says what it needs (a GPU, the hub, a data set)",
+    "not run here": "the book's offline run cannot run it; the row says what it needs (a GPU, the hub, a data set)",
     "not run yet": "the chapter has no saved results for this profile yet",
 }
 REQUIRED = ("id", "kind", "title", "section", "unit", "instead", "why")

@@ -105,14 +105,18 @@ def precision_note(cards: list[dict]) -> str:
               "in one precision (xalign card --set precision float32).")
 
 
-def _cell(r) -> str:
-    """``+1.2 [-0.5, +2.9]``; the difference in bold when its interval excludes 0."""
+def _cell(r, markdown: bool = True) -> str:
+    """``+1.2 [-0.5, +2.9]``; when its interval excludes 0, the difference in bold (Markdown) or marked
+    ``*`` (plain text)."""
     if pd.isna(r["difference"]):
         return "–"
     if pd.isna(r["lo"]):
         return f"{r['difference']:+.1f} (no interval)"
     d = f"{r['difference']:+.1f}"
-    return f"{f'**{d}**' if r['lo'] > 0 or r['hi'] < 0 else d} [{r['lo']:+.1f}, {r['hi']:+.1f}]"
+    beyond = r["lo"] > 0 or r["hi"] < 0
+    if not markdown:
+        return f"{d} [{r['lo']:+.1f}, {r['hi']:+.1f}]" + (" *" if beyond else "")
+    return f"{f'**{d}**' if beyond else d} [{r['lo']:+.1f}, {r['hi']:+.1f}]"
 
 
 def _text(v) -> str:
@@ -155,6 +159,30 @@ def paired_markdown(cards: list[dict], models: list[str] | None = None) -> str:
             out.append(f"| {t} ({unit}) | {_text(r['layer_a'])} | {fmt(r['score_a'])} | {_text(r['layer_b'])} | "
                        f"{fmt(r['score_b'])} | {_cell(r)} | {r['n'] or ''} | {text(r['note'])} |")
         out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def paired_text(cards: list[dict], models: list[str] | None = None) -> str:
+    """:func:`paired_markdown` as plain-text tables for a terminal (aligned columns, no Markdown): for each
+    two cards, every measure's difference with its paired 95% interval; ``*``: the interval excludes 0."""
+    out = []
+    for a, b in pairs_of(cards, models):
+        out.append(f"{a['model']} minus {b['model']}")
+        differ = sample_differences(a, b)
+        if differ:
+            out += [f"  not comparable item by item: different batteries ({', '.join(differ)})", ""]
+            continue
+        rows = [{"measure (unit)": f"{MEASURES[r['measure']][0]} ({MEASURES[r['measure']][2]})",
+                 "layer A": _text(r["layer_a"]), "A": "" if pd.isna(r["score_a"]) else f"{r['score_a']:.1f}",
+                 "layer B": _text(r["layer_b"]), "B": "" if pd.isna(r["score_b"]) else f"{r['score_b']:.1f}",
+                 "A - B [95% paired CI]": _cell(r, markdown=False), "items": r["n"] or "", "note": r["note"]}
+                for _, r in paired_differences(a, b).iterrows()]
+        frame = pd.DataFrame(rows)
+        width = int(frame["measure (unit)"].str.len().max())
+        table = frame.to_string(index=False, justify="left", formatters={"measure (unit)": lambda t, w=width: t.ljust(w)})
+        out += [*(line.rstrip() for line in table.splitlines()), ""]
+    if out:
+        out.append("*: the 95% paired bootstrap interval of A - B excludes 0.")
     return "\n".join(out) + ("\n" if out else "")
 
 

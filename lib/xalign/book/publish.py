@@ -161,7 +161,7 @@ def _this_run(run: dict | None) -> str:
         return ""
     minutes = run["wall_time_s"] / 60
     return (f"This page was built from a run of the {code(run.get('profile', '?'))} profile that took "
-            f"{minutes:.1f} min on the build machine (with the caches it found: a rerun reuses the cached "
+            f"{minutes:.1f} min (with the caches it found: a rerun reuses the cached "
             f"representations).\n\n")
 
 

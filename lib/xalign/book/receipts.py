@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from xalign.book.sizes import sample_size
 from xalign.core.markup import code, text
 from xalign.data.datasets import files_used
 
@@ -46,13 +47,20 @@ def output_pooling(encoder) -> str:
     return "the model's own sentence embedding"
 
 
-def _protocol(cfg: dict) -> dict[str, tuple[str, str, str]]:
-    """measure id -> (direction, scoring, sample), in words, from the card's settings."""
+def _protocol(cfg: dict, totals: dict[str, int] | None = None) -> dict[str, tuple[str, str, str]]:
+    """measure id -> (direction, scoring, sample), in words, from the card's settings.
+
+    ``totals`` (measure id -> its item count ``n``) says how many items a size of "all" (None in the
+    settings, ``--profile full``) came to; every size is worded by :func:`xalign.book.sizes.sample_size`.
+    """
+    totals = totals or {}
     k, langs, seed = cfg["csls_k"], ", ".join(cfg["tatoeba_langs"]), cfg["seed"]
-    tato = f"Tatoeba {langs}: {cfg['tatoeba_n']} pairs per language (seed {seed}), searched within the language"
+    tato_n = sample_size(cfg["tatoeba_n"], "pairs per language", total=totals.get("tatoeba_nn_xx-en"))
+    tato = f"Tatoeba {langs}: {tato_n}, searched within the language (seed {seed})"
     src, tgt = cfg["word_pair"].split("-")
-    words = (f"{cfg['word_n']} distinct MUSE dictionary word pairs from the first {cfg['word_sentences']} "
-             f"{cfg['word_pair']} {cfg['word_corpus']} sentences")
+    corpus = f"{cfg['word_pair']} {cfg['word_corpus']} sentences"
+    words = (f"{cfg['word_n']} distinct MUSE dictionary word pairs from "
+             f"{sample_size(cfg['word_sentences'], corpus, first=True)}")
     pruned = [x for x in cfg["bli_prune"] if x in cfg["bli_langs"]]
     bli = (f"{cfg['bli_queries']} MUSE test source words per direction; candidates: wordfreq's top {cfg['bli_vocab']} "
            f"words plus the sample's translations; {', '.join(pruned) or 'no language'} pruned to its script")
@@ -84,14 +92,15 @@ def _protocol(cfg: dict) -> dict[str, tuple[str, str, str]]:
                        "(ties shared in expectation)"), btsr)
     out["sts"] = ("none: each pair's two sentences are compared with each other",
                   "cosine of the pair against the gold score, Spearman x 100, mean over tracks",
-                  f"STS 2017 {', '.join(cfg['sts_tracks'])}: the first {cfg['sts_n']} pairs of each")
+                  f"STS 2017 {', '.join(cfg['sts_tracks'])}: "
+                  + sample_size(cfg["sts_n"], "pairs of each track", first=True, total=totals.get("sts")))
     targets = ", ".join(x for x in cfg["xnli_langs"] if x != "en")
     xnli_dir = (f"en -> {targets}: trained on en (zero-shot) or on all languages (translate-train-all), "
                 "tested on each target")
     xnli_scoring = (f"logistic regression (C = {cfg['xnli_C']}) on frozen [u, v, |u-v|, u*v]; accuracy of zero-shot "
                     "/ accuracy of translate-train-all x 100, mean over targets")
-    xnli_sample = (f"XNLI Manual {', '.join(cfg['xnli_langs'])}: {cfg['xnli_n_train']} train / "
-                   f"{cfg['xnli_n_test']} test rows per language (seed {seed})")
+    xnli_sample = (f"XNLI Manual {', '.join(cfg['xnli_langs'])}: {sample_size(cfg['xnli_n_train'], 'train')} / "
+                   f"{sample_size(cfg['xnli_n_test'], 'test rows per language')} (seed {seed})")
     out["xnli_transfer_rate"] = (xnli_dir, xnli_scoring, xnli_sample)
     out["xnli_zero_shot"] = (f"en -> {targets}: trained on en, tested on each target",
                              (f"logistic regression (C = {cfg['xnli_C']}) on frozen [u, v, |u-v|, u*v]; accuracy "
@@ -194,6 +203,19 @@ def _layer_range(labels: list[str]) -> str:
     return ", ".join(parts)
 
 
+def card_samples(card: dict) -> dict[str, str]:
+    """measure id -> its sample in words, worded now from the card's settings (so that a card saved with an
+    older wording, e.g. a size of None printed as "None", reads as every page does), with the measures'
+    item counts as the totals behind "all"; {} for a card whose settings lack a field the wording needs
+    (a card from before that field: its receipts' own words are shown)."""
+    totals = {mid: r["layers"][0]["n"] for mid, r in card.get("measures", {}).items()
+              if r.get("layers") and isinstance(r["layers"][0].get("n"), int)}
+    try:
+        return {mid: sample for mid, (_, _, sample) in _protocol(card.get("config") or {}, totals).items()}
+    except KeyError:
+        return {}
+
+
 def receipts_markdown(card: dict, titles: dict[str, str] | None = None) -> list[str]:
     """The card page's receipts section: one row per measure, then the data files with their sha256.
 
@@ -213,6 +235,7 @@ def receipts_markdown(card: dict, titles: dict[str, str] | None = None) -> list[
     for r in measures.values():
         files.update(dict.fromkeys((d["dataset"], d["file"], d["sha256"]) for d in r["receipt"]["data"]))
     number = {key: i + 1 for i, key in enumerate(files)}
+    samples = card_samples(card)
     title = {mid: (titles or {}).get(mid, r["title"]) for mid, r in measures.items()}
     lines += [("What produced each value: the layers and how each got its vector, the prefix put before every "
                "text, the direction searched and the scoring; the data files are numbered below with their sha256."),
@@ -226,7 +249,7 @@ def receipts_markdown(card: dict, titles: dict[str, str] | None = None) -> list[
             prefix += f"; template {rc['template']!r}"
         used = ", ".join(str(number[(d["dataset"], d["file"], d["sha256"])]) for d in rc["data"]) or "none recorded"
         lines.append(f"| {text(title[mid])} | {text(pooling)} | {text(prefix)} | {text(rc['direction'])} | "
-                     f"{text(rc['scoring'])} | {text(rc['sample'])} | {used} |")
+                     f"{text(rc['scoring'])} | {text(samples.get(mid, rc['sample']))} | {used} |")
     lines += ["", "| # | Data file | sha256 |", "|---|---|---|"]
     for key in files:
         dataset, file, sha = key

@@ -324,6 +324,7 @@ def write_pages(root: Path, profile: str) -> None:
     from xalign.book.model_compare import paired_page_markdown
     from xalign.book.pages import (
         book_timings_markdown,
+        build_time_markdown,
         card_timings_markdown,
         errata_markdown,
         performance_markdown,
@@ -345,6 +346,7 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "performance.md", performance_markdown(profile))
     write_text(gen / "card_timings.md", card_timings_markdown())
     write_text(gen / "book_timings.md", book_timings_markdown())
+    write_text(gen / "build_time.md", build_time_markdown())
 
 
 def _last_wall_time(chapter: str, profile: str) -> float | None:

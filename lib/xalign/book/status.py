@@ -93,7 +93,7 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
         md = meta.metadata(paper)
         result, results = L.pick_result(paper, profile, root, reference)
         mine = [r for r in rows if r["paper"] == L.tag(paper)]
-        out.append(f"## {_cell(md['short'])} ({L.tag(paper)})")
+        out.append(f"## {_cell(md['short'])}")
         out.append("")
         if result is None:
             command = f"xalign run {md['chapter'][:2]} --profile {profile}"

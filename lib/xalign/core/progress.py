@@ -94,3 +94,54 @@ class ProgressEcho:
             self._last = pieces[-1]
             self.lines.append(self._last)
             print(f"{self.prefix}{self._last}", file=self.out, flush=True)
+
+
+#: the longest a long step may stay silent (seconds): a heartbeat prints at least this often
+HEARTBEAT_SECONDS = 30.0
+
+
+def say(line: str) -> None:
+    print(line, flush=True)  # a pipe or a log file sees the line now, not when the buffer fills
+
+
+class Heartbeat:
+    """Say that a long step is still running, every ``every`` seconds, until it ends.
+
+    For a step that prints nothing of its own for minutes (a card's BLI step, a model's first load): a
+    background thread calls ``log(f"{label}: still running, N s")`` every ``every`` seconds. Use as a
+    context manager around the step.
+
+    Args:
+        label: what is running, as the line starts ("[card] e5-small: bli").
+        log: where the lines go (default: stdout, flushed at once; any callable taking one string).
+        every: seconds between lines, in (0, :data:`HEARTBEAT_SECONDS`] (default: HEARTBEAT_SECONDS).
+
+    Raises:
+        ValueError: ``every`` outside (0, HEARTBEAT_SECONDS].
+    """
+
+    def __init__(self, label: str, log=None, every: float | None = None):
+        every = HEARTBEAT_SECONDS if every is None else every
+        if not isinstance(every, (int, float)) or isinstance(every, bool) or not 0 < every <= HEARTBEAT_SECONDS:
+            raise ValueError(f"Heartbeat: every must be in (0, {HEARTBEAT_SECONDS:g}] seconds, not {every!r}")
+        self.label, self.log, self.every = label, log or say, float(every)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._started = 0.0
+
+    def __enter__(self):
+        import time
+
+        self._started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self):
+        import time
+
+        while not self._stop.wait(self.every):
+            self.log(f"{self.label}: still running, {time.monotonic() - self._started:.0f} s")

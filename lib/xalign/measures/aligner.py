@@ -1,7 +1,7 @@
 """Statistical word alignment: fast_align (default, deterministic) or eflomal (unseeded variant).
 
 Both align the two directions and symmetrise them with grow-diag-final-and
-(Koehn et al. 2005), the setting Gaschi et al. (2022) and Liu et al. (2020)
+(Koehn et al. 2005), the setting Gaschi et al. (2022) and Liu et al. (2019)
 used with fast_align.
 
 - ``fast_align`` (:mod:`xalign.measures.fast_align`, Dyer et al. 2013, written

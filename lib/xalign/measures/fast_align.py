@@ -14,7 +14,7 @@ between iterations by matching the model's expected ``h`` to the posterior's
 uniform ``t`` (its posteriors are the prior); the last iteration only decodes
 (each target word's most probable link, the null word winning ties, then the
 leftmost source word). These are the settings of the authors' ``-d -o -v``
-command line, the one Gaschi et al. (2022) and Liu et al. (2020) ran.
+command line, the one Gaschi et al. (2022) and Liu et al. (2019) ran.
 
 There is no randomness anywhere: the same sentences give the same links. Every
 sum runs in a fixed order or exactly: per-token and per-word sums with

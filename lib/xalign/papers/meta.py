@@ -42,8 +42,44 @@ def profiles(paper: str) -> dict[str, dict]:
 
 @functools.cache
 def metadata(paper: str) -> dict:
-    """The paper's ``paper.yaml``: title, citation, chapter, items (tables and figures)."""
-    return yaml.safe_load((paper_dir(paper) / "paper.yaml").read_text(encoding="utf-8"))
+    """The paper's ``paper.yaml``: title, authors, year, venue, chapter, items (tables and figures), with
+    two derived fields every page uses: ``label`` (:func:`citation_label`, "Gaschi et al. 2022") and
+    ``short``, the heading "LABEL: TOPIC".
+
+    Raises:
+        ValueError: ``authors`` (a list of family names), ``year`` (an int) or ``topic`` missing or malformed.
+    """
+    path = paper_dir(paper) / "paper.yaml"
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    authors, year = data.get("authors"), data.get("year")
+    if not isinstance(authors, list) or not authors or not all(isinstance(a, str) and a for a in authors):
+        raise ValueError(f"{path}: 'authors' must be a non-empty list of family names, not {authors!r}")
+    if isinstance(year, bool) or not isinstance(year, int) or not 1900 <= year <= 2100:
+        raise ValueError(f"{path}: 'year' must be the year of publication (1900-2100), not {year!r}")
+    if not data.get("topic"):
+        raise ValueError(f"{path}: 'topic' (what the chapter is about, shown after the citation label) is missing")
+    data["label"] = citation_label(authors, year)
+    data["short"] = f"{data['label']}: {data['topic']}"
+    return data
+
+
+def citation_label(authors: list[str], year: int) -> str:
+    """How the pages cite a paper in words: "Nyholm 2020", "Wickramasinghe and de Silva 2025",
+    "Gaschi et al. 2022" (three or more authors).
+
+    Args:
+        authors: family names in the paper's order (a name particle included: "de Silva").
+        year: the year of publication.
+    """
+    names = authors[0] if len(authors) == 1 else " and ".join(authors) if len(authors) == 2 else f"{authors[0]} et al."
+    return f"{names} {year}"
+
+
+def citation(paper: str) -> str:
+    """The paper's reference in one line: "Gaschi, Plesse, Rastin, Toussaint (2022). TITLE. VENUE."."""
+    md = metadata(paper)
+    title = md["title"] if md["title"][-1] in ".?!" else md["title"] + "."
+    return f"{', '.join(md['authors'])} ({md['year']}). {title} {md['venue']}."
 
 
 @functools.cache

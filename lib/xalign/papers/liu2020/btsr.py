@@ -1,4 +1,4 @@
-"""Bilingual Token-level Sense Retrieval (Liu et al. 2020, Sec. 4), rebuilt with the paper's recipe.
+"""Bilingual Token-level Sense Retrieval (Liu et al. 2019, Sec. 4), rebuilt with the paper's recipe.
 
 The published BTSR set cannot be obtained, so it is rebuilt from what the
 mirror holds:

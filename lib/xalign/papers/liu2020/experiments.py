@@ -1,4 +1,4 @@
-"""Chapter 2's experiments (Liu et al. 2020), one ``run_*`` function each; the chapter only calls and shows.
+"""Chapter 2's experiments (Liu et al. 2019), one ``run_*`` function each; the chapter only calls and shows.
 
 :func:`run_chapter` runs them in the chapter's order and returns a :class:`Chapter2` with
 every table and every figure's data; each ``run_*`` records its tables in the

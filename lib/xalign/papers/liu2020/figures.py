@@ -1,4 +1,4 @@
-"""Chapter 2's figures (Liu et al. 2020, Figs. 1-3): curves against the number of parallel sentences.
+"""Chapter 2's figures (Liu et al. 2019, Figs. 1-3): curves against the number of parallel sentences.
 
 Each function takes the run's frames (:mod:`.report` computes them) and returns a matplotlib figure.
 """

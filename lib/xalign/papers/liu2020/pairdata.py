@@ -1,4 +1,4 @@
-"""A language pair's corpus, word-alignment links and BTSR set (Liu et al. 2020, Sec. 4).
+"""A language pair's corpus, word-alignment links and BTSR set (Liu et al. 2019, Sec. 4).
 
 Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
 """
