@@ -306,7 +306,7 @@ if result.fig8 is not None:
 # ## What the evidence supports
 
 # %% tags=["remove-input"]
-display.prose(claims.verdict_table(run));
+display.myst(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
 display.prose(RP.evidence(result.table1, result.table2, result.alignment.table3, result.alignment.table4,

@@ -322,7 +322,7 @@ display.table(report.shown(result.table4, unit="rho x100"), digits=2);
 # labelled unstable.
 
 # %% tags=["remove-input"]
-display.prose(claims.verdict_table(run));
+display.myst(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
 display.prose(report.evidence(result.seed_runs, result.variants, result.btsr_stats, paper_table("liu2020", "table3"),

@@ -341,7 +341,7 @@ display.table(known, digits=2, caption="Known-answer checks: each encoder finds 
 # ## What the evidence supports
 
 # %% tags=["remove-input"]
-display.prose(claims.verdict_table(run) + evidence.evidence(P, setup, plain, calib, control, xnli));
+display.prose(evidence.evidence(P, setup, plain, calib, control, xnli), before=claims.verdict_table(run));
 
 # %%
 run.set_headline(evidence.headline(P, setup, calib), key_figure="ch03-fig2")

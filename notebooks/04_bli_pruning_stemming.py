@@ -261,7 +261,7 @@ display.table(t6, columns=t6_short, caption="Table 6: relative En->Si improvemen
 # splitter is aggressive and can give unrelated words the same stem.
 
 # %% tags=["remove-input"]
-display.prose(claims.verdict_table(run));
+display.myst(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
 display.prose(BR.findings(BR.table2(result.results), result.t3, result.t6, MODEL, identical=result.identical,

@@ -342,7 +342,7 @@ display.figure("ch05-diagnosis", plots.plot_diagnosis(result.diagnosis));
 # ## What the evidence supports
 
 # %% tags=["remove-input"]
-display.prose(claims.verdict_table(run) + experiments.evidence(result));
+display.prose(experiments.evidence(result), before=claims.verdict_table(run));
 
 # %%
 run.set_headline(experiments.headline(result), key_figure="ch05-table4")

@@ -149,3 +149,26 @@ def test_the_ledger_judges_what_a_claim_rests_on_and_says_why_not_elsewhere():
             assert "not judged: " in r["summary"] and ("needs" in r["summary"] or "need" in r["summary"]), r
     bli = {r["item"]: r for r in rows if r["paper"] == "bli"}
     assert bli["Table 3"]["status"] == "other model, claims judged"
+
+
+def test_the_verdict_table_keeps_its_structure_and_escapes_its_cells(capsys):
+    """The table is MyST structure (a {table} directive, pipes, {ref} links): display.prose's safety net
+    would show it as literal text, so the chapters show it with display.myst; its cells are page text."""
+    import re
+    from pathlib import Path
+
+    from xalign.book.claims import ClaimRow, claims_markdown
+    from xalign.core.markup import inert
+
+    fields = ClaimRow.__dataclass_fields__
+    row = ClaimRow(**{k: "x" for k in fields})
+    row = ClaimRow(**{**row.__dict__, "claim": "<script>alert(1)</script> | x", "shows": "[a](javascript:b)"})
+    md = claims_markdown([row], "Claims", "ch01-claims", labels=None, chapter="01_weak_strong_alignment")
+    assert md.startswith("```{table} Claims") and "| The paper's claim |" in md
+    assert "<script" not in md and "](javascript:" not in md
+    assert "```{table}" not in inert(md)  # why prose cannot carry it
+    root = Path(__file__).resolve().parents[1] / "notebooks"
+    for nb in sorted(root.glob("0[1-5]_*.py")):
+        text = nb.read_text(encoding="utf-8")
+        assert not re.search(r"display\.prose\(claims\.verdict_table", text), nb.name
+        assert "claims.verdict_table(run)" in text, nb.name

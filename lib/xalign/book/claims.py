@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from xalign.book.variation import load_variation, variation_path
+from xalign.core import markup
 from xalign.core.paths import REFERENCE_DIR
 from xalign.measures.verdicts import (
     DOWN,
@@ -296,9 +297,9 @@ def judge_claims(paper: str, results, reference: Path | None = None) -> list[Cla
     return out
 
 
-def _cell(text: str) -> str:
-    """A Markdown table cell: no pipe, no line break, no HTML."""
-    return str(text).replace("|", "/").replace("\n", " ").replace("<", "&lt;").replace("`", "'")
+def _cell(value) -> str:
+    """A Markdown table cell: page text (:func:`xalign.core.markup.text`: no pipe, line break, HTML or role)."""
+    return markup.text(value)
 
 
 def claims_markdown(rows: list[ClaimRow], caption: str, name: str = "", labels: set[str] | None = None,
@@ -315,7 +316,7 @@ def claims_markdown(rows: list[ClaimRow], caption: str, name: str = "", labels: 
             return f"{{ref}}`{text} <{r.link}>`"
         return f"{{doc}}`{text} </book/chapters/{chapter}>`" if chapter else text
 
-    out = [f"```{{table}} {_cell(caption)}"] + ([f":name: {name}"] if name else []) + [
+    out = [f"```{{table}} {caption}"] + ([f":name: {name}"] if name else []) + [
         "", "| The paper's claim | Case | What our run shows | Verdict | Why | See |", "|---|---|---|---|---|---|"]
     for i, r in enumerate(rows):
         claim = "" if i and rows[i - 1].claim_id == r.claim_id else _cell(r.claim)  # a claim's later cases: blank

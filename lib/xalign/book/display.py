@@ -152,13 +152,24 @@ def figure(name: str, fig) -> None:
     plt.close(fig)
 
 
-def prose(markdown: str) -> None:
+def prose(markdown: str, before: str = "") -> None:
     """Show Markdown built from results (use in a cell tagged ``remove-input``); returns nothing.
 
     The values it interpolates are page text already (:func:`xalign.core.markup.text`); as a safety net
     the whole of it goes through :func:`xalign.core.markup.inert`, so that a value that did not still
     shows as text: raw HTML, MyST roles and directives, links, tables and math are not prose's to use
-    (emphasis, lists and code spans are)."""
+    (emphasis, lists and code spans are). ``before``: structured MyST shown first (:func:`myst`)."""
     from IPython.display import Markdown, display
 
+    if before:
+        myst(before)
     display(Markdown(inert(markdown)))
+
+
+def myst(markdown: str) -> None:
+    """Show MyST whose structure (a ``{table}`` directive, its Markdown table, ``{ref}`` links) the library
+    wrote and whose every cell from results already went through :func:`xalign.core.markup.text` (as
+    :func:`xalign.book.claims.claims_markdown` does); unlike :func:`prose`, the structure is kept."""
+    from IPython.display import Markdown, display
+
+    display(Markdown(markdown))

@@ -100,7 +100,7 @@ def precision_note(cards: list[dict]) -> str:
     kinds = {c["model"]: _precision(c) for c in cards}
     if len(set(kinds.values())) < 2:
         return ""
-    return ("Computed in different precisions (" + ", ".join(f"`{m}` in {p}" for m, p in kinds.items())
+    return ("Computed in different precisions (" + ", ".join(f"{code(m)} in {p}" for m, p in kinds.items())
             + "): part of each difference is the precision's, not the models'; for the models alone, run the cards "
               "in one precision (xalign card --set precision float32).")
 
