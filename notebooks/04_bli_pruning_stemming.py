@@ -70,6 +70,7 @@ from xalign.papers.meta import parameters
 from xalign.papers.wickramasinghe import bli_report as BR
 from xalign.papers.wickramasinghe import experiments as EX
 from xalign.papers.wickramasinghe import figures as FG
+from xalign.papers.wickramasinghe import findings as FD
 
 display.book_style()
 P = parameters("wickramasinghe", profile, globals())  # the profile's values; -p overrides win
@@ -264,9 +265,9 @@ display.table(t6, columns=t6_short, caption="Table 6: relative En->Si improvemen
 display.myst(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
-display.prose(BR.findings(BR.table2(result.results), result.t3, result.t6, MODEL, identical=result.identical,
+display.prose(FD.findings(BR.table2(result.results), result.t3, result.t6, MODEL, identical=result.identical,
                           sinhala_lists=result.sinhala_lists));
 
 # %%
-run.set_headline(BR.headline(result.t3, MODEL, rule=P.prune_rule), key_figure="ch04-fig1")
+run.set_headline(FD.headline(result.t3, MODEL, rule=P.prune_rule), key_figure="ch04-fig1")
 saved = run.save()

@@ -135,7 +135,7 @@ def test_findings_report_each_map_and_choose_their_wording():
     """The closing section reports every map on its own (no best-of-three chosen on the test set),
     says "did not change" instead of "by 0% to 0%", and calls a pruning effect inside the bootstrap
     intervals unstable."""
-    from xalign.papers.wickramasinghe.bli_report import change_range, findings, headline, map_wins, pruning_verdict
+    from xalign.papers.wickramasinghe.findings import change_range, findings, headline, map_wins, pruning_verdict
 
     t2 = pd.DataFrame([{"method": m, "retrieval": r, "pair": p, "value": v}
                        for p in ("en-es", "en-zh") for r in ("NN", "CSLS")

@@ -172,7 +172,7 @@ def test_the_chapters_prose_shows_hostile_names_as_text(name):
     from xalign.papers.gaschi2022 import report as G
     from xalign.papers.liu2020 import report as LR
     from xalign.papers.nyholm2020 import findings as F
-    from xalign.papers.wickramasinghe import bli_report as B
+    from xalign.papers.wickramasinghe import findings as B
 
     ch1 = {k: _frame("01_weak_strong_alignment", k) for k in ("table1", "table2", "table3", "table4")}
     t3_bli = _frame("04_bli_pruning_stemming", "table3").rename(columns={"ours": "value"})

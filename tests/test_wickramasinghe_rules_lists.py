@@ -11,6 +11,7 @@ from xalign.data.static import StaticVectors
 from xalign.papers.meta import profiles
 from xalign.papers.wickramasinghe import bli_report as BR
 from xalign.papers.wickramasinghe import experiments as EX
+from xalign.papers.wickramasinghe import findings as FD
 
 
 def test_every_profile_prunes_with_the_authors_rule():
@@ -46,18 +47,18 @@ def matched_frame(old_p, new_p):
 
 
 def test_sinhala_lists_sentence_calls_a_difference_only_beyond_the_intervals():
-    text = BR.sinhala_lists_sentence(matched_frame((30.0, 20.0), (24.0, 19.0)))
+    text = FD.sinhala_lists_sentence(matched_frame((30.0, 20.0), (24.0, 19.0)))
     assert "both cut to 20,000 words" in text
     assert "En-Si NN 30.0 vs 24.0 (50 queries), En-Si NN pruned 20.0 vs 19.0 (50 queries)" in text
     assert ("unpruned, the old list scores higher in the one cell, beyond the bootstrap intervals; "
             "pruned, the two lists are level within their bootstrap intervals in the one cell") in text
-    assert "level within their bootstrap intervals in the one cell" in BR.sinhala_lists_sentence(
+    assert "level within their bootstrap intervals in the one cell" in FD.sinhala_lists_sentence(
         matched_frame((20.0, 20.0), (21.0, 19.0)))
-    assert "scores lower in the one cell" in BR.sinhala_lists_sentence(matched_frame((10.0, 10.0), (20.0, 20.0)))
-    mixed = BR.sinhala_lists_sentence(pd.concat([matched_frame((30.0, 20.0), (24.0, 19.0)),
+    assert "scores lower in the one cell" in FD.sinhala_lists_sentence(matched_frame((10.0, 10.0), (20.0, 20.0)))
+    mixed = FD.sinhala_lists_sentence(pd.concat([matched_frame((30.0, 20.0), (24.0, 19.0)),
                                                  matched_frame((20.0, 20.0), (20.5, 19.0))]))
     assert "unpruned, the old list is higher in 1, level in 1 of 2 cells; pruned, the two lists are level" in mixed
-    assert BR.sinhala_lists_sentence(pd.DataFrame()) == ""
+    assert FD.sinhala_lists_sentence(pd.DataFrame()) == ""
 
 
 def test_sinhala_lists_matched_cuts_both_lists_and_shares_the_queries(monkeypatch):
