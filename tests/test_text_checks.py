@@ -48,3 +48,25 @@ def test_a_word_beyond_the_token_limit_is_named_before_any_forward_pass(encoder,
         with pytest.raises(ValueError, match=r"text 0: 1 of its 2 word spans lie beyond the model's limit of "
                                              r"max_length=512 tokens .*'target'"):
             encoder.encode([text], spans=spans, layers=-1)
+
+
+def test_out_of_memory_is_named(encoder, monkeypatch):
+    """oneDNN's "could not create a primitive" at 1.5 GB was a bare RuntimeError naming nothing."""
+    def starved(*args, **kwargs):
+        raise RuntimeError("could not create a primitive")
+
+    monkeypatch.setattr(encoder.model, "forward", starved)
+    monkeypatch.setattr(encoder.cache, "get", lambda key: None)
+    with pytest.raises(MemoryError, match=r"multilingual-e5-small: out of memory while encoding up to .* tokens at "
+                                          r"once .*could not create a primitive.*batch_tokens"):
+        encoder.encode(["a house"], layers=-1)
+
+
+def test_other_runtime_errors_pass_unchanged(encoder, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("shape mismatch")
+
+    monkeypatch.setattr(encoder.model, "forward", broken)
+    monkeypatch.setattr(encoder.cache, "get", lambda key: None)
+    with pytest.raises(RuntimeError, match="^shape mismatch$"):
+        encoder.encode(["a house"], layers=-1)

@@ -37,6 +37,7 @@ import numpy as np
 
 from xalign.core.decoder_pooling import DECODER_POOLINGS, content_range, decoder_pooling_matrix
 from xalign.core.encoders import Encoder, Span, _check_spans
+from xalign.core.out_of_memory import named_out_of_memory
 from xalign.core.precision import resolve_autocast
 from xalign.core.text_checks import count_truncated, count_unknown_only, is_blank
 
@@ -400,7 +401,7 @@ class DecoderEncoder(Encoder):
         device_kind = self.device.split(":")[0]
         autocast = torch.autocast(device_kind, dtype=getattr(torch, dtype)) if dtype else contextlib.nullcontext()
         pos = 0
-        with torch.no_grad(), autocast:
+        with torch.no_grad(), autocast, named_out_of_memory(self.name, self.batch_tokens):
             while pos < len(order):
                 size = max(1, self.batch_tokens // max(len(ids[order[pos]]), 1))
                 batch = order[pos: pos + size]

