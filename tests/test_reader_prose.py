@@ -186,3 +186,11 @@ def test_the_build_time_names_the_newest_run(tmp_path):
     assert PG.book_build_time(path) == {"cold": "about 50 minutes", "warm": "", "on": "2 cores, A", "date": "2026-11-27"}
     with pytest.raises(ValueError, match="no recorded book run"):
         PG.book_build_time(tmp_path / "none.json")
+
+
+def test_no_package_tags_anywhere_on_a_page(generated):
+    """The Performance page's chapter column read "01 (gaschi)", "02 (liu)": a package's tag, not a paper."""
+    tags = {f"({meta.metadata(p).get('tag')})" for p in meta.PAPERS}
+    for name, text in generated.items():
+        found = [t for t in tags if t in text]
+        assert not found, f"{name}: package tags {found}"

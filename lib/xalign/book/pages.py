@@ -49,7 +49,7 @@ def timing_rows(results: dict[str, list[dict]]) -> list[dict]:
     """One row per saved result: chapter -> results (each a chapter's saved JSON)."""
     rows = []
     for chapter, found in results.items():
-        rows += [_row(r, f"{chapter[:2]} ({meta.metadata(r['paper']).get('tag') or r['paper']})") for r in found]
+        rows += [_row(r, f"{chapter[:2]} ({meta.metadata(r['paper'])['label']})") for r in found]
     return rows
 
 
