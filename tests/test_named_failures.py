@@ -128,5 +128,5 @@ def test_fetch_names_a_folder_where_a_cached_data_file_should_be(tmp_path, monke
     (target / "mine").write_text("x")
     for _ in range(2):  # every rerun: the same named error, nothing removed
         assert main(["fetch", name, "--pattern", ds.files()[0]]) == 1
-        assert f"{target} is a folder where the cache keeps a file" in capsys.readouterr().err
+        assert f"{target} is a folder where the cache keeps file" in capsys.readouterr().err
     assert (target / "mine").exists()
