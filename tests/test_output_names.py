@@ -38,6 +38,11 @@ def test_a_new_empty_or_claimed_build_dir_is_accepted(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     claim_build_dir(empty)
+    logged = tmp_path / "logged"  # a folder with the caller's log in it: nothing there is the build's
+    logged.mkdir()
+    (logged / "log").write_text("the caller's")
+    claim_build_dir(logged)
+    assert (logged / "log").read_text() == "the caller's" and (logged / BUILD_MARKER).is_file()
     afile = tmp_path / "afile"
     afile.write_text("x")
     with pytest.raises(OutputPathError, match="not a folder"):

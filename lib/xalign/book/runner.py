@@ -285,27 +285,31 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
 BUILD_MARKER = ".xalign-book-build"
 
 
+#: what a build writes at the top of its folder (the book sources it copies, the chapters, the HTML)
+BUILD_OWNS = (*BOOK_FILES, "book", "_build")
+
+
 def claim_build_dir(root: Path) -> None:
     """Make ``root`` the book's build folder, or refuse it before anything is written.
 
     Args:
-        root: the ``--build-dir``: a new folder (created, parents included), an empty one, or one an
-            earlier build claimed (it holds :data:`BUILD_MARKER`).
+        root: the ``--build-dir``: a new folder (created, parents included), one an earlier build claimed
+            (it holds :data:`BUILD_MARKER`), or any folder holding none of the names a build writes
+            (:data:`BUILD_OWNS`): other files there (a log, notes) are left as they are.
 
     Raises:
-        OutputPathError: ``root`` is a file, or a folder holding files the build did not write (the
-            build would replace a user's ``_config.yml``, ``references.bib``, ``book/intro.md``, ...);
-            the message names the folder and a few of its files.
+        OutputPathError: ``root`` is a file, or an unclaimed folder that holds a name the build writes (it
+            would replace a user's ``_config.yml``, ``references.bib``, ``book/intro.md``, ...); the message
+            names the folder and those names.
     """
     if root.exists() and not root.is_dir():
         raise OutputPathError(f"--build-dir {root}: a file, not a folder")
     if root.is_dir() and not (root / BUILD_MARKER).is_file():
-        theirs = sorted(p.name for p in root.iterdir())
+        theirs = sorted(n for n in BUILD_OWNS if (root / n).exists())
         if theirs:
             raise OutputPathError(
-                f"--build-dir {root} holds files the book build did not write ({', '.join(theirs[:5])}"
-                f"{', ...' if len(theirs) > 5 else ''}; no {BUILD_MARKER} file): the build would replace them. "
-                "Give a new or empty folder")
+                f"--build-dir {root} holds files the book build did not write and would replace "
+                f"({', '.join(theirs)}; no {BUILD_MARKER} file). Give a new or empty folder")
     try:
         root.mkdir(parents=True, exist_ok=True)
         (root / BUILD_MARKER).write_text("a book build folder of xalign: its files are replaced by each build\n")
