@@ -45,7 +45,7 @@ from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core
 from xalign.core.out_of_memory import named_out_of_memory
 from xalign.core.pooling import pooling_matrix
 from xalign.core.precision import precision_of, resolve_autocast
-from xalign.core.text_checks import EXTRA_TOKENS, count_truncated, count_unknown_only, is_blank
+from xalign.core.text_checks import count_truncated, count_unknown_only, is_blank, may_be_cut
 
 SENTENCE_POOLINGS = ("mean", "first", "tokens")  # tokens: the text's own tokens (no prefix, no specials)
 
@@ -278,10 +278,9 @@ class Encoder:
     def _check_spans_within_limit(self, texts: list[str], spans: list[list[Span]]) -> None:
         """Raise before any forward pass when a word span lies wholly beyond the token limit of its text (a
         long sentence, or a character-level tokenizer): its word would map to no token. Only texts long
-        enough to be cut are tokenised (their UTF-8 length, as :func:`count_truncated`)."""
+        enough to be cut are tokenised (:func:`~xalign.core.text_checks.may_be_cut`)."""
         shift = len(self.prefix)
-        long = [i for i, t in enumerate(texts) if spans[i]
-                and len((self.prefix + t).encode("utf-8")) + EXTRA_TOKENS > self.max_length]
+        long = [i for i, t in enumerate(texts) if spans[i] and may_be_cut(t, self.prefix, self.max_length)]
         if not long:
             return
         _, offsets = self._tokenize([texts[i] for i in long])

@@ -42,6 +42,12 @@ def count_unknown_only(tokenizer, texts: Sequence[str]) -> int:
     return sum(unk in x and is_blank(tokenizer.decode([i for i in x if i != unk])) for x in ids)
 
 
+def may_be_cut(text: str, prefix: str, max_length: int) -> bool:
+    """Whether ``prefix + text`` could hold more than ``max_length`` tokens: a token covers at least one
+    UTF-8 byte, apart from :data:`EXTRA_TOKENS`; a text for which this is False is never tokenised to check."""
+    return len((prefix + text).encode("utf-8")) + EXTRA_TOKENS > max_length
+
+
 def count_truncated(tokenizer, texts: Sequence[str], prefix: str, max_length: int) -> int:
     """How many of ``texts`` (each after ``prefix``) have more than ``max_length`` tokens, special tokens included.
 
@@ -57,7 +63,7 @@ def count_truncated(tokenizer, texts: Sequence[str], prefix: str, max_length: in
     Returns:
         The number of texts cut.
     """
-    long = [prefix + t for t in texts if len((prefix + t).encode("utf-8")) + EXTRA_TOKENS > max_length]
+    long = [prefix + t for t in texts if may_be_cut(t, prefix, max_length)]
     if not long:
         return 0
     ids = tokenizer(long, add_special_tokens=True, truncation=False, verbose=False)["input_ids"]

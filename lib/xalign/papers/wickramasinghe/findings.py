@@ -130,8 +130,9 @@ def change_range(values, up: str = "raised", down: str = "lowered", unit: str = 
 def pruning_verdict(t3: pd.DataFrame) -> str:
     """Whether pruning's effect on the multilingual model's P@1 holds beyond the 95% bootstrap intervals.
 
-    Compares, per pair and retrieval, the pruned interval with the unpruned one: a rise or a fall
-    counts only when the two intervals do not overlap.
+    Compares, per pair and retrieval, the pruned interval with the unpruned one by the book's rule
+    (:func:`xalign.measures.verdicts.separated`, as the headline does): a rise or a fall counts only when
+    the two intervals do not overlap.
     """
     d = _pick(t3, method=MULTILINGUAL)
     if not len(d) or "lo" not in d:
@@ -139,9 +140,9 @@ def pruning_verdict(t3: pd.DataFrame) -> str:
     wide = d.pivot_table(index=["pair", "retrieval"], columns="pruned", values=["value", "lo", "hi"], aggfunc="first")
     if ("value", "no") not in wide or ("value", "yes") not in wide:
         return ""
-    up = (wide[("lo", "yes")] > wide[("hi", "no")])
-    down = (wide[("hi", "yes")] < wide[("lo", "no")])
-    n, n_up, n_down = len(wide), int(up.sum()), int(down.sum())
+    ways = [separated(a, b, c, d) for a, b, c, d in zip(wide[("lo", "yes")], wide[("hi", "yes")],
+                                                         wide[("lo", "no")], wide[("hi", "no")])]
+    n, n_up, n_down = len(wide), ways.count(UP), ways.count(DOWN)
     if n_up == n:
         return f"The rise holds beyond the 95% bootstrap intervals in all {n} cells"
     if n_up + n_down == 0:
