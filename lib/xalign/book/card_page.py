@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
-from xalign.book.model_compare import layer_choice_markdown
+from xalign.book.model_compare import card_precision, layer_choice_markdown
 from xalign.book.receipts import receipts_markdown
 from xalign.book.sizes import sample_size
 from xalign.core.atomic import write_json, write_text
@@ -149,9 +149,8 @@ def _runs(n: int) -> str:
 def _precision_words(precision: str | None) -> str:
     """``"bfloat16"`` -> "bfloat16 (autocast; pooling in float32)"; a card from before precisions were recorded
     ran in float32."""
-    if precision == "bfloat16":
-        return "bfloat16 (autocast; pooling in float32)"
-    return "float32" if precision in (None, "torch.float32", "float32 (not torch)") else text(precision)
+    word = card_precision({"precision": precision})
+    return "bfloat16 (autocast; pooling in float32)" if word == "bfloat16" else text(word)
 
 
 def _list(values) -> str:

@@ -86,7 +86,7 @@ def paired_differences(card_a: dict, card_b: dict) -> pd.DataFrame:
     return pd.DataFrame([measure_difference(card_a, card_b, mid) for mid in MEASURES])
 
 
-def _precision(card: dict) -> str:
+def card_precision(card: dict) -> str:
     """What a card computed in, as a word ("bfloat16", "float32"; cards from before precisions were recorded,
     and models outside torch, computed in float32)."""
     p = card.get("precision")
@@ -97,7 +97,7 @@ def precision_note(cards: list[dict]) -> str:
     """A sentence when cards compared item by item computed in different precisions (each named), else "":
     part of each difference is then the precision's (bfloat16 moves a card's values by up to about half a
     point, see the Compare models page's precision table), not the models'."""
-    kinds = {c["model"]: _precision(c) for c in cards}
+    kinds = {c["model"]: card_precision(c) for c in cards}
     if len(set(kinds.values())) < 2:
         return ""
     return ("Computed in different precisions (" + ", ".join(f"{code(m)} in {p}" for m, p in kinds.items())
