@@ -297,11 +297,6 @@ def judge_claims(paper: str, results, reference: Path | None = None) -> list[Cla
     return out
 
 
-def _cell(value) -> str:
-    """A Markdown table cell: page text (:func:`xalign.core.markup.text`: no pipe, line break, HTML or role)."""
-    return markup.text(value)
-
-
 def claims_markdown(rows: list[ClaimRow], caption: str, name: str = "", labels: set[str] | None = None,
                     chapter: str = "") -> str:
     """The verdict table as MyST (a ``{table}`` directive with its caption; rendered by :func:`display.prose`).
@@ -311,7 +306,7 @@ def claims_markdown(rows: list[ClaimRow], caption: str, name: str = "", labels: 
     chapter page (``chapter``) or plain text.
     """
     def see(r: ClaimRow) -> str:
-        text = _cell(r.see).replace(" ", "\u00a0")
+        text = markup.text(r.see).replace(" ", "\u00a0")
         if labels is None or r.link in labels:
             return f"{{ref}}`{text} <{r.link}>`"
         return f"{{doc}}`{text} </book/chapters/{chapter}>`" if chapter else text
@@ -319,9 +314,9 @@ def claims_markdown(rows: list[ClaimRow], caption: str, name: str = "", labels: 
     out = [f"```{{table}} {caption}"] + ([f":name: {name}"] if name else []) + [
         "", "| The paper's claim | Case | What our run shows | Verdict | Why | See |", "|---|---|---|---|---|---|"]
     for i, r in enumerate(rows):
-        claim = "" if i and rows[i - 1].claim_id == r.claim_id else _cell(r.claim)  # a claim's later cases: blank
-        out.append(f"| {claim} | {_cell(r.case or '–')} | {_cell(r.shows)} | **{r.verdict}** | "
-                   f"{_cell(r.reason)} | {see(r)} |")
+        claim = "" if i and rows[i - 1].claim_id == r.claim_id else markup.text(r.claim)  # a claim's later cases: blank
+        out.append(f"| {claim} | {markup.text(r.case or '–')} | {markup.text(r.shows)} | **{r.verdict}** | "
+                   f"{markup.text(r.reason)} | {see(r)} |")
     return "\n".join(out + ["```", ""])
 
 
