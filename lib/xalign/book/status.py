@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
 from xalign.book import ledger as L
 from xalign.book.results import code_hash
 from xalign.core.markup import code, text
@@ -21,11 +19,6 @@ CHAPTERS = {meta.metadata(p)["chapter"]: meta.metadata(p)["short"] for p in meta
 RED = "#b00020"
 #: how a row made by older library code is marked in the terminal (explained under the counts)
 STALE = "(stale)"
-
-
-def status_table(profile: str = "default", root: Path | None = None) -> pd.DataFrame:
-    """The ledger as a data frame (one row per item)."""
-    return pd.DataFrame(L.ledger(profile, root))
 
 
 def status_text(profile: str = "default", root: Path | None = None) -> str:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -412,12 +411,3 @@ def _apply_masks(ids, span_tokens, mask_id):
     return new_ids, new_spans
 
 
-def set_threads(n: int | None = None) -> None:
-    """Use ``n`` CPU threads for torch.
-
-    Args:
-        n: threads (default: all cores).
-    """
-    import torch
-
-    torch.set_num_threads(n or os.cpu_count() or 1)

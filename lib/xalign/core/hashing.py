@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 
 
@@ -16,7 +15,3 @@ def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
     return h.hexdigest()
 
 
-def key_sha256(obj, length: int | None = None) -> str:
-    """Hex sha256 of ``obj`` as canonical JSON (sorted keys, UTF-8); ``length`` truncates."""
-    digest = hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
-    return digest[:length] if length else digest

@@ -59,10 +59,6 @@ def st_model_dir(name: str) -> Path | None:
     return Path(hit).parent if isinstance(hit, str) else None
 
 
-def is_sentence_transformer(name: str) -> bool:
-    return st_model_dir(name) is not None
-
-
 @dataclass
 class STEncoder(Encoder):
     """An :class:`Encoder` over an ST model's transformer, plus the model's own output."""

@@ -64,11 +64,6 @@ def _is_cjk(ch: str) -> bool:
             or 0xF900 <= cp <= 0xFAFF or 0x20000 <= cp <= 0x2FA1F)
 
 
-def whitespace_tokens(sentence: str) -> list[Token]:
-    """Whitespace-separated tokens (for pre-tokenised corpora)."""
-    return [Token(m.group().lower(), m.start(), m.end()) for m in re.finditer(r"\S+", sentence)]
-
-
 _PUNCT_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 

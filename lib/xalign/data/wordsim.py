@@ -151,8 +151,3 @@ def spearman(scores: np.ndarray, ratings: np.ndarray) -> float:
     return float(spearmanr(scores, ratings).statistic)
 
 
-def encode_context_pairs(encoder, data: ContextPairs, layers=None) -> tuple[np.ndarray, np.ndarray]:
-    """Vectors (layer-averaged) of the two words of every pair: (A, B), each (n, dim)."""
-    A = encoder.encode_words(data.text_a, [[s] for s in data.span_a], layers=layers, layer_mean=True)[:, 0]
-    B = encoder.encode_words(data.text_b, [[s] for s in data.span_b], layers=layers, layer_mean=True)[:, 0]
-    return A, B

@@ -164,14 +164,6 @@ def spans_of(needed: dict[int, set[tuple[int, int]]], n_sentences: int) -> list[
     return [sorted(needed.get(i, ())) for i in range(n_sentences)]
 
 
-def merge_needed(*needs: dict[int, set]) -> dict[int, set]:
-    out: dict[int, set] = {}
-    for need in needs:
-        for k, v in need.items():
-            out.setdefault(k, set()).update(v)
-    return out
-
-
 def pair_vectors(pairs: list[WordPair], src: EncodedSide, tgt: EncodedSide,
                  layer: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(U, V): source and target word vectors of each pair, each (n_pairs, L, dim), or (n_pairs, dim)

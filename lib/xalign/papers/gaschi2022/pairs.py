@@ -108,12 +108,6 @@ def precision(pairs: list[WordPair], gold_links: list[set[tuple[int, int]]]) -> 
     return float(np.mean([(p.src_index, p.tgt_index) in gold_links[p.src_sent] for p in pairs]))
 
 
-def sample_pairs(pairs: list[WordPair], n: int, rng: np.random.Generator) -> np.ndarray:
-    """Indices of ``n`` pairs drawn without replacement (all of them if fewer)."""
-    n = min(n, len(pairs))
-    return np.sort(rng.choice(len(pairs), size=n, replace=False))
-
-
 def random_pairs(src_tokens, tgt_tokens, n: int, rng: np.random.Generator,
                  same_sentence: bool = False) -> list[WordPair]:
     """Random (not translated) word pairs: from random sentence pairs, or within the same pair."""

@@ -5,8 +5,6 @@ Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabular
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 
 from xalign.measures.mapping import Alignment
@@ -172,9 +170,5 @@ def training_sizes(sizes, available: int) -> list[int]:
         if n not in out:
             out.append(n)
     return sorted(out)
-
-
-def word_counts(tokens) -> Counter:
-    return Counter(t.text for s in tokens for t in s)
 
 

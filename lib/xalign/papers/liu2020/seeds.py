@@ -92,12 +92,6 @@ def across_seeds(values: Sequence[float], up: str, down: str, what: str, tie: fl
     return f"unstable: {what} differ by {rng}, a sign that changes with the seed (mean {v.mean():+.1f})"
 
 
-def largest_spread(summary: pd.DataFrame) -> float:
-    """The largest max - min over the seeds among a :func:`seed_summary`'s rows (its unit); NaN if none."""
-    s = summary["spread"].dropna()
-    return float(s.max()) if len(s) else float("nan")
-
-
 @dataclass
 class SeedRun:
     """One seed's scored tables, for the claims judged across seeds.
