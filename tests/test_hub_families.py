@@ -3,7 +3,7 @@ random models of mBERT (WordPiece), XLM-R (SentencePiece unigram), mBART (encode
 (sentence-transformers). The numbers mean nothing; the code paths (offsets, special tokens, the encoder
 of an encoder-decoder, sentence-transformers modules) are the ones the `paper` profiles take."""
 
-import json
+import math
 
 import pytest
 
@@ -28,5 +28,13 @@ def test_the_card_runs_on_every_family(tiny_models, family, tmp_path, monkeypatc
 
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
     card = run_card(str(tiny_models[family]), CardConfig.tiny(), log=lambda *a: None)
-    scores = json.dumps(card)
-    assert "tatoeba" in scores.lower() and "sts" in scores.lower()
+    # every measure is either scored or named as not available, never silently absent
+    unavailable = set(card["not_available"])
+    assert set(card["measures"]) | unavailable >= {"tatoeba_nn_xx-en", "sts", "mexa", "s_strong"}
+    for name in ("tatoeba_nn_xx-en", "sts"):
+        rows = card["measures"][name]["layers"]
+        assert [r["layer"] for r in rows] == [str(layer) for layer in card["layers"]], name
+        for r in rows:  # a number inside its own interval, on the measure's scale, with its item count
+            assert math.isfinite(r["value"]) and r["lo"] <= r["value"] <= r["hi"] and r["n"] > 0, (name, r)
+            assert -100 <= r["lo"] and r["hi"] <= 100, (name, r)
+        assert card["scores"][name] in [pytest.approx(r["value"], abs=0.005) for r in rows], name  # a layer's, rounded
