@@ -9,9 +9,10 @@ import pytest
 from scipy.stats import spearmanr
 
 from toy_encoders import CharGrams
-from xalign.book.card import MEASURES, CardConfig, _rate_stat, _sts_stat, run_card
+from xalign.book.card import MEASURES, CardConfig, _rate_stat, run_card
 from xalign.book.card_page import compare_markdown, compare_table, paper_references, save_card
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
+from xalign.measures.sts import mean_track_spearman
 
 
 # ------------------------------------------------------------------ intervals (known answers)
@@ -35,13 +36,13 @@ def test_bootstrap_ci_rows_and_errors():
         bootstrap_ci([1.0], level=1.5)
 
 
-def test_sts_stat_is_mean_spearman_over_tracks():
+def testmean_track_spearman_is_mean_spearman_over_tracks():
     rng = np.random.default_rng(0)
     a, b = rng.normal(size=50), np.round(rng.normal(size=50), 1)  # ties in the gold scores
     c, d = rng.normal(size=40), rng.normal(size=40)
     rows = np.r_[np.c_[np.zeros(50), a, b], np.c_[np.ones(40), c, d]]
     want = 100 * (spearmanr(a, b).statistic + spearmanr(c, d).statistic) / 2
-    assert _sts_stat(rows) == pytest.approx(want)
+    assert mean_track_spearman(rows) == pytest.approx(want)
 
 
 def test_rate_stat_known_answer():

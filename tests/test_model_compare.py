@@ -23,12 +23,12 @@ CONFIG = {"tatoeba_n": 100, "n_boot": 500, "seed": 0}
 
 def _card(model: str, hits: np.ndarray, sts_rows: np.ndarray | None = None, config=CONFIG) -> dict:
     """A card with one accuracy measure (and STS), as xalign card writes them."""
-    from xalign.book.card import _sts_stat
+    from xalign.measures.sts import mean_track_spearman
 
     measures = {"tatoeba_nn_xx-en": {"best_layer": "3", "main_score": round(100 * hits.mean(), 2),
                                      "items": encode_items(hits), "layers": []}}
     if sts_rows is not None:
-        measures["sts"] = {"best_layer": "out", "main_score": round(_sts_stat(sts_rows), 2),
+        measures["sts"] = {"best_layer": "out", "main_score": round(mean_track_spearman(sts_rows), 2),
                            "items": encode_items(sts_rows), "layers": []}
     return {"model": model, "config": dict(config), "measures": measures}
 

@@ -53,6 +53,7 @@ from xalign.book.card_words import acc_summary, bli, btsr, stat_summary, weak_st
 from xalign.book.receipts import attach_receipts, run_recorded
 from xalign.core.names import unique_name
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
+from xalign.measures.sts import mean_track_spearman
 
 MEASURES = {  # id: (title, level, unit)
     "tatoeba_nn_xx-en": ("Tatoeba retrieval, NN, xx->en", "sentence", "accuracy %"),
@@ -221,20 +222,6 @@ def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     return out
 
 
-def _sts_stat(rows: np.ndarray) -> float:
-    """Mean over tracks of Spearman x 100 (rows: track id, cosine, gold); ranks + Pearson, ties averaged."""
-    from scipy.stats import rankdata
-
-    vals = []
-    for t in np.unique(rows[:, 0]):
-        sub = rows[rows[:, 0] == t]
-        a, b = rankdata(sub[:, 1]), rankdata(sub[:, 2])
-        a, b = a - a.mean(), b - b.mean()
-        den = np.sqrt((a * a).sum() * (b * b).sum())
-        vals.append((a * b).sum() / den if den > 0 else np.nan)
-    return 100 * float(np.nanmean(vals)) if not np.all(np.isnan(vals)) else float("nan")
-
-
 def sts(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from xalign.data.sentdata import sts2017_pairs
     from xalign.measures.sts import pair_cosines
@@ -246,7 +233,7 @@ def sts(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
         gold = np.array([r[2] for r in data], np.float64)
         for label in m.labels:
             rows[label].append(np.c_[np.full(len(data), t), pair_cosines(U[label], V[label]), gold])
-    return {"sts": {label: stat_summary(np.concatenate(r), _sts_stat, cfg.n_boot, cfg.seed) for label, r in rows.items()}}
+    return {"sts": {label: stat_summary(np.concatenate(r), mean_track_spearman, cfg.n_boot, cfg.seed) for label, r in rows.items()}}
 
 
 def _rate_stat(items: np.ndarray) -> float:
@@ -290,7 +277,7 @@ def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
 
 SENTENCE_STEPS = (tatoeba, sts, xnli, bli)
 #: the statistic of each measure's per-item outcomes (the others: the mean of 0/1 hits, x 100 in the card)
-ITEM_STATS = {"sts": _sts_stat, "xnli_transfer_rate": _rate_stat, "mteb_bitext_f1": f1_x100}
+ITEM_STATS = {"sts": mean_track_spearman, "xnli_transfer_rate": _rate_stat, "mteb_bitext_f1": f1_x100}
 WORD_STEPS = (weak_strong, btsr)
 
 

@@ -144,10 +144,3 @@ def subset(data: ContextPairs, idx) -> ContextPairs:
                         data.rating[idx], pick(data.word_a), pick(data.word_b))
 
 
-def spearman(scores: np.ndarray, ratings: np.ndarray) -> float:
-    """Spearman's rho (ties averaged)."""
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(scores, ratings).statistic)
-
-

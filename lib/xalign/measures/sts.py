@@ -71,6 +71,20 @@ def spearman(x, y) -> float:
     return float(np.corrcoef(np.column_stack((average_ranks(x), average_ranks(y))), rowvar=False)[1, 0])
 
 
+def mean_track_spearman(rows: np.ndarray) -> float:
+    """Mean over STS tracks of Spearman's rho x 100 between pair cosines and gold scores.
+
+    Args:
+        rows: (n, 3) items: track id, pair cosine, gold score (the card's bootstrap resamples these rows).
+
+    Returns:
+        The mean of each track's rho x 100 (a constant track counts as missing); NaN if every track is.
+    """
+    rows = np.asarray(rows, np.float64)
+    vals = [spearman(rows[rows[:, 0] == t, 1], rows[rows[:, 0] == t, 2]) for t in np.unique(rows[:, 0])]
+    return 100 * float(np.nanmean(vals)) if not np.all(np.isnan(vals)) else float("nan")
+
+
 def sts_spearman(U: np.ndarray, V: np.ndarray, gold) -> float:
     """Spearman's rho x 100 between pair cosines and gold scores.
 

@@ -61,7 +61,7 @@ class ContextPairVectors:
         return ContextPairVectors(self.A[idx], self.B[idx], self.rating[idx], self.b_side)
 
     def spearman(self, al: Alignment | None) -> float:
-        from xalign.data.wordsim import spearman
+        from xalign.measures.sts import spearman
 
         if al is None:
             A, B = self.A, self.B
