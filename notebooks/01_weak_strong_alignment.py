@@ -138,14 +138,14 @@ display.table(result.extraction.examples, caption=f"The first pairs of {result.e
 # Romanian dictionary, so the ro-en dictionary row runs only where that file is given.
 #
 # The paper's dictionary row is set against the authors' public extraction, reconstructed
-# without their tokenizer: in the gold file's order (de-en, en-fr), with both MUSE files
+# without their tokenizer (the row `dictionary (the authors' extraction, reconstructed)`): in the gold file's order (de-en, en-fr), with both MUSE files
 # of the pair merged, every dictionary entry lower-cased and stripped of accents as
 # mBERT-uncased normalises it, and the gold file's tokens matched as they are (already
 # tokenised, not lower-cased). Our own extraction, whose pairs the chapter uses, is the
 # row `dictionary (ours)`; the second table changes our protocol one step at a time.
 
 # %%
-t2, t2_short = RP.comparison_view(result.table2, "xalign", 1)
+t2, t2_short = RP.comparison_view(RP.table2_labels(result.table2), "xalign", 1)
 display.table(t2, columns=[c for c in t2_short if c != "ours 95% CI"] + ["pairs (count)"],
               caption="Table II: precision of the extracted pairs (%)")
 display.table(result.table2_variants, columns=["pair", "variant", "n pairs", "value", "change vs xalign"],
