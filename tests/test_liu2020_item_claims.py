@@ -97,3 +97,33 @@ def test_scale_note_quotes_table3s_seed_means_not_the_first_seed():
     note = report.scale_note(grid, largest, stats, paper, table3_seeds=seeds)
     assert "(Table 3, mean over 3 seeds) spans 44.9-84.3 %" in note
     assert "(first seed) spans 44.6-86.1 %" in report.scale_note(grid, largest, stats, paper)
+
+
+def test_every_map_counts_only_maps_whose_item_interval_excludes_zero():
+    """#45 finding 3: "N maps raise it for each seed" was a per-map sign test; now a paired interval per map."""
+    from xalign.papers.liu2020.everymap import every_map_summary
+    from xalign.papers.liu2020.itemclaims import map_findings
+
+    rng = np.random.default_rng(5)
+    runs = {}
+    for s in range(3):
+        base = (rng.random(312) < 0.4).astype(float)
+        big = base.copy()
+        big[np.flatnonzero(base == 0)[:60]] = 1.0  # +19 points on every seed
+        small = base.copy()
+        small[np.flatnonzero(base == 0)[:12]] = 1.0  # 12 items gained, 10 lost: +0.6 points on every seed,
+        small[np.flatnonzero(base == 1)[:10]] = 0.0  # one sign, within noise
+        empty = pd.DataFrame()
+        runs[s] = SeedRun(empty, empty, empty, pd.Series(dtype=float), {"v": {
+            ("no mapping (centred)", 1): base, ("big", 1): big, ("small", 1): small}})
+    found = map_findings(runs, ["v"])
+    assert dict(zip(found["method"], found["finding"])) == {"big": "up", "small": "within noise"}
+    every = pd.DataFrame([{"variant": "v", "method": m, "P@1 (%)": 40.0, "P@1 change (points)": 0.0,
+                           "P@1 change, distractor items (points)": np.nan, "distractor items": 0}
+                          for m in ("no mapping (centred)", "big", "small")])
+    changes = pd.DataFrame([{"seed": s, "variant": "v", "method": m, "change": found.set_index("method").loc[m, "value"]}
+                            for s in range(3) for m in ("big", "small")])
+    sign_only = every_map_summary(every, changes)
+    assert "2 raise it for each of the 3 seeds" in sign_only  # main's count
+    text = every_map_summary(every, changes, found)
+    assert "1 raise it (paired 95% interval over the items excluding zero, every seed agreeing), 1 within noise" in text

@@ -83,3 +83,23 @@ def claims_table(runs: dict, variants, ks=(1, 5), margin: float = 0.0) -> pd.Dat
     cols = ["variant", "claim", "measure", "next level", "value", "lo", "hi", "seed min", "seed max", "n_seeds",
             "n_items", "change", "finding"]
     return pd.DataFrame(rows, columns=cols)
+
+
+def map_findings(runs: dict, variants, k: int = 1, margin: float = 0.0) -> pd.DataFrame:
+    """Every map against the centred unmapped space, item by item over the seeds (:func:`.seeds.item_claim`).
+
+    Returns:
+        one row per (variant, method) scored for every seed: ``variant``, ``method``, ``value``, ``lo``, ``hi``,
+        ``finding`` (up / down / within noise); empty without per-item hits.
+    """
+    rows = []
+    for v in variants:
+        per = [r.hits[v] for r in runs.values() if v in getattr(r, "hits", {})]
+        if not per or any(("no mapping (centred)", k) not in h for h in per):
+            continue
+        methods = [m for (m, kk) in per[0] if kk == k and m != "no mapping (centred)" and all((m, k) in h for h in per)]
+        for m in methods:
+            diffs = [100 * (h[m, k] - h["no mapping (centred)", k]) for h in per]
+            row = item_claim(diffs, margin=margin)
+            rows.append({"variant": v, "method": m, **{c: row[c] for c in ("value", "lo", "hi", "finding")}})
+    return pd.DataFrame(rows, columns=["variant", "method", "value", "lo", "hi", "finding"])

@@ -13,7 +13,9 @@ import pandas as pd
 from xalign.core.markup import code, text
 from xalign.papers.liu2020 import senses
 from xalign.papers.liu2020.constants import LEVELS
+from xalign.papers.liu2020.everymap import every_map_summary, map_changes
 from xalign.papers.liu2020.grid import btsr_baselines, original_space_scores
+from xalign.papers.liu2020.itemclaims import map_findings
 from xalign.papers.liu2020.pairdata import PairData
 from xalign.papers.liu2020.seeds import across_seeds, item_claim_text
 
@@ -138,62 +140,6 @@ def word_form_note(word_form: pd.DataFrame) -> str:
            else "P@5 can tell senses apart only below that ceiling")
     return ("**What BTSR P@k can see here.** " + "; ".join(parts) + f". So {see}: P@1 is the measure, and the "
             "items with a same-form distractor (the only ones where the sense decides) are scored on their own.")
-
-
-def map_changes(runs: dict) -> pd.DataFrame:
-    """Every map's change of BTSR P@1 over its variant's centred unmapped space (points), for every seed.
-
-    Args:
-        runs: seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun` (its ``grid``, ``original`` and ``largest``).
-
-    Returns:
-        one row per (seed, variant, method) at that seed's largest training size (``dict`` maps at n = 0):
-        ``seed``, ``variant``, ``method``, ``change`` (points).
-    """
-    rows = []
-    for seed, r in runs.items():
-        cen = unmapped(r.original, True)
-        for v, d in r.grid.groupby("variant", sort=False):
-            d = d[d.n.isin([r.largest[v], 0])]
-            rows += [{"seed": seed, "variant": v, "method": m, "change": 100 * (p - cen.loc[v, "btsr_p1"])}
-                     for m, p in zip(d["method"], d["btsr_p1"])]
-    return pd.DataFrame(rows, columns=["seed", "variant", "method", "change"])
-
-
-def every_map_summary(every: pd.DataFrame, changes: pd.DataFrame | None = None) -> str:
-    """Every map's change of P@1 over the centred unmapped space, per variant: the range over all maps (the
-    first seed's, ``every``) and how many raise or lower it for every seed (``changes``: :func:`map_changes`;
-    default: ``every``'s own changes, one seed). No map is singled out: none is chosen on test."""
-    if changes is None:
-        m0 = every[every["method"] != "no mapping (centred)"]
-        changes = pd.DataFrame({"seed": 0, "variant": m0["variant"], "method": m0["method"],
-                                "change": m0["P@1 change (points)"]})
-    n_seeds = changes["seed"].nunique()
-    each = f"for each of the {n_seeds} seeds" if n_seeds > 1 else "for the one seed run"
-    parts = []
-    for v, d in every.groupby("variant", sort=False):
-        m = d[d["method"] != "no mapping (centred)"]
-        if not len(m):
-            continue
-        chd = m["P@1 change, distractor items (points)"]
-        sign = changes[changes["variant"] == v].groupby("method")["change"].agg(["min", "max", "mean"])
-        ch = sign["mean"]  # each map's change, the mean over the seeds
-        up, down = int((sign["min"] > 0).sum()), int((sign["max"] < 0).sum())
-        rest = len(sign) - up - down
-        verdict = (", ".join(x for x in (f"{up} raise it" if up else "", f"{down} lower it" if down else "") if x)
-                   + f" {each}" if up or down else f"none moves it the same way {each}")
-        verdict += f", {rest} unstable (the sign changes with the seed)" if rest and (up or down) else \
-            (" (unstable)" if rest else "")
-        first, mean = (", first seed", f", mean over the {n_seeds} seeds") if n_seeds > 1 else ("", "")
-        dist = "" if chd.isna().all() else (f"; on the {int(m['distractor items'].iloc[0]):,} items with a same-form "
-                                            f"distractor{' (first seed)' * bool(first)}, by {chd.min():+.1f} to "
-                                            f"{chd.max():+.1f}")
-        ref = d[d["method"] == "no mapping (centred)"].iloc[0]
-        parts.append(f"*{v}*: against the centred unmapped space (P@1 {ref['P@1 (%)']:.1f} %{first}), the "
-                     f"{len(sign)} maps change BTSR P@1 by {ch.min():+.1f} to {ch.max():+.1f} points{mean}: "
-                     f"{verdict}{dist}")
-    return ("**Every map against no map** (each map reported; none is chosen on the test items). " + "; ".join(parts)
-            + ".") if parts else ""
 
 
 # --------------------------------------------------------------------------- the page: tables and prose
@@ -398,7 +344,8 @@ def evidence(runs: dict, variants, stats: pd.DataFrame, paper_t3: pd.DataFrame, 
         items.append(f"**{v}** (maps from {size} sentence pairs; BTSR P@1 unless stated; mean over the seeds and "
                      "its range): " + "; ".join(claims) + ".")
     if every is not None:
-        items.append(every_map_summary(every, map_changes(runs)))
+        found = map_findings(runs, variants)
+        items.append(every_map_summary(every, map_changes(runs), found if len(found) else None))
     return "\n".join(f"{i}. {t}" for i, t in enumerate([t for t in items if t], start=1))
 
 
