@@ -281,7 +281,7 @@ display.figure("ch01-fig7", FG.plot_alignment(result.alignment.strong, "S_strong
 # %%
 n5 = result.table5_note
 display.table(result.table5, caption=f"Table V: {n5['errors']} errors among {n5['pairs']} {n5['pair']} pairs "
-                                     f"at layer {n5['layer']} ({MODEL}); the 12 with the largest CSLS margin")
+                                     f"at layer {n5['layer']} ({MODEL}); the {n5['shown']} with the largest CSLS margin")
 display.table(paper_table("gaschi2022", "table5"), caption="Table V in the paper (mBERT)");
 
 # %% [markdown]

@@ -310,7 +310,7 @@ def run_table5(P, run, extraction: Extraction, encoded, layers: list[int],
 
     Returns:
         (the examples: reference word, target word, model output, CSLS margin, context; {"pair", "layer",
-        "errors", "pairs", "decimals"}: the counts behind them).
+        "errors", "pairs", "decimals", "shown"}: the counts behind them).
     """
     lp = next(iter(extraction.word_pairs))
     wp = extraction.word_pairs[lp]
@@ -323,7 +323,7 @@ def run_table5(P, run, extraction: Extraction, encoded, layers: list[int],
         context=[extraction.corpus[lp][sample[i].src_sent][0][:80] for i in ex["row"]])
     run.record("table5", table5, f"Table V: the S_weak errors with the largest CSLS margin ({lp}, layer {layer})")
     return table5, {"pair": lp, "layer": layer, "errors": len(errors), "pairs": len(sample),
-                    "decimals": EX.DECIMALS}
+                    "decimals": EX.DECIMALS, "shown": len(table5)}
 
 
 def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) -> pd.DataFrame | None:
