@@ -69,7 +69,7 @@ bcws_pairs = None  # BCWS items evaluated (None: all 2091)
 scws_pairs = None  # SCWS pairs evaluated (None: all 2003)
 max_contexts = None  # avg_type: contexts averaged per word (paper: 1000)
 seeds = None  # seeds of the set construction, splits and samples (the first one shown in full); e.g. 0,1,2
-seed_sizes = None  # training sizes the further seeds fit (100 for Fig. 3's quoted points, all for Table 3)
+seed_sizes = None  # training sizes the further seeds fit (the figures' sizes: each curve is a mean with a seed band)
 aligner = None  # word aligner: fast_align (deterministic, the paper's) or eflomal (unseeded variant)
 autocast = None  # bfloat16 for a faster, slightly different run; None: exact float32
 
@@ -87,6 +87,7 @@ run = ChapterRun("02_btsr_contextual_alignment", "liu2020", profile, vars(P))
 # %% tags=["show-input"]
 result = experiments.run_chapter(P, run)  # every table below, recorded in run
 grid, largest, original = result.grid.grid, result.grid.largest, result.grid.original
+seeds_grid = experiments.every_seed(result.seed_runs)  # every seed's maps: the figures' means and bands
 
 # %% [markdown]
 # ## Method
@@ -243,12 +244,13 @@ display.table(result.baselines.assign(**{"P@1 (%)": 100 * result.baselines.btsr_
 #
 # The paper gives two numbers of its Figure 3 in the text (EN-ES, `avg_type wa
 # orig`, 100 parallel sentences), compared here (ours: the mean over the seeds, with
-# their SD, min and max) and drawn as stars; the curves are the first seed's.
+# their SD, min and max) and drawn as stars; each curve is the mean over the seeds,
+# its band their range (min to max).
 
 # %%
 display.table(report.shown(result.fig3_points), digits=2)
 display.figure("ch02-fig3-points", figures.curve_plot(
-    grid, "btsr_p5", "BTSR P@5 (%)", result.variants, extra=report.unmapped(original)["btsr_p5"].to_dict(),
+    seeds_grid, "btsr_p5", "BTSR P@5 (%)", result.variants, extra=report.unmapped(original)["btsr_p5"].to_dict(),
     paper_points=paper_table("liu2020", "fig3_points"), ceiling=report.ceiling_of(result.senses.word_form)));
 
 # %% [markdown]
@@ -256,8 +258,9 @@ display.figure("ch02-fig3-points", figures.curve_plot(
 # :name: fig-ch02-fig3-points
 #
 # **Paper's Fig. 3.** BTSR P@5 (%) against the parallel sentence pairs that train
-# the map (log scale), per level and signal (plain orthogonal map); dotted: the
-# dictionary maps; dashed: the centred unmapped space; dash-dot: what a
+# the map (log scale), per level and signal (plain orthogonal map), the mean over
+# the seeds with their range as a band; dotted: the dictionary maps (mean over the
+# seeds); dashed: the centred unmapped space (first seed); dash-dot: what a
 # retriever that knows only the word form scores; stars: the paper's two
 # numbers quoted in its text.
 # ```
@@ -269,7 +272,7 @@ display.figure("ch02-fig3-points", figures.curve_plot(
 # paper's figure gives no numbers in the text, so we only redraw.
 
 # %%
-display.figure("ch02-fig-1", figures.curve_plot(grid, "bcws", "BCWS Spearman rho (x100)", result.bcws_variants(),
+display.figure("ch02-fig-1", figures.curve_plot(seeds_grid, "bcws", "BCWS Spearman rho (x100)", result.bcws_variants(),
                                                 extra=report.unmapped(original)["bcws"].to_dict()));
 
 # %% [markdown]
@@ -277,8 +280,9 @@ display.figure("ch02-fig-1", figures.curve_plot(grid, "bcws", "BCWS Spearman rho
 # :name: fig-ch02-fig-1
 #
 # **Paper's Fig. 1.** BCWS Spearman rho (x100) against the parallel sentence pairs
-# that train the map (log scale), EN-ZH; dotted: dictionary maps; dashed: the
-# centred unmapped space. Empty when the run has no EN-ZH variant.
+# that train the map (log scale), EN-ZH, the mean over the seeds with their range as
+# a band; dotted: dictionary maps; dashed: the centred unmapped space (first seed).
+# Empty when the run has no EN-ZH variant.
 # ```
 #
 # (ch02-fig-2)=
@@ -289,15 +293,16 @@ display.figure("ch02-fig-1", figures.curve_plot(grid, "bcws", "BCWS Spearman rho
 # sets).
 
 # %%
-display.figure("ch02-fig-2", figures.retrieval_plot(grid, original, result.variants));
+display.figure("ch02-fig-2", figures.retrieval_plot(seeds_grid, original, result.variants));
 
 # %% [markdown]
 # ```{glue:figure} ch02-fig-2
 # :name: fig-ch02-fig-2
 #
 # **Paper's Fig. 2.** Sentence retrieval P@5 (%) against the parallel sentence pairs
-# that train the map (log scale); sentences averaged from token vectors (`[token]`)
-# or from avg_type vectors (`[type]`); dashed: the centred unmapped space.
+# that train the map (log scale), the mean over the seeds with their range as a
+# band; sentences averaged from token vectors (`[token]`) or from avg_type vectors
+# (`[type]`); dashed: the centred unmapped space (first seed).
 # ```
 #
 # (ch02-table4)=
@@ -317,9 +322,11 @@ display.table(report.shown(result.table4, unit="rho x100"), digits=2);
 # ## What the evidence supports
 #
 # Each of the paper's claims, checked on every seed's run (BTSR P@1, maps from the
-# largest training set): a difference is stated as a finding only when it has the same
-# sign for every seed, with its mean and its range over the seeds; the others are
-# labelled unstable.
+# largest training set). Where two maps are scored on the same test items, the
+# difference is stated as a finding only when its paired 95% interval over the items
+# (each seed's items resampled) excludes zero and every seed's difference has that
+# sign; otherwise the sentence says it is within noise. The other claims give the mean
+# and the range over the seeds.
 
 # %% tags=["remove-input"]
 display.myst(claims.verdict_table(run));
@@ -327,7 +334,8 @@ display.myst(claims.verdict_table(run));
 # %% tags=["remove-input"]
 display.prose(report.evidence(result.seed_runs, result.variants, result.btsr_stats, paper_table("liu2020", "table3"),
                               model=run.model_name(), word_form=result.senses.word_form,
-                              every=result.senses.every_map, table3_seeds=result.table3_seeds));
+                              every=result.senses.every_map, table3_seeds=result.table3_seeds,
+                              item_claims=result.item_claims));
 
 # %%
 run.set_headline(report.headline(grid, largest, result.btsr_stats, result.variants[0], run.model_name(),

@@ -119,4 +119,9 @@ def test_word_form_note_and_every_map_summary_follow_the_numbers():
                             for s in (0, 1, 2) for m, d, shift in (("a", 7.0, 0.0), ("b", -6.0, 0.0), ("c", 1.0, -2.0))])
     text = report.every_map_summary(pd.DataFrame(rows), changes)
     assert "1 raise it, 1 lower it for each of the 3 seeds, 1 unstable (the sign changes with the seed)" in text
-    assert "on the 119 items with a same-form distractor, by -3.0 to +3.5" in text
+    assert "on the 119 items with a same-form distractor (first seed), by -3.0 to +3.5" in text
+    # #45 finding 6: the range over the maps is the mean over the seeds, not the first seed's (c: +1.0, -1.0, +1.0)
+    changes.loc[(changes.method == "b") & (changes.seed == 2), "change"] = -9.0
+    text = report.every_map_summary(pd.DataFrame(rows), changes)
+    assert "change BTSR P@1 by -7.0 to +7.0 points, mean over the 3 seeds" in text
+    assert "P@1 40.0 %, first seed" in text

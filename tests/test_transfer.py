@@ -51,6 +51,10 @@ def test_pearson_reproduces_table_8_correlations():
     wide["transfer_rate"] = 100 * wide.zero_shot / wide.translate_train_all
     three = paper_correlations(wide, over="model", by="lang").set_index("block")["value"].round(1)
     assert three["corr_zero_shot_calibrated"] == 90.4 and three["corr_zero_shot_translate_train_all"] == 98.5
+    # #45 finding 8: the set-up trained on every language's human translations is named as such
+    labels = paper_correlations(wide, over="model", by="lang").set_index("block")["pair"]
+    assert labels["corr_zero_shot_translate_train_all"] == "zero-shot ~ trained on all languages (human translations)"
+    assert not labels.str.contains("translate-train").any()
 
 
 def test_correlations_carry_a_bootstrap_interval_over_languages():

@@ -11,19 +11,36 @@ from xalign.core.markup import code
 from xalign.papers import meta
 
 
-def errata_markdown(folder: Path) -> str:
-    """The chapters' errata and change notes, in chapter order: the content of every ``NN.md`` in
-    ``folder`` (written by each chapter's authors; a missing file is simply not there).
+def errata_markdown(folder: Path, chapters: dict[str, dict | None] | None = None) -> str:
+    """The chapters' errata, in chapter order: every ``NN.md`` in ``folder`` (written by each chapter's
+    authors; a missing file is simply not there), each number filled from the results
+    (:mod:`xalign.book.errata`).
+
+    Args:
+        folder: the errata pages' folder.
+        chapters: chapter -> its results (default: the committed reference runs).
 
     Returns:
         Markdown for the "Errata and changes" page; a sentence when there is none.
     """
+    from xalign.book.errata import ErrataError, render, results_source
+    from xalign.core.paths import REFERENCE_DIR
+
     files = sorted(Path(folder).glob("[0-9][0-9].md")) if Path(folder).is_dir() else []
     parts = [f.read_text(encoding="utf-8").strip() for f in files]
     parts = [p for p in parts if p]
     if not parts:
         return "No errata or changes have been recorded for the chapters yet.\n"
-    return "\n\n".join(parts) + "\n"
+    reference = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(REFERENCE_DIR.glob("[0-9][0-9]_*.json"))}
+    source, fallback = results_source({**reference, **{k: v for k, v in (chapters or {}).items() if v}}), \
+        results_source(reference)
+    out = []
+    for page in parts:
+        try:
+            out.append(render(page, source))
+        except ErrataError:  # this run lacks a table the page quotes (e.g. a smoke run): the reference run's numbers
+            out.append(render(page, fallback) + "\n\n*(The numbers on this entry are the committed reference run's.)*")
+    return "\n\n".join(out) + "\n"
 
 
 def mmss(seconds) -> str | None:

@@ -346,7 +346,7 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + precision_markdown(cards) + "\n"
                + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
     write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards"))
-    write_text(gen / "errata.md", errata_markdown(root / "book" / "errata"))
+    write_text(gen / "errata.md", errata_markdown(root / "book" / "errata", chapter_results(profile)))
     write_text(gen / "performance.md", performance_markdown(profile))
     write_text(gen / "card_timings.md", card_timings_markdown())
     write_text(gen / "book_timings.md", book_timings_markdown())

@@ -27,6 +27,7 @@ from xalign.data.static import read_vec
 from xalign.data.words import punct_tokens
 from xalign.measures import layerwise as LW
 from xalign.measures.aligner import UNSEEDED, align_words
+from xalign.papers.gaschi2022 import examples as EX
 from xalign.papers.gaschi2022 import incontext as IC
 from xalign.papers.gaschi2022 import pairs as PR
 from xalign.papers.gaschi2022 import report as RP
@@ -304,24 +305,25 @@ def run_alignment(P, run, enc, extraction: Extraction, encoded, layers: list[int
 
 def run_table5(P, run, extraction: Extraction, encoded, layers: list[int],
                weak: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    """Table V: a random sample of twelve S_weak errors of the first language pair at its best layer.
+    """Table V: the twelve S_weak errors of the first language pair at its best layer that the model is surest
+    of (:func:`.examples.example_errors`: largest CSLS margin, rounded, ties alphabetical).
 
     Returns:
-        (the sample: reference word, target word, model output, context; {"pair", "layer",
-        "errors", "pairs"}: the counts behind it).
+        (the examples: reference word, target word, model output, CSLS margin, context; {"pair", "layer",
+        "errors", "pairs", "decimals", "shown"}: the counts behind them).
     """
     lp = next(iter(extraction.word_pairs))
     wp = extraction.word_pairs[lp]
-    best_layer = int(weak[weak["pair"] == lp].sort_values("mean").iloc[-1]["layer"])
+    layer = EX.best_layer(weak, lp)
     sample = [wp[i] for i in PR.sample_distinct(wp, P.n_pairs, np.random.default_rng(P.seed))]
-    U, V = IC.pair_vectors(sample, *IC.sides_of(encoded, lp, "words"), layer=layers.index(best_layer))
+    U, V = IC.pair_vectors(sample, *IC.sides_of(encoded, lp, "words"), layer=layers.index(layer))
     errors = WS.retrieval_errors(sample, U, V, k=P.k)
-    pick = np.random.default_rng(P.seed).permutation(len(errors))[:12]
-    table5 = pd.DataFrame([{"reference word": errors[i][0].src.text, "target word": errors[i][0].tgt.text,
-                            "model output": errors[i][1].tgt.text,
-                            "context": extraction.corpus[lp][errors[i][0].src_sent][0][:80]} for i in pick])
-    run.record("table5", table5, f"Table V: sample of retrieval errors ({lp}, layer {best_layer})")
-    return table5, {"pair": lp, "layer": best_layer, "errors": len(errors), "pairs": len(sample)}
+    ex = EX.example_errors([p.src.text for p in sample], [p.tgt.text for p in sample], U, V, k=P.k)
+    table5 = ex.drop(columns="row").assign(
+        context=[extraction.corpus[lp][sample[i].src_sent][0][:80] for i in ex["row"]])
+    run.record("table5", table5, f"Table V: the S_weak errors with the largest CSLS margin ({lp}, layer {layer})")
+    return table5, {"pair": lp, "layer": layer, "errors": len(errors), "pairs": len(sample),
+                    "decimals": EX.DECIMALS, "shown": len(table5)}
 
 
 def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) -> pd.DataFrame | None:

@@ -22,7 +22,7 @@ import pandas as pd
 
 from xalign.core.profiles import as_list
 from xalign.data import corpora, datasets, wordsim
-from xalign.papers.liu2020 import audit, report, senses
+from xalign.papers.liu2020 import audit, itemclaims, report, senses
 from xalign.papers.liu2020.evaluate import build_spaces, training_sizes
 from xalign.papers.liu2020.grid import (
     context_pair_vectors,
@@ -214,7 +214,7 @@ def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim
         seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun`, the first seed first.
     """
     seeds = seeds_of(P)
-    runs = {seeds[0]: SeedRun(g.grid, g.original, base, g.largest)}
+    runs = {seeds[0]: SeedRun(g.grid, g.original, base, g.largest, _hits(P, spaces, g.largest))}
     for seed in seeds[1:]:
         sp = run_spaces(P, encoders, prepare_pairs(P, seed), seed=seed, reuse=spaces)
         bcws, scws = ws.at(seed)
@@ -222,11 +222,24 @@ def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim
         largest = report.largest_sizes(grid)
         words = pd.concat([senses.word_baseline(sp[v], int(largest[v])).assign(variant=v) for v in sp],
                           ignore_index=True)
-        runs[seed] = SeedRun(grid, report.original_table(sp, bcws, scws, largest), words, largest)
+        runs[seed] = SeedRun(grid, report.original_table(sp, bcws, scws, largest), words, largest,
+                             _hits(P, sp, largest))
     every = pd.concat([r.grid.assign(seed=s) for s, r in runs.items()], ignore_index=True)
     run.record("seeds_grid", every, title="Every seed's maps (the first seed at every size, the others at the "
                                           "seed sizes): BTSR, sentence retrieval, BCWS, SCWS")
     return runs
+
+
+def run_item_claims(run, P: SimpleNamespace, runs: dict[int, SeedRun]) -> pd.DataFrame:
+    """The claims on two maps with their paired interval over the items (:mod:`.itemclaims`); ``btsr_claims``."""
+    return run.record("btsr_claims", itemclaims.claims_table(runs, variants_of(P)),
+                      title="The claims on two maps: mean per-item difference of BTSR P@k over the seeds (points), "
+                            "95% bootstrap interval over the items (each seed's items resampled), the seeds' range",
+                      note="a finding only where the interval excludes zero and every seed has its sign")
+
+
+def _hits(P: SimpleNamespace, spaces: dict, largest: pd.Series) -> dict:  # every map's P@k per item (largest size)
+    return {v: senses.item_hits(spaces[v], int(largest[v]), methods_of(P)) for v in spaces}
 
 
 def table3_seed_rows(runs: dict[int, SeedRun]) -> pd.DataFrame:
@@ -305,31 +318,47 @@ def run_baselines(run, spaces: dict, g: Grid) -> pd.DataFrame:
     return base
 
 
+def every_seed(runs: dict[int, SeedRun]) -> pd.DataFrame:
+    """Every seed's grid rows in one frame, with a ``seed`` column (the figures' curves and bands); each seed's
+    largest size (it moves by a few pairs with the seed) is placed at the first seed's, so it is one point."""
+    first = runs[next(iter(runs))].largest
+    return pd.concat([r.grid.assign(seed=s, n=np.where(r.grid.n == r.grid.variant.map(r.largest),
+                                                       r.grid.variant.map(first), r.grid.n).astype(int))
+                      for s, r in runs.items()], ignore_index=True)
+
+
+def _series(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """A figure's series over the seeds: ``value`` (the mean), ``seed min`` / ``seed max`` (the band), ``n_seeds``."""
+    summary = seed_summary(frame, keys)
+    return summary.rename(columns={"mean": "value", "min": "seed min", "max": "seed max"})[
+        [*keys, "value", "seed min", "seed max", "n_seeds"]]
+
+
 def run_figures(run, g: Grid, ws: WordSim, runs: dict[int, SeedRun]) -> pd.DataFrame:
-    """Record the series of Figs. 3, 1 and 2 (the first seed) and compare Fig. 3's two quoted points
-    (``fig3_points``: the mean over the seeds, with the seed SD, min and max).
+    """Record the series of Figs. 3, 1 and 2 (the mean over the seeds, with their min and max: the band) and
+    compare Fig. 3's two quoted points (``fig3_points``: the mean over the seeds, with the seed SD, min and max).
 
     Returns:
         the compared ``fig3_points`` frame.
     """
-    grid = g.grid
-    run.figure("Fig. 3", grid.assign(value=100 * grid.btsr_p5)[["variant", "method", "n", "value"]],
-               title="Fig. 3: BTSR P@5 (%)")
-    pts = pd.concat([r.grid[(r.grid.method == "avg_type wa orig") & (r.grid.n == 100)].assign(seed=s)
-                     for s, r in runs.items()], ignore_index=True)
+    grid = every_seed(runs)
+    band = f"mean over {len(runs)} seeds, band: their min-max"
+    run.figure("Fig. 3", _series(grid.assign(value=100 * grid.btsr_p5), ["variant", "method", "n"]),
+               title=f"Fig. 3: BTSR P@5 (%), {band}")
+    pts = grid[(grid.method == "avg_type wa orig") & (grid.n == 100)]
     ours_f3 = seed_columns(seed_summary(pts.assign(value=100 * pts.btsr_p5), ["variant", "method", "n"]))
     f3 = run.compare("fig3_points", ours_f3, ["variant", "method", "n"],
                      title=f"Figure 3 (numbers given in the text): BTSR P@5 (%), 100 parallel sentences, mean over "
                            f"{len(runs)} seeds",
                      note="paper: 20k candidates, mBERT/BERT; ours: e5-small, rebuilt set")
     if ws.bcws:
-        run.figure("Fig. 1", grid.assign(value=100 * grid.bcws)[["variant", "method", "n", "value"]],
-                   title="Fig. 1: BCWS rho (x100)")
+        run.figure("Fig. 1", _series(grid.assign(value=100 * grid.bcws).dropna(subset=["value"]),
+                                     ["variant", "method", "n"]), title=f"Fig. 1: BCWS rho (x100), {band}")
     else:
         run.not_run("Fig. 1", "Figure 1: BCWS", "no EN-ZH variant in this run")
     sr = report.retrieval_series(grid)
-    run.figure("Fig. 2", sr.assign(value=100 * sr.sr)[["variant", "level", "signal", "technique", "n", "value"]],
-               title="Fig. 2: P@5 (%)")
+    run.figure("Fig. 2", _series(sr.assign(value=100 * sr.sr), ["variant", "level", "signal", "technique", "n"]),
+               title=f"Fig. 2: P@5 (%), {band}")
     return f3
 
 
@@ -387,6 +416,7 @@ class Chapter2:
     table4: pd.DataFrame
     before_after: pd.DataFrame
     checks: pd.DataFrame
+    item_claims: pd.DataFrame | None = None
 
     def bcws_variants(self) -> list[str]:
         """The variants BCWS scores (EN-ZH); the first variant if none, so Figure 1 still has a panel."""
@@ -416,4 +446,4 @@ def run_chapter(P: SimpleNamespace, run) -> Chapter2:
     t4 = run_table4(run, g, ws, runs)
     ba, checks = run_checks(run, P, spaces, g)
     return Chapter2(variants_of(P), encoders, enc_table, pair_data, stats, spaces, ws, g, t3, best, t3_seeds, runs,
-                    sen, base, f3, t4, ba, checks)
+                    sen, base, f3, t4, ba, checks, run_item_claims(run, P, runs))

@@ -1,6 +1,8 @@
 """Chapter 2's figures (Liu et al. 2019, Figs. 1-3): curves against the number of parallel sentences.
 
-Each function takes the run's frames (:mod:`.report` computes them) and returns a matplotlib figure.
+Each function takes the run's frames (:mod:`.report` computes them) and returns a matplotlib figure. Where
+the frame holds every seed's rows (a ``seed`` column), each curve is the mean over the seeds and its band
+the seeds' range (min to max): a rerun's noise shows as the band's width, not as a moved line.
 """
 
 from __future__ import annotations
@@ -9,6 +11,11 @@ import pandas as pd
 
 from xalign.papers.liu2020.constants import LEVELS
 from xalign.papers.liu2020.report import retrieval_series, unmapped
+
+
+def seed_range(values) -> tuple[float, float]:
+    """The band of a curve over the seeds: their min and max (a single seed: a zero-width band)."""
+    return float(min(values)), float(max(values))
 
 
 def curve_plot(grid: pd.DataFrame, metric: str, ylabel: str, variants, extra: dict | None = None,
@@ -28,8 +35,9 @@ def curve_plot(grid: pd.DataFrame, metric: str, ylabel: str, variants, extra: di
             ax.set_title(v)
             continue
         sns.lineplot(data=d.assign(y=100 * d[metric]), x="n", y="y", hue="level", style="signal", markers=True,
-                     ax=ax, hue_order=list(LEVELS))
-        flat = grid[(grid.variant == v) & (grid.signal == "dict") & (grid.technique == "orig")]
+                     ax=ax, hue_order=list(LEVELS), estimator="mean", errorbar=seed_range)
+        flat = grid[(grid.variant == v) & (grid.signal == "dict") & (grid.technique == "orig")].groupby(
+            "level", sort=False)[metric].mean().reset_index()
         for (_, r), c in zip(flat.iterrows(), ["tab:orange", "tab:green"]):
             ax.axhline(100 * r[metric], ls=":", color=c, label=f"{r.level} dict orig")
         if extra is not None and v in extra:
@@ -55,7 +63,8 @@ def retrieval_plot(grid: pd.DataFrame, original: pd.DataFrame, variants):
     fig, axes = plt.subplots(1, len(variants), figsize=(6.5 * len(variants), 4.2), squeeze=False, sharey=True)
     for ax, v in zip(axes[0], variants):
         d = sr[(sr.variant == v) & (sr.signal != "dict") & (sr.technique == "orig")]
-        sns.lineplot(data=d.assign(y=100 * d.sr), x="n", y="y", hue="level", style="signal", markers=True, ax=ax)
+        sns.lineplot(data=d.assign(y=100 * d.sr), x="n", y="y", hue="level", style="signal", markers=True, ax=ax,
+                     estimator="mean", errorbar=seed_range)
         ax.axhline(100 * base.loc[v, "sr_token"], ls="--", color="grey", label="no mapping (centred)")
         _axes(ax, "sentence retrieval P@5 (%)", v, sorted(d["n"].unique()))
     _legend_outside(fig, axes[0])

@@ -13,9 +13,11 @@ import pandas as pd
 from xalign.core.markup import code, text
 from xalign.papers.liu2020 import senses
 from xalign.papers.liu2020.constants import LEVELS
+from xalign.papers.liu2020.everymap import every_map_summary, map_changes
 from xalign.papers.liu2020.grid import btsr_baselines, original_space_scores
+from xalign.papers.liu2020.itemclaims import map_findings
 from xalign.papers.liu2020.pairdata import PairData
-from xalign.papers.liu2020.seeds import across_seeds
+from xalign.papers.liu2020.seeds import across_seeds, item_claim_text
 
 #: the baseline row of :func:`.grid.btsr_baselines` that gives words without a training vector a zero vector
 ZERO_VECTOR_BASELINE = "BL(word) avg_type [type]"
@@ -91,8 +93,9 @@ def baselines_table(spaces: dict, largest: pd.Series, original: pd.DataFrame) ->
 
 
 def retrieval_series(grid: pd.DataFrame) -> pd.DataFrame:
-    """Figure 2's series: sentence retrieval P@5 (fraction) per variant, level [token]/[type], signal, size."""
-    sr = grid.melt(id_vars=["variant", "level", "signal", "technique", "n"], value_vars=["sr_token", "sr_type"],
+    """Figure 2's series: sentence retrieval P@5 (fraction) per variant, level [token]/[type], signal, size, seed."""
+    sr = grid.melt(id_vars=["variant", "level", "signal", "technique", "n", *(["seed"] if "seed" in grid else [])],
+                   value_vars=["sr_token", "sr_type"],
                    var_name="evaluated on", value_name="sr").dropna(subset=["sr"])
     sr["level"] = sr["level"] + " " + sr["evaluated on"].map({"sr_token": "[token]", "sr_type": "[type]"})
     return sr
@@ -137,58 +140,6 @@ def word_form_note(word_form: pd.DataFrame) -> str:
            else "P@5 can tell senses apart only below that ceiling")
     return ("**What BTSR P@k can see here.** " + "; ".join(parts) + f". So {see}: P@1 is the measure, and the "
             "items with a same-form distractor (the only ones where the sense decides) are scored on their own.")
-
-
-def map_changes(runs: dict) -> pd.DataFrame:
-    """Every map's change of BTSR P@1 over its variant's centred unmapped space (points), for every seed.
-
-    Args:
-        runs: seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun` (its ``grid``, ``original`` and ``largest``).
-
-    Returns:
-        one row per (seed, variant, method) at that seed's largest training size (``dict`` maps at n = 0):
-        ``seed``, ``variant``, ``method``, ``change`` (points).
-    """
-    rows = []
-    for seed, r in runs.items():
-        cen = unmapped(r.original, True)
-        for v, d in r.grid.groupby("variant", sort=False):
-            d = d[d.n.isin([r.largest[v], 0])]
-            rows += [{"seed": seed, "variant": v, "method": m, "change": 100 * (p - cen.loc[v, "btsr_p1"])}
-                     for m, p in zip(d["method"], d["btsr_p1"])]
-    return pd.DataFrame(rows, columns=["seed", "variant", "method", "change"])
-
-
-def every_map_summary(every: pd.DataFrame, changes: pd.DataFrame | None = None) -> str:
-    """Every map's change of P@1 over the centred unmapped space, per variant: the range over all maps (the
-    first seed's, ``every``) and how many raise or lower it for every seed (``changes``: :func:`map_changes`;
-    default: ``every``'s own changes, one seed). No map is singled out: none is chosen on test."""
-    if changes is None:
-        m0 = every[every["method"] != "no mapping (centred)"]
-        changes = pd.DataFrame({"seed": 0, "variant": m0["variant"], "method": m0["method"],
-                                "change": m0["P@1 change (points)"]})
-    n_seeds = changes["seed"].nunique()
-    each = f"for each of the {n_seeds} seeds" if n_seeds > 1 else "for the one seed run"
-    parts = []
-    for v, d in every.groupby("variant", sort=False):
-        m = d[d["method"] != "no mapping (centred)"]
-        if not len(m):
-            continue
-        ch, chd = m["P@1 change (points)"], m["P@1 change, distractor items (points)"]
-        sign = changes[changes["variant"] == v].groupby("method")["change"].agg(["min", "max"])
-        up, down = int((sign["min"] > 0).sum()), int((sign["max"] < 0).sum())
-        rest = len(sign) - up - down
-        verdict = (", ".join(x for x in (f"{up} raise it" if up else "", f"{down} lower it" if down else "") if x)
-                   + f" {each}" if up or down else f"none moves it the same way {each}")
-        verdict += f", {rest} unstable (the sign changes with the seed)" if rest and (up or down) else \
-            (" (unstable)" if rest else "")
-        dist = "" if chd.isna().all() else (f"; on the {int(m['distractor items'].iloc[0]):,} items with a same-form "
-                                            f"distractor, by {chd.min():+.1f} to {chd.max():+.1f}")
-        ref = d[d["method"] == "no mapping (centred)"].iloc[0]
-        parts.append(f"*{v}*: against the centred unmapped space (P@1 {ref['P@1 (%)']:.1f} %), the {len(m)} maps "
-                     f"change BTSR P@1 by {ch.min():+.1f} to {ch.max():+.1f} points: {verdict}{dist}")
-    return ("**Every map against no map** (each map reported; none is chosen on the test items). " + "; ".join(parts)
-            + ".") if parts else ""
 
 
 # --------------------------------------------------------------------------- the page: tables and prose
@@ -257,15 +208,21 @@ def wordsim_note(n_bcws: int, total_bcws: int, n_scws: int, total_scws: int) -> 
 
 
 def scale_note(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, paper_t3: pd.DataFrame,
-               model: str = "multilingual-e5-small", ceiling5: dict | None = None) -> str:
-    """Why our P@k levels are not the paper's: our range, the paper's range, candidates, training text."""
-    best = grid[grid.signal.isin(["wa", "sa"]) & (grid.n == grid.variant.map(largest))]
-    ours = 100 * best["btsr_p5"].dropna()
+               model: str = "multilingual-e5-small", ceiling5: dict | None = None,
+               table3_seeds: pd.DataFrame | None = None) -> str:
+    """Why our P@k levels are not the paper's: our range (Table 3's P@5 means over the seeds where
+    ``table3_seeds`` has them, else the first seed's, named so), the paper's range, candidates, training text."""
+    t3 = None if table3_seeds is None else table3_seeds[table3_seeds["measure"] == "P@5"]
+    if t3 is not None and len(t3) and int(t3["n_seeds"].max()) > 1:
+        ours, which = t3["mean"].dropna(), f"Table 3, mean over {int(t3['n_seeds'].max())} seeds"
+    else:
+        best = grid[grid.signal.isin(["wa", "sa"]) & (grid.n == grid.variant.map(largest))]
+        ours, which = 100 * best["btsr_p5"].dropna(), "first seed"
     cands = ", ".join(f"{r['pair']}: {int(r['candidates']):,}" for _, r in stats.iterrows())
     ceil = (f" (word-form ceiling {', '.join(f'{c:.1f}' for c in dict.fromkeys(round(x, 1) for x in ceiling5.values()))}"
             " %)") if ceiling5 else ""
-    return (f"**Levels are not comparable with the paper's.** Our BTSR P@5 at the largest training size (first "
-            f"seed) spans "
+    return (f"**Levels are not comparable with the paper's.** Our BTSR P@5 at the largest training size ({which}) "
+            f"spans "
             f"{ours.min():.1f}-{ours.max():.1f} %{ceil}, the paper's Table 3 {paper_t3['value'].min():.1f}-"
             f"{paper_t3['value'].max():.1f} %: far fewer candidates ({cands}; the paper 200,000), an automatically "
             f"built set, {model_words(model)} and "
@@ -320,13 +277,15 @@ def seed_note(runs: dict, table3_seeds: pd.DataFrame | None = None) -> str:
             f"{by[m]:.1f} points ({m})" for m in by.index) + " (max − min over the seeds)."
     return (f"**{len(runs)} seeds ({seeds}).** Each seed redraws the BTSR contexts, items and candidate fillers, "
             "the training order, the avg_type context sample and the BCWS / SCWS samples; the word aligner "
-            f"(fast_align) draws nothing at random, so its own spread is 0 by construction.{spread} A claim is "
-            "stated only when its difference has the same sign for every seed; the others are labelled unstable.")
+            f"(fast_align) draws nothing at random, so its own spread is 0 by construction.{spread} A claim comparing "
+            "two maps on the same items is stated as a finding only when its paired 95% interval over the items "
+            "excludes zero and every seed's difference has that sign (else: within noise); a claim without such "
+            "an interval is stated when every seed agrees, and labelled unstable otherwise.")
 
 
 def evidence(runs: dict, variants, stats: pd.DataFrame, paper_t3: pd.DataFrame, model: str = "multilingual-e5-small",
              word_form: pd.DataFrame | None = None, every: pd.DataFrame | None = None,
-             table3_seeds: pd.DataFrame | None = None) -> str:
+             table3_seeds: pd.DataFrame | None = None, item_claims: pd.DataFrame | None = None) -> str:
     """The closing section as Markdown: the paper's claims checked on every seed's run, every number computed,
     each difference stated as a finding only where it has the same sign for every seed.
 
@@ -337,6 +296,9 @@ def evidence(runs: dict, variants, stats: pd.DataFrame, paper_t3: pd.DataFrame, 
         word_form: the word-form ceiling (:func:`.senses.word_form_table`), stated beside every P@5.
         every: :func:`every_map_table` of the first seed (every map against no map).
         table3_seeds: Table 3's spread over the seeds (``measure`` column: P@5, P@1), for the opening note.
+        item_claims: :func:`.itemclaims.claims_table` (paired intervals over the items): the levels, MIM,
+            dictionary and map claims are worded from it (a finding only where its interval excludes zero and
+            the seeds agree; else "within noise"); without it, from the seeds' signs alone.
 
     Returns:
         numbered Markdown items. The claims use BTSR **P@1** (P@5 reaches the word-form ceiling, so it
@@ -344,22 +306,28 @@ def evidence(runs: dict, variants, stats: pd.DataFrame, paper_t3: pd.DataFrame, 
     """
     first = runs[next(iter(runs))]
     ceil5 = ceiling_of(word_form) if word_form is not None else {}
-    items = [seed_note(runs, table3_seeds), scale_note(first.grid, first.largest, stats, paper_t3, model, ceil5)]
+    items = [seed_note(runs, table3_seeds),
+             scale_note(first.grid, first.largest, stats, paper_t3, model, ceil5, table3_seeds)]
     if word_form is not None and len(word_form):
         items.append(word_form_note(word_form))
     for v in variants:
         per = [claim_values(r, v) for r in runs.values()]
         vals = {c: [p[0][c] for p in per] for c in per[0][0]}
         nxt = " / ".join(dict.fromkeys(p[1] for p in per))
+        rows = {} if item_claims is None else {r["claim"]: r for r in item_claims[
+            (item_claims["variant"] == v) & (item_claims["measure"] == "P@1")].to_dict("records")}
+
+        def said(claim, up, down, what, rows=rows, vals=vals):
+            return item_claim_text(rows[claim], up, down, what) if claim in rows else \
+                across_seeds(vals[claim], up, down, what)
         claims = [
             f"`avg_type` as the most robust level (mean P@1 of each level's maps against the next level, `{nxt}`): "
-            + across_seeds(vals["levels"], "it leads the other levels", "another level leads it",
-                           "its maps and the next level's"),
-            "MIM on `avg_type wa`: " + across_seeds(vals["mim"], "it helps", "it hurts", "with and without MIM"),
-            "a 5k dictionary against parallel text (`avg_type`, no MIM): " + across_seeds(
-                vals["dict"], "the dictionary is better", "parallel text is better", "the two"),
-            "what the map adds (`avg_type wa mim` against the centred unmapped space): " + across_seeds(
-                vals["map"], "the map helps", "the map hurts", "the mapped and unmapped spaces"),
+            + said("levels", "it leads the other levels", "another level leads it", "its maps and the next level's"),
+            "MIM on `avg_type wa`: " + said("mim", "it helps", "it hurts", "with and without MIM"),
+            "a 5k dictionary against parallel text (`avg_type`, no MIM): " + said(
+                "dict", "the dictionary is better", "parallel text is better", "the two"),
+            "what the map adds (`avg_type wa mim` against the centred unmapped space): " + said(
+                "map", "the map helps", "the map hurts", "the mapped and unmapped spaces"),
         ]
         covered = first.base[(first.base.variant == v) & (first.base.baseline == BL_WORD_COVERED)]
         if len(covered):
@@ -376,7 +344,8 @@ def evidence(runs: dict, variants, stats: pd.DataFrame, paper_t3: pd.DataFrame, 
         items.append(f"**{v}** (maps from {size} sentence pairs; BTSR P@1 unless stated; mean over the seeds and "
                      "its range): " + "; ".join(claims) + ".")
     if every is not None:
-        items.append(every_map_summary(every, map_changes(runs)))
+        found = map_findings(runs, variants)
+        items.append(every_map_summary(every, map_changes(runs), found if len(found) else None))
     return "\n".join(f"{i}. {t}" for i, t in enumerate([t for t in items if t], start=1))
 
 

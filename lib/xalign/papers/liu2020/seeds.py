@@ -3,8 +3,12 @@
 A seed draws the BTSR set (the two contexts of every pair, the item sample, the candidate fillers), the
 training order, the avg_type context sample and the BCWS / SCWS samples; the word aligner (fast_align)
 draws nothing, so it contributes no spread. A number is reported as its mean over the seeds with the
-spread (max - min over the seeds, and the sample SD); a claim is stated as a finding only when it has
-the same sign for every seed, and is labelled unstable otherwise.
+spread (max - min over the seeds, and the sample SD). A claim about two maps scored on the same items is
+stated as a finding only when its paired 95 % interval over the items (:func:`paired_over_seeds`: each
+seed's items resampled, the per-item difference averaged) excludes zero by the book's rule
+(:func:`xalign.measures.verdicts.direction`) *and* every seed's difference has that sign
+(:func:`item_claim`); otherwise the sentence says the difference is within noise. Three seeds alone
+share a sign one time in four without any effect, so a sign test over the seeds is no finding.
 
 Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
 """
@@ -12,12 +16,13 @@ Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabular
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from xalign.core.profiles import as_list
+from xalign.measures.verdicts import DOWN, UP, direction
 
 
 def seeds_of(P) -> list[int]:
@@ -103,12 +108,15 @@ class SeedRun:
         base: the BTSR baselines (:func:`.report.baselines_table`; at least the covered ``BL(word)`` rows).
         largest: variant -> the seed's largest training size (sentence pairs; it moves a little with the
             seed, since each seed's test items block other sentence pairs from training).
+        hits: variant -> (method, k) -> BTSR P@k per test item of the seed's set at its largest size
+            (:func:`.senses.item_hits`; empty when not scored), for the paired intervals of the claims.
     """
 
     grid: pd.DataFrame
     original: pd.DataFrame
     base: pd.DataFrame
     largest: pd.Series
+    hits: dict = field(default_factory=dict)
 
 
 def seed_columns(summary: pd.DataFrame) -> pd.DataFrame:
@@ -116,3 +124,70 @@ def seed_columns(summary: pd.DataFrame) -> pd.DataFrame:
     ``seed min``, ``seed max`` (the unit of the summary), the per-seed columns dropped."""
     keep = [c for c in summary.columns if not c.startswith("seed ") and c not in ("spread", "n_seeds")]
     return summary[keep].rename(columns={"mean": "value", "sd": "seed SD", "min": "seed min", "max": "seed max"})
+
+
+def paired_over_seeds(diffs: Sequence, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+                      ) -> tuple[float, float, float]:
+    """The mean over the seeds of each seed's mean per-item difference, with a bootstrap interval over items.
+
+    Each resample draws every seed's items with replacement (its own n items; the seeds' sets differ) and
+    averages the seeds' mean differences: a paired interval (both maps on the same items) that also pools
+    the seeds.
+
+    Args:
+        diffs: one array per seed of per-item differences a - b (any unit; NaN not allowed).
+        n_boot: resamples, >= 1; ``level``: coverage in (0, 1); ``seed``: the generator's seed.
+
+    Returns:
+        (mean, lo, hi) in the unit of ``diffs``.
+    """
+    arrays = [np.asarray(d, dtype=float) for d in diffs]
+    if not arrays or any(a.ndim != 1 or not len(a) for a in arrays):
+        raise ValueError("paired_over_seeds: `diffs` needs one non-empty 1-d array of per-item differences per seed")
+    if any(not np.isfinite(a).all() for a in arrays):
+        raise ValueError("paired_over_seeds: a per-item difference is NaN or infinite")
+    if int(n_boot) < 1:
+        raise ValueError(f"n_boot = {n_boot}: the number of resamples must be >= 1")
+    if not 0 < float(level) < 1:
+        raise ValueError(f"level = {level}: the interval's coverage must lie in (0, 1)")
+    rng = np.random.default_rng(seed)
+    boot = np.zeros(int(n_boot))
+    for a in arrays:
+        boot += a[rng.integers(0, len(a), size=(int(n_boot), len(a)))].mean(1)
+    boot /= len(arrays)
+    tail = (1 - float(level)) / 2
+    mean = float(np.mean([a.mean() for a in arrays]))
+    return mean, float(np.quantile(boot, tail)), float(np.quantile(boot, 1 - tail))
+
+
+def item_claim(diffs: Sequence, margin: float = 0.0, n_boot: int = 2000, seed: int = 0) -> dict:
+    """A claim's evidence from per-item differences (points), one array per seed.
+
+    Returns:
+        ``value`` (mean over the seeds), ``lo`` / ``hi`` (:func:`paired_over_seeds`), ``seed min`` / ``seed
+        max`` (the seeds' mean differences), ``n_seeds``, ``n_items`` (over the seeds), ``change`` (the book's
+        rule on the interval: up / down / unresolved) and ``finding`` (up or down only when the interval
+        resolves it *and* every seed's difference has its sign; else ``"within noise"``).
+    """
+    value, lo, hi = paired_over_seeds(diffs, n_boot=n_boot, seed=seed)
+    per = [float(np.mean(d)) for d in diffs]
+    change = direction(lo, hi, margin)
+    agree = all(p > 0 for p in per) if change == UP else all(p < 0 for p in per) if change == DOWN else False
+    return {"value": value, "lo": lo, "hi": hi, "seed min": min(per), "seed max": max(per), "n_seeds": len(per),
+            "n_items": int(sum(len(d) for d in diffs)), "change": change,
+            "finding": change if agree else "within noise"}
+
+
+def item_claim_text(row: dict, up: str, down: str, what: str) -> str:
+    """An :func:`item_claim` in words: the finding only where it is one, else "within noise", with the mean,
+    the 95 % interval over the items and the seeds' range (points)."""
+    n = int(row["n_seeds"])
+    seeds = ("one seed" if n == 1 else f"seeds {row['seed min']:+.1f} to {row['seed max']:+.1f}")
+    ev = f"{row['value']:+.1f} points, 95% CI over the items {row['lo']:+.1f} to {row['hi']:+.1f}, {seeds}"
+    if row["finding"] == UP:
+        return f"{up} ({ev})"
+    if row["finding"] == DOWN:
+        return f"{down} ({ev})"
+    why = ("the interval over the items holds zero" if row["change"] not in (UP, DOWN)
+           else "the interval excludes zero, but the seeds disagree on the sign")
+    return f"within noise: {what} differ by {ev} ({why})"

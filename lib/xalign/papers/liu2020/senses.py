@@ -96,15 +96,38 @@ def map_scores(sp: PairSpaces, n: int, methods, techniques=TECHNIQUES, ks=(1, 5)
         return _map_scores(sp, n, methods, techniques, ks)
 
 
-def _map_scores(sp, n, methods, techniques, ks) -> pd.DataFrame:
-    Q, C = btsr_vectors(sp, "token")
-    gold = sp.data.btsr.gold
-    has = same_form_counts(candidate_forms(sp), gold) > 1
+def _maps(sp, n, methods, techniques) -> list[tuple]:
+    """(name, size, alignment) of the centred unmapped space and of every map (``dict`` maps at 0)."""
     maps = [("no mapping (centred)", 0, unmapped_alignment(sp, True, n))]
     for level, signal in methods:
         size = 0 if signal == "dict" else n
         for tech, al in zip(techniques, grid_fits(sp, level, signal, size, techniques)):
             maps.append((method_label(level, signal, tech), size, al))
+    return maps
+
+
+def item_hits(sp: PairSpaces, n: int, methods, techniques=TECHNIQUES, ks=(1, 5)) -> dict[tuple[str, int], np.ndarray]:
+    """Every map's (as :func:`map_scores`) and the centred unmapped space's BTSR P@k per test item.
+
+    Returns:
+        (method, k) -> (n_items,) array in [0, 1] (1: the gold among the k nearest; a fraction where it
+        ties), row i the set's item i for every method: the items of a paired comparison.
+    """
+    with torch_threads(1, blas=True):
+        Q, C = btsr_vectors(sp, "token")
+        gold = sp.data.btsr.gold
+        out = {}
+        for name, _, al in _maps(sp, n, methods, techniques):
+            for k, h in item_precision_at_k(al.transform_src(Q), al.transform_tgt(C), gold, ks).items():
+                out[name, k] = np.asarray(h, dtype=float)
+        return out
+
+
+def _map_scores(sp, n, methods, techniques, ks) -> pd.DataFrame:
+    Q, C = btsr_vectors(sp, "token")
+    gold = sp.data.btsr.gold
+    has = same_form_counts(candidate_forms(sp), gold) > 1
+    maps = _maps(sp, n, methods, techniques)
     rows = []
     for name, size, al in maps:
         hits = item_precision_at_k(al.transform_src(Q), al.transform_tgt(C), gold, ks)
