@@ -8,6 +8,11 @@ from __future__ import annotations
 import pandas as pd
 
 
+def unmapped(original: pd.DataFrame, centred: bool = True) -> pd.DataFrame:
+    """The centred (or raw) unmapped rows, indexed by variant."""
+    return original[original.centred == centred].set_index("variant")
+
+
 def map_changes(runs: dict) -> pd.DataFrame:
     """Every map's change of BTSR P@1 over its variant's centred unmapped space (points), for every seed.
 
@@ -18,8 +23,6 @@ def map_changes(runs: dict) -> pd.DataFrame:
         one row per (seed, variant, method) at that seed's largest training size (``dict`` maps at n = 0):
         ``seed``, ``variant``, ``method``, ``change`` (points).
     """
-    from xalign.papers.liu2020.report import unmapped
-
     rows = []
     for seed, r in runs.items():
         cen = unmapped(r.original, True)

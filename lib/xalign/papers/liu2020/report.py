@@ -13,7 +13,7 @@ import pandas as pd
 from xalign.core.markup import code, text
 from xalign.papers.liu2020 import senses
 from xalign.papers.liu2020.constants import LEVELS
-from xalign.papers.liu2020.everymap import every_map_summary, map_changes
+from xalign.papers.liu2020.everymap import every_map_summary, map_changes, unmapped
 from xalign.papers.liu2020.grid import btsr_baselines, original_space_scores
 from xalign.papers.liu2020.itemclaims import map_findings
 from xalign.papers.liu2020.pairdata import PairData
@@ -43,11 +43,6 @@ def original_table(spaces: dict, bcws: dict, scws: dict, largest: dict) -> pd.Da
             rows.append({"variant": v, **original_space_scores(sp, bcws.get(v), scws.get(v), centred=centred,
                                                                n_sentences=int(largest[v]))})
     return pd.DataFrame(rows)
-
-
-def unmapped(original: pd.DataFrame, centred: bool = True) -> pd.DataFrame:
-    """The centred (or raw) unmapped rows, indexed by variant."""
-    return original[original.centred == centred].set_index("variant")
 
 
 def largest_sizes(grid: pd.DataFrame) -> pd.Series:
