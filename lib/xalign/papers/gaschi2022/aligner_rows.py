@@ -150,7 +150,9 @@ def aligner_sentence(table2: pd.DataFrame, curve: pd.DataFrame) -> str:
     """
     rows = table2.to_dict("records")
     full = [r for r in rows if r["method"] == "aligner" and not pd.isna(r.get("ours")) and not pd.isna(r.get("paper"))]
-    ours = [r for r in rows if is_offline(str(r["method"])) and not pd.isna(r.get("ours"))]
+    order = {r["pair"]: k for k, r in enumerate(full)}  # our rows in the order of the paper's row
+    ours = sorted((r for r in rows if is_offline(str(r["method"])) and not pd.isna(r.get("ours"))),
+                  key=lambda r: order.get(r["pair"], len(order)))
     out = []
     if full:
         worst = max(abs(r["ours"] - r["paper"]) for r in full)
