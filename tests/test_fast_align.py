@@ -170,8 +170,16 @@ def test_gdfa_final_and_adds_only_links_with_both_ends_unaligned():
 # ---- the vectorised model against a plain loop over sentences, written from the paper
 
 
-def _loop_fast_align(src, tgt, n_src_words, p0=0.08, tension=4.0, iterations=5, alpha=0.01):
-    """One direction of fast_align with dictionaries and loops (slow, obviously the paper's equations)."""
+def _tool_z_exchanged(i, m, n, tension):
+    """The tool's ComputeZ(i, n, m) as a plain sum: j = 1..m, or on and on where floor(i m / n) passes m
+    (its unsigned term count wraps round to about 2**32; the tail beyond 20,000 terms is negligible here)."""
+    last = m if (i * m) // n <= m else 20_000
+    return sum(np.exp(-tension * abs(j / m - i / n)) for j in range(1, last + 1))
+
+
+def _loop_fast_align(src, tgt, n_src_words, p0=0.08, tension=4.0, iterations=5, alpha=0.01, tool=False):
+    """One direction of fast_align with dictionaries and loops (slow, obviously the paper's equations;
+    ``tool``: the tension update as the authors' C++ computes it)."""
     from collections import defaultdict
 
     from scipy.special import digamma
@@ -197,7 +205,7 @@ def _loop_fast_align(src, tgt, n_src_words, p0=0.08, tension=4.0, iterations=5, 
                 counts[(null, f[i - 1])] += probs[0] / total
                 for j in range(1, n + 1):
                     counts[(s[j - 1], f[i - 1])] += probs[j] / total
-                    emp += -abs(i / m - j / n) * probs[j] / total
+                    emp += -abs((i - tool) / m - j / n) * probs[j] / total
             out.append(links)
         if it == iterations - 1:
             return out, tension
@@ -208,7 +216,7 @@ def _loop_fast_align(src, tgt, n_src_words, p0=0.08, tension=4.0, iterations=5, 
                     for i in range(1, m + 1):
                         h = np.array([-abs(i / m - j / n) for j in range(1, n + 1)])
                         w = np.exp(tension * h)
-                        model += c * (h * w).sum() / w.sum()
+                        model += c * (h * w).sum() / (_tool_z_exchanged(i, m, n, tension) if tool else w.sum())
                 tension = float(np.clip(tension + (emp / n_tokens - model / n_tokens) * 20, 0.1, 14))
         tot = defaultdict(float)
         for (e, f), c in counts.items():
@@ -217,11 +225,13 @@ def _loop_fast_align(src, tgt, n_src_words, p0=0.08, tension=4.0, iterations=5, 
                                 for (e, f), c in counts.items()})
 
 
-def test_vectorised_model_equals_the_loop_over_sentences():
+@pytest.mark.parametrize("how", ["tool", "paper"])
+def test_vectorised_model_equals_the_loop_over_sentences(how):
     rng = np.random.default_rng(7)
     src = [rng.integers(0, 12, rng.integers(1, 7)) for _ in range(60)]
     tgt = [np.concatenate([(s[::-1] + 3) % 15, rng.integers(0, 15, rng.integers(0, 3))]) for s in src]
-    fast, fast_tension = align_direction(src, tgt, 12, 15)
-    loop, loop_tension = _loop_fast_align([s.tolist() for s in src], [t.tolist() for t in tgt], 12)
+    fast, fast_tension = align_direction(src, tgt, 12, 15, FastAlignSettings(tension_update=how))
+    loop, loop_tension = _loop_fast_align([s.tolist() for s in src], [t.tolist() for t in tgt], 12,
+                                          tool=how == "tool")
     assert [a.tolist() for a in fast] == loop
     assert fast_tension == pytest.approx(loop_tension, rel=1e-9)

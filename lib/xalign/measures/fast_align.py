@@ -10,7 +10,12 @@ and emits its word with a lexical translation probability ``t(f | e)``. EM
 (here with the paper's variational-Bayes M-step, a symmetric Dirichlet prior
 ``alpha`` on each ``t(. | e)``) estimates ``t``; the tension ``lambda`` is fitted
 between iterations by matching the model's expected ``h`` to the posterior's
-(gradient steps on ``lambda``, the paper's Sec. 3.2). The first E-step has
+(gradient steps on ``lambda``). The update is computed as the authors' tool
+computes it (clab/fast_align, ``src/fast_align.cc`` and ``src/da.h``): the
+posterior's ``h`` takes the 0-based target position (``i - 1``), and the model's
+``E[h]`` divides its sum by the normaliser with the two lengths exchanged,
+``Z(i, n, m)``. ``tension_update="paper"`` gives the paper's gradient (Sec. 3.2,
+1-based positions, ``Z(i, m, n)``) instead. The first E-step has
 uniform ``t`` (its posteriors are the prior); the last iteration only decodes
 (each target word's most probable link, the null word winning ties, then the
 leftmost source word). These are the settings of the authors' ``-d -o -v``
@@ -36,6 +41,8 @@ from scipy.special import digamma
 P0, TENSION, ITERATIONS, ALPHA = 0.08, 4.0, 5, 0.01
 #: tension bounds and step of the authors' gradient update (8 steps per iteration)
 TENSION_MIN, TENSION_MAX, TENSION_STEP, TENSION_STEPS = 0.1, 14.0, 20.0, 8
+#: how lambda's gradient is computed: as the authors' tool computes it, or as the paper writes it
+TENSION_UPDATES = ("tool", "paper")
 
 
 @dataclass(frozen=True)
@@ -49,6 +56,8 @@ class FastAlignSettings:
         optimize_tension: refit lambda between iterations (from the second on).
         alpha: Dirichlet concentration of the variational-Bayes M-step; 0 gives plain EM.
         favor_diagonal: the diagonal prior; False gives IBM Model 1 (uniform over null and source words).
+        tension_update: ``"tool"`` (the authors' C++: 0-based target position in the posterior's feature,
+            lengths exchanged in the model's normaliser) or ``"paper"`` (the paper's gradient).
     """
 
     p0: float = P0
@@ -57,6 +66,7 @@ class FastAlignSettings:
     optimize_tension: bool = True
     alpha: float = ALPHA
     favor_diagonal: bool = True
+    tension_update: str = "tool"
 
     def __post_init__(self):
         if not 0 <= self.p0 < 1:
@@ -67,6 +77,8 @@ class FastAlignSettings:
             raise ValueError(f"iterations must be an integer >= 1, got {self.iterations}")
         if self.alpha < 0:
             raise ValueError(f"alpha must be >= 0, got {self.alpha}")
+        if self.tension_update not in TENSION_UPDATES:
+            raise ValueError(f"tension_update must be one of {TENSION_UPDATES}, got {self.tension_update!r}")
 
 
 # ------------------------------------------------------------------ the diagonal prior
@@ -117,13 +129,40 @@ def diagonal_normaliser(i, m, n, tension):
     return top + bot
 
 
-def diagonal_expected_feature(i, m, n, tension):
-    """E[h] under the non-null prior, i.e. d log Z / d lambda, in closed form (arithmetico-geometric series)."""
+def _weighted_feature_sum(i, m, n, tension):
+    """sum_{j=1..n} h(i, j, m, n) exp(lambda h(i, j, m, n)), in closed form (arithmetico-geometric series)."""
     floor, n_top, r, top_h, bot_h, n = _split(i, m, n, tension)
     step = -1.0 / np.asarray(n, float)  # h falls by 1/n per position away from the diagonal
     top = np.where(n_top > 0, np.exp(tension * top_h) * _arith_geometric(top_h, step, r, n_top), 0.0)
     bot = np.where(floor > 0, np.exp(tension * bot_h) * _arith_geometric(bot_h, step, r, floor), 0.0)
-    return (top + bot) / diagonal_normaliser(i, m, n, tension)
+    return top + bot
+
+
+def diagonal_expected_feature(i, m, n, tension):
+    """E[h] under the non-null prior, i.e. d log Z / d lambda (the paper's model feature)."""
+    return _weighted_feature_sum(i, m, n, tension) / diagonal_normaliser(i, m, n, tension)
+
+
+def tool_normaliser(i, m, n, tension):
+    """The tool's ``ComputeZ(i, m, n)`` taken literally, for any (i, m, n), as its unsigned arithmetic gives it.
+
+    Equal to :func:`diagonal_normaliser` when ``i <= m``. The tool's model feature calls it with the lengths
+    exchanged (``i`` of ``m`` target words, normaliser ``Z(i, n, m)``); then ``floor(i m / n)`` may pass
+    ``m`` and the count of terms right of the split, an unsigned ``m - floor``, wraps round to about 2**32,
+    so that series runs to its limit ``1 / (1 - r)``.
+    """
+    i, m, n = (np.asarray(x, np.int64) for x in (i, m, n))
+    floor = (i * n) // m
+    n_top = np.mod(n - floor, 2**32)  # unsigned subtraction, as the tool's `unsigned num_top = n - floor`
+    r = np.exp(-np.asarray(tension, float) / n)
+    top = np.exp(tension * diagonal_feature(i, floor + 1, m, n)) * (1.0 - r ** n_top.astype(float)) / (1.0 - r)
+    bot = np.exp(tension * diagonal_feature(i, floor, m, n)) * (1.0 - r ** floor.astype(float)) / (1.0 - r)
+    return np.where(n_top > 0, top, 0.0) + np.where(floor > 0, bot, 0.0)
+
+
+def tool_expected_feature(i, m, n, tension):
+    """The tool's model feature, ``ComputeDLogZ(i, m, n)``: the weighted sum over ``Z(i, n, m)`` (exchanged)."""
+    return _weighted_feature_sum(i, m, n, tension) / tool_normaliser(i, n, m, tension)
 
 
 # ------------------------------------------------------------------ one direction
@@ -179,14 +218,15 @@ def _prior(c: _Cells, s: FastAlignSettings, tension: float) -> np.ndarray:
     return out
 
 
-def _fit_tension(c: _Cells, tension: float, posterior_feature: float, n_tokens: int) -> float:
+def _fit_tension(c: _Cells, tension: float, posterior_feature: float, n_tokens: int, how: str) -> float:
     """The authors' update: a few steps of lambda += 20 (posterior E[h] - model E[h]), clipped to [0.1, 14]."""
+    expected = tool_expected_feature if how == "tool" else diagonal_expected_feature
     m, n = c.sizes[:, 0], c.sizes[:, 1]
     size = np.repeat(np.arange(len(m)), m)
     i = np.arange(len(size)) - np.concatenate([[0], np.cumsum(m)[:-1]])[size] + 1
     weight = c.size_count[size]
     for _ in range(TENSION_STEPS):
-        model_feature = math.fsum(weight * diagonal_expected_feature(i, m[size], n[size], tension)) / n_tokens
+        model_feature = math.fsum(weight * expected(i, m[size], n[size], tension)) / n_tokens
         tension = float(np.clip(tension + (posterior_feature - model_feature) * TENSION_STEP, TENSION_MIN,
                                 TENSION_MAX))
     return tension
@@ -208,7 +248,9 @@ def align_direction(src: list[np.ndarray], tgt: list[np.ndarray], n_src_words: i
     c = _cells(src, tgt, n_src_words, n_tgt_words)
     n_tokens = len(c.start)
     real = c.src_pos > 0
-    feature = diagonal_feature(c.tgt_pos[real], c.src_pos[real], c.m[real], c.n[real])
+    # the posterior's feature: the tool takes the 0-based target position, the paper the 1-based one
+    tgt_pos = c.tgt_pos[real] - (1 if settings.tension_update == "tool" else 0)
+    feature = diagonal_feature(tgt_pos, c.src_pos[real], c.m[real], c.n[real])
     t = np.ones(len(c.pair_src))  # uniform: the first E-step's posteriors are the prior
     tension = settings.tension
     for it in range(settings.iterations):
@@ -219,7 +261,7 @@ def align_direction(src: list[np.ndarray], tgt: list[np.ndarray], n_src_words: i
         counts = np.bincount(c.pair, weights=post, minlength=len(t))
         if settings.favor_diagonal and settings.optimize_tension and it > 0:
             posterior_feature = math.fsum(post[real] * feature) / n_tokens
-            tension = _fit_tension(c, tension, posterior_feature, n_tokens)
+            tension = _fit_tension(c, tension, posterior_feature, n_tokens, settings.tension_update)
         if settings.alpha > 0:  # variational Bayes: exp(digamma(count + alpha) - digamma(total + alpha * V_e))
             total = np.bincount(c.pair_src, weights=counts + settings.alpha, minlength=n_src_words + 1)
             t = np.exp(digamma(counts + settings.alpha) - digamma(total[c.pair_src]))

@@ -117,3 +117,22 @@ def plot_fig8(fig8: pd.DataFrame, pair: str, model: str):
     ax.set_xticks(sorted(summary["layer"].unique()))
     _legend_outside(ax)
     return fig
+
+
+def plot_aligner_curve(curve: pd.DataFrame):
+    """Precision of our fast_align on each gold set against its training sentences (Table II's offline rows).
+
+    Args:
+        curve: tidy (pair, training sentences, links, precision %), as ``aligner_rows.learning_curve`` gives.
+    """
+    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+    styles = {"one direction": "-", "grow-diag-final-and": "--"}
+    colours = {}
+    for (pair, links), sub in curve.groupby(["pair", "links"], sort=False):
+        sub = sub.sort_values("training sentences")
+        line, = ax.plot(sub["training sentences"], sub["precision"], marker="o", ms=3, ls=styles.get(links, "-"),
+                        color=colours.get(pair), label=f"{pair}, {links}")
+        colours.setdefault(pair, line.get_color())
+    ax.set(xlabel="training sentences", ylabel="precision (%)", title="Our fast_align: precision against training text")
+    _legend_outside(ax)
+    return fig
