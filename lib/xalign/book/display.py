@@ -42,6 +42,9 @@ from xalign.core.markup import code, inert, text  # noqa: F401 - code and text r
 MISSING = "–"
 #: resolution of the book's figures (dots per inch)
 FIGURE_DPI = 160
+#: the smallest text of a figure (ticks, legends), in points: 8 pt at FIGURE_DPI is about 18 image pixels, so a
+#: figure shown at under 45% of its size has text under 8 px (the browser check asks for a full-size link then)
+SMALLEST_PT = 8
 
 
 def book_style() -> None:
@@ -50,8 +53,8 @@ def book_style() -> None:
 
     mpl.rcParams.update({
         "figure.dpi": FIGURE_DPI, "savefig.dpi": FIGURE_DPI, "savefig.bbox": "tight",
-        "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": 8,
-        "xtick.labelsize": 8, "ytick.labelsize": 8,
+        "font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9, "legend.fontsize": SMALLEST_PT,
+        "xtick.labelsize": SMALLEST_PT, "ytick.labelsize": SMALLEST_PT,
         "axes.spines.top": False, "axes.spines.right": False,
     })
 
