@@ -132,11 +132,11 @@ def test_what_a_reader_meets_tables_none_height_and_a_phone(tmp_path, chromium):
     box = '<div style="overflow-x:auto;max-width:100%">{}</div>'
     path = "results/01_weak_strong_alignment/smoke/multilingual-e5-small/layer_scores_per_language_pair.json"
     (tmp_path / "bad.html").write_text(_page(
-        f"<main><article>{box.format(late)}<p>None pairs per language</p><p>Saved as <code>{path}</code></p>"
+        f"<main><article>{box.format(late)}<p>None pairs per language</p><p>(None: all)</p><p>Saved as <code>{path}</code></p>"
         '<figure><img src="fig.png" style="max-width:100%"></figure>'
         '<div style="height:21000px"></div></article></main>'))
     (tmp_path / "good.html").write_text(_page(
-        f"<main><article>{box.format(early)}<p>No pairs per language; <code>None</code> in code is code</p>"
+        f"<main><article>{box.format(early)}<p>No pairs per language; <code>None</code> in code is code. None of this is Python.</p>"
         f'<p>Saved as <code style="overflow-wrap:anywhere">{path}</code></p>'
         '<figure><a href="fig.png"><img src="fig.png" style="max-width:100%"></a></figure></article></main>'))
     errors = _by_page(check_book(tmp_path, front_page=None, executable=chromium, phone_width=390))
@@ -144,6 +144,7 @@ def test_what_a_reader_meets_tables_none_height_and_a_phone(tmp_path, chromium):
     bad = "\n".join(errors["bad.html"])
     for expected in ("table without a caption: pair, c0, c1", "paper/ours/difference beyond the table's first screen",
                      "paper, ours, difference", "Python None in the text: None pairs per language",
+                     "Python None in the text: (None: all)",
                      "px tall at 1280 px", "at 390 px: the page scrolls sideways", "code to ", "alignment/smoke",
                      "at 390 px: figure text under 8 px and no full-size link: fig.png"):
         assert expected in bad, (expected, bad)

@@ -88,3 +88,14 @@ def test_a_figure_s_data_is_read_back_from_what_it_draws():
     assert data[data.panel == "panel 2"][["x", "y"]].values.tolist() == [["de", 3.0], ["fr", 4.0]]
     with pytest.raises(ValueError, match="name"):
         display.figure("a b", fig)
+
+
+def test_paper_ours_and_difference_come_right_after_the_row_labels():
+    """Fails on the code before it: the compared columns stayed last, beyond a wide table's first screen."""
+    frame = pd.DataFrame({"pair": ["en-de"], "layer": ["best"], "n pairs": [5], "paper model": ["mBERT"],
+                          "paper": [1.0], "ours 95% CI": ["[1, 2]"], "ours - paper": [0.5]})
+    html = display.table_html(frame)
+    heads = re.findall(r"<th>([^<]*)</th>", html)
+    assert heads == ["pair", "layer", "paper", "ours 95% CI", "ours - paper", "n pairs", "paper model"], heads
+    plain = pd.DataFrame({"pair": ["en-de"], "n": [1]})
+    assert display.compared_first(plain) is plain

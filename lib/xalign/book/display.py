@@ -88,6 +88,27 @@ def _cell(value, digits: int, integral: bool) -> str:
     return str(value)
 
 
+#: a compared column's header: the paper's (or thesis') value, ours, their difference ("paper model" and
+#: "our model" name models: labels, not values)
+COMPARED = re.compile(r"^(paper|ours|diff|thesis)\b(?!.*\bmodel\b)", re.IGNORECASE)
+
+
+def compared_first(frame: pd.DataFrame) -> pd.DataFrame:
+    """The columns reordered so that paper, ours and difference come right after the leading label columns
+    (the text columns before them), the other columns after them, each group in its own order: in a wide
+    table they are then in the first screen of its scroll box."""
+    cols = list(frame.columns)
+    keys = [c for c in cols if COMPARED.match(str(c))]
+    if not keys:
+        return frame
+    labels = []
+    for c in cols:
+        if c in keys or pd.api.types.is_numeric_dtype(frame[c]):
+            break
+        labels.append(c)
+    return frame[labels + keys + [c for c in cols if c not in labels and c not in keys]]
+
+
 def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: str | None = None,
                more: bool = False) -> str:
     """A frame as an HTML table string: no index, "–" for missing values, integers as integers.
@@ -100,6 +121,7 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
         more: the full table in a dropdown below its short view (``table.xa-more``: the same table, so the
             book does not number it again; :mod:`xalign.book.numbering`).
 
+    Paper, ours and difference columns come right after the row labels (:func:`compared_first`).
     Every header, cell and the caption is text, never markup: written through
     :func:`xalign.core.markup.text` (HTML, Markdown and MyST syntax inert, on one line), so the table is
     safe both as a notebook's HTML output and inside a generated Markdown page.
@@ -108,6 +130,7 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
         ``<div class="xa-table"><table>...</table></div>``.
     """
     frame = frame.reset_index(drop=True) if not isinstance(frame.index, pd.RangeIndex) else frame
+    frame = compared_first(frame)
     per_col = digits if isinstance(digits, dict) else {}
     default = 1 if isinstance(digits, dict) else digits
     cols = list(frame.columns)

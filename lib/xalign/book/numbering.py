@@ -11,7 +11,7 @@ in the order a reader meets them:
   browser check names it: a caption says what the table shows). The full table in a dropdown below its
   short view (``table.xa-more``) is the same table and takes no number.
 
-Every figure's image links to itself at full size, so that a phone's reader can open it (its text is
+On every page, each figure's image links to itself at full size, so that a phone's reader can open it (its text is
 under 8 px at 390 px otherwise), and its data's CSV link moves into it, below the caption.
 """
 
@@ -24,7 +24,6 @@ _FIG_CAPTION = re.compile(r'<span class="caption-number">Fig\. (\d+) </span>')
 _FIG_REF = re.compile(r'(<span class="std std-numref">)Fig\. (\d+)(</span>)')
 _TABLE = re.compile(r'<table\b([^>]*)>(\s*<caption[^>]*>)?(\s*<span class="caption-number">Table \d+ </span>)?')
 _PAPER_NUMBER = re.compile(r"\s*Table ([IVXLC]+|\d+[a-z]?)\b\s*[:.]?\s*")
-_FIGURE = re.compile(r"<figure\b.*?</figure>", re.DOTALL)
 _IMG = re.compile(r'(<img\b[^>]*\bsrc="([^"]+)"[^>]*>)')
 
 
@@ -66,20 +65,16 @@ def _number_tables(body: str, chapter: int) -> str:
                   lambda m: f"{m[1]} (paper's Table {m[2]}): ", body)
 
 
-def _link_images(body: str) -> str:
-    """Every image in a figure opens at full size: wrapped in a link to itself (unless in a link already)."""
-    def figure(m: re.Match) -> str:
-        block = m[0]
+def link_images(body: str) -> str:
+    """Every figure (an image of the build's ``_images``) opens at full size: wrapped in a link to itself,
+    unless it is in a link already."""
+    def image(i: re.Match) -> str:
+        before = re.findall(r"<[^>]+>", body[max(0, i.start() - 2000):i.start()])
+        if "_images/" not in i[2] or (before and re.match(r"<a\b", before[-1])):
+            return i[0]
+        return f'<a class="xa-zoom" href="{i[2]}" title="Open full size">{i[1]}</a>'
 
-        def image(i: re.Match) -> str:
-            before = re.findall(r"<[^>]+>", block[:i.start()])
-            if before and re.match(r"<a\b", before[-1]):  # in a link already
-                return i[0]
-            return f'<a class="xa-zoom" href="{i[2]}" title="Open full size">{i[1]}</a>'
-
-        return _IMG.sub(image, block)
-
-    return _FIGURE.sub(figure, body)
+    return _IMG.sub(image, body)
 
 
 _FIG_DATA = re.compile(r'<p class="xa-figdata" data-figure="([\w-]+)">.*?</p>', re.DOTALL)
@@ -101,14 +96,16 @@ def number_page(body: str, chapter: int) -> str:
     """A chapter page's HTML body with its figures and tables numbered "Figure N.k" and "Table N.k"."""
     if not isinstance(chapter, int) or chapter < 1:
         raise ValueError(f"number_page: chapter must be a chapter number >= 1, got {chapter!r}")
-    return _move_figure_data(_link_images(_number_tables(_number_figures(body, chapter), chapter)))
+    return _move_figure_data(link_images(_number_tables(_number_figures(body, chapter), chapter)))
 
 
 def renumber(app, pagename, templatename, context, doctree) -> None:
-    """``html-page-context`` handler: a chapter page's body numbered per chapter (other pages unchanged)."""
+    """``html-page-context`` handler: a chapter page's body numbered per chapter; on every page, figures
+    open full size."""
     chapter = chapter_of(pagename)
-    if chapter is not None and context.get("body"):
-        context["body"] = number_page(context["body"], chapter)
+    if context.get("body"):
+        body = context["body"]
+        context["body"] = number_page(body, chapter) if chapter is not None else link_images(body)
 
 
 def setup(app):

@@ -96,14 +96,16 @@ function rawMath() {
 #: what a reader meets at the desktop width: a Python ``None`` in the text, tables without a caption, a
 #: comparison table whose paper/ours/difference columns lie beyond its box's first screen, the page's height
 READER_JS = r"""
-const SKIP_TEXT = "pre, code, kbd, samp, script, style, textarea, mjx-container, .highlight, nav, header, footer";
+// code, the navigation and the API reference's signatures and docstrings (dl.py) may name Python's None
+const SKIP_TEXT = "pre, code, kbd, samp, script, style, textarea, mjx-container, .highlight, nav, header, footer, dl.py";
 const shown = el => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
 function noneText() {
   const out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
-    if (!el || el.closest(SKIP_TEXT) || !/\bNone\b/.test(n.textContent) || !shown(el)) continue;
+    // the English "None of ..." is prose; any other None is Python's ("None pairs", "(None: all)")
+    if (!el || el.closest(SKIP_TEXT) || !/\bNone\b(?! of\b)/.test(n.textContent) || !shown(el)) continue;
     out.push(n.textContent.trim().replace(/\s+/g, " ").slice(0, 100));
   }
   return Array.from(new Set(out));
@@ -147,7 +149,13 @@ PHONE_JS = r"""
   if (out.width > W + 1) {
     for (const el of document.body.querySelectorAll("*")) {
       const r = el.getBoundingClientRect();
-      if (r.right <= W + 1 || r.width === 0 || scrolls(el)) continue;
+      if (r.right <= W + 1 || r.width === 0 || el.closest("svg") && el.tagName.toLowerCase() !== "svg" || scrolls(el)
+          || (el.checkVisibility && !el.checkVisibility({visibilityProperty: true, opacityProperty: true})))
+        continue;
+      let fixed = false;  // an off-canvas drawer (the page's contents on a phone) does not widen the page
+      for (let p = el; p && p !== document.body; p = p.parentElement)
+        if (getComputedStyle(p).position === "fixed") { fixed = true; break; }
+      if (fixed) continue;
       if (Array.from(el.children).some(c => c.getBoundingClientRect().right > W + 1)) continue;  // its child sticks out
       const name = el.tagName.toLowerCase() + (el.className && typeof el.className === "string" ?
           "." + el.className.trim().split(/\s+/)[0] : "");
