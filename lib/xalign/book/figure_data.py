@@ -67,6 +67,8 @@ def figure_data(fig) -> pd.DataFrame:
                 rows.append((panel, _label(patch), _named(float(x), xt), float(patch.get_height()), None))
         for image in ax.images:
             cells = np.asarray(image.get_array())
+            if cells.ndim != 2:  # a picture (RGB), not a heatmap of values
+                continue
             for r in range(cells.shape[0]):
                 for c in range(cells.shape[1]):
                     rows.append((panel, "cell", _named(float(c), xt), _named(float(r), yt), float(cells[r, c])))
