@@ -98,8 +98,10 @@ function rawMath() {
 READER_JS = r"""
 // code, the navigation and the API reference's signatures and docstrings (dl.py) may name Python's None
 const SKIP_TEXT = "pre, code, kbd, samp, script, style, textarea, mjx-container, .highlight, nav, header, footer, dl.py";
+// shown to a reader as the page opens: not hidden, not inside a closed dropdown (<details>)
 const shown = el => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
-    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; };
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"
+        && !el.closest("details:not([open])"); };
 function noneText() {
   const out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
