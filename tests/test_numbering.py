@@ -97,5 +97,8 @@ def test_paper_ours_and_difference_come_right_after_the_row_labels():
     html = display.table_html(frame)
     heads = re.findall(r"<th>([^<]*)</th>", html)
     assert heads == ["pair", "layer", "paper", "ours 95% CI", "ours - paper", "n pairs", "paper model"], heads
+    # a sentence in a cell wraps (td.long), a label does not
+    said = display.table_html(pd.DataFrame({"split": ["dev"], "used as": ["training data: 90 pairs; the dev split: 90"]}))
+    assert '<td class="txt">dev</td>' in said and '<td class="txt long">training data' in said
     plain = pd.DataFrame({"pair": ["en-de"], "n": [1]})
     assert display.compared_first(plain) is plain

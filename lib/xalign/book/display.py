@@ -44,6 +44,8 @@ MISSING = "–"
 #: a table longer than this many rows is folded (its first PREVIEW_ROWS shown, every row in a dropdown)
 FOLD_ROWS = 40
 PREVIEW_ROWS = 10
+#: a text cell longer than this many characters wraps (``td.long``); shorter ones stay on one line
+LONG_TEXT = 30
 #: resolution of the book's figures (dots per inch)
 FIGURE_DPI = 160
 #: the smallest text of a figure (ticks, legends), in points: 8 pt at FIGURE_DPI is about 18 image pixels, so a
@@ -142,7 +144,8 @@ def table_html(frame: pd.DataFrame, digits: int | dict[str, int] = 1, caption: s
         for c, v in zip(cols, row):
             shown = _cell(v, per_col.get(c, default), integral[c])
             numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-            cells.append(f'<td class="{"num" if numeric else "txt"}">{text(shown)}</td>')
+            kind = "num" if numeric else ("txt long" if len(shown) > LONG_TEXT else "txt")
+            cells.append(f'<td class="{kind}">{text(shown)}</td>')
         body.append("<tr>" + "".join(cells) + "</tr>")
     cap = f"<caption>{text(caption)}</caption>" if caption else ""
     cls = "xa xa-more" if more else "xa"
