@@ -100,7 +100,7 @@ seeds_grid = experiments.every_seed(result.seed_runs)  # every seed's maps: the 
 # sub-words, as in the paper's footnote 1 (`layers` changes this).
 
 # %%
-display.table(result.encoder_table);
+display.table(result.encoder_table, caption="The encoders of this run and their revisions");
 
 # %% [markdown]
 # ### Building the BTSR test set
@@ -142,13 +142,14 @@ display.table(result.encoder_table);
 # pairs from 14,604 and 9,623 contextualised ones; 20k and 200k candidates):
 
 # %%
-display.table(result.btsr_stats);
+display.table(result.btsr_stats, caption="The BTSR test set this run built, per language pair");
 
 # %% [markdown]
 # A sample of the test pairs:
 
 # %%
-display.table(report.btsr_samples(result.pair_data, n=8, seed=next(iter(result.seed_runs))));
+display.table(report.btsr_samples(result.pair_data, n=8, seed=next(iter(result.seed_runs))),
+              caption="A sample of the BTSR test pairs");
 
 # %% [markdown]
 # ### Anchors and alignments
@@ -169,7 +170,7 @@ display.table(report.btsr_samples(result.pair_data, n=8, seed=next(iter(result.s
 # pair's target word) stop the run if one fails.
 
 # %%
-display.table(experiments.spaces_table(result.spaces));
+display.table(experiments.spaces_table(result.spaces), caption="The vector spaces the alignments start from");
 
 # %% [markdown]
 # ### Evaluation sets: BCWS and SCWS
@@ -197,7 +198,7 @@ display.prose(report.wordsim_note(len(ws.bcws_data), ws.n_bcws, len(ws.scws_data
 # unmapped space is scored raw and centred:
 
 # %%
-display.table(report.original_shown(original));
+display.table(report.original_shown(original), caption="The unaligned space, raw and centred: the bar every alignment has to clear");
 
 # %% [markdown]
 # (ch02-table3)=
@@ -212,11 +213,12 @@ display.table(report.original_shown(original));
 # over the test items.
 
 # %%
-display.table(report.table3_page(result.table3, result.senses.scores, result.senses.word_form), digits=2)
+display.table(report.table3_page(result.table3, result.senses.scores, result.senses.word_form), digits=2,
+              caption="Table 3: BTSR with the largest training set")
 display.prose(report.word_form_note(result.senses.word_form))
 display.prose("Every map's P@1 and P@5 (%), on all items and on the items with a same-form distractor, and its "
               "change over the centred unmapped space (points):")
-display.table(result.senses.every_map, digits=1);
+display.table(result.senses.every_map, digits=1, caption="Every map's BTSR P@1 and P@5 (%), all items and items with a same-form distractor");
 
 # %% [markdown]
 # ### BTSR baselines
@@ -236,7 +238,8 @@ display.table(result.senses.every_map, digits=1);
 display.table(result.baselines.assign(**{"P@1 (%)": 100 * result.baselines.btsr_p1,
                                          "P@5 (%)": 100 * result.baselines.btsr_p5,
                                          "items scored": result.baselines.n_items.astype(int)})[
-    ["variant", "baseline", "mapped_with", "items scored", "P@1 (%)", "P@5 (%)"]], digits=2);
+    ["variant", "baseline", "mapped_with", "items scored", "P@1 (%)", "P@5 (%)"]], digits=2,
+    caption="BTSR baselines: the word alone, its context alone, and both, P@1 and P@5 (%)");
 
 # %% [markdown]
 # (ch02-fig3-points)=
@@ -248,7 +251,7 @@ display.table(result.baselines.assign(**{"P@1 (%)": 100 * result.baselines.btsr_
 # its band their range (min to max).
 
 # %%
-display.table(report.shown(result.fig3_points), digits=2)
+display.table(report.shown(result.fig3_points), digits=2, caption="The two points of the paper's Figure 3 that its text gives (EN-ES)")
 display.figure("ch02-fig3-points", figures.curve_plot(
     seeds_grid, "btsr_p5", "BTSR P@5 (%)", result.variants, extra=report.unmapped(original)["btsr_p5"].to_dict(),
     paper_points=paper_table("liu2020", "fig3_points"), ceiling=report.ceiling_of(result.senses.word_form)));
@@ -316,7 +319,8 @@ display.figure("ch02-fig-2", figures.retrieval_plot(seeds_grid, original, result
 # with their SD, min and max.
 
 # %%
-display.table(report.shown(result.table4, unit="rho x100"), digits=2);
+display.table(report.shown(result.table4, unit="rho x100"), digits=2,
+              caption="Table 4: SCWS (Spearman rho x100), the English space before and after alignment");
 
 # %% [markdown]
 # ## What the evidence supports

@@ -93,7 +93,7 @@ result = experiments.run_chapter(P, run, enc)  # every table below, recorded in 
 # ### Table 2: XNLI files
 
 # %%
-display.table(report.shown(result.data_tables["table2"], ["split"], unit="lines")[0]);
+display.table(report.shown(result.data_tables["table2"], ["split"], unit="lines")[0], caption="Table 2: XNLI files (lines)");
 
 # %% [markdown]
 # **XED** (Öhman et al. 2020; CC BY 4.0): subtitle lines annotated with
@@ -103,7 +103,7 @@ display.table(report.shown(result.data_tables["table2"], ["split"], unit="lines"
 # projection files swallow alignment metadata; the reader counts those records:
 
 # %%
-display.table(result.data_tables["xed_files"]);
+display.table(result.data_tables["xed_files"], caption="XED files and the records the reader counts");
 
 # %% [markdown]
 # (ch05-table1)=
@@ -112,14 +112,14 @@ display.table(result.data_tables["xed_files"]);
 # Ours: the single-label English lines of the later, larger released data.
 
 # %%
-display.table(*report.shown(result.data_tables["table1"], ["emotion"], unit="% of lines"));
+display.table(*report.shown(result.data_tables["table1"], ["emotion"], unit="% of lines"), caption="Table 1: XED classes");
 
 # %% [markdown]
 # (ch05-table3)=
 # ### Table 3: XED splits
 
 # %%
-display.table(*report.shown(result.data_tables["table3"], ["lang", "split"], unit="lines"));
+display.table(*report.shown(result.data_tables["table3"], ["lang", "split"], unit="lines"), caption="Table 3: XED splits (lines)");
 
 # %% [markdown]
 # ## Method: the thesis' pipeline, step by step
@@ -142,7 +142,7 @@ display.table(*report.shown(result.data_tables["table3"], ["lang", "split"], uni
 # sentence per language, along the thesis' path and the ordinary one:
 
 # %%
-display.table(result.examples);
+display.table(result.examples, caption="One sentence per language, along the thesis' path and the ordinary one");
 
 # %% tags=["remove-input"]
 display.prose("**Which XNLI files did the thesis read?** Its example premise is printed as `He didn't get to go .`; "
@@ -161,7 +161,7 @@ display.prose("**Which XNLI files did the thesis read?** Its example premise is 
 # thesis, averages the input sub-word embeddings. Words lost to `<unk>` on its path:
 
 # %%
-display.table(result.features.unk_table())
+display.table(result.features.unk_table(), caption="Words lost to the unknown token on the thesis' path")
 display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 
 # %% [markdown]
@@ -217,7 +217,7 @@ display.figure("ch05-unk-correlation", plots.plot_unk_correlation(result.unk_poi
 # ```
 
 # %%
-display.table(report.correlation_table(result.unk_correlation), digits={"Spearman rho": 2})
+display.table(report.correlation_table(result.unk_correlation), digits={"Spearman rho": 2}, caption="Accuracy vs lost words")
 display.prose(report.correlation_summary(result.unk_correlation));
 
 # %% [markdown]
@@ -228,8 +228,8 @@ display.prose(report.correlation_summary(result.unk_correlation));
 # beside quoted fine-tuned systems; our rows (seed means) follow that rule.
 
 # %%
-display.table(*report.shown(result.table6, ["model", "lang"]))
-display.table(gap.shown(result.mlp_lr_gap))
+display.table(*report.shown(result.table6, ["model", "lang"]), caption="Table 6: XNLI next to other systems (%)")
+display.table(gap.shown(result.mlp_lr_gap), caption="MLP against logistic regression, per language")
 display.prose(gap.gap_summary(result.mlp_lr_gap));
 
 # %% [markdown]
@@ -252,7 +252,7 @@ display.table(*report.shown(result.xed.table5, ["lang", "classifier"]), full_lab
 # quoted, not rerun; the MultiSent rows are those of Table 5.
 
 # %%
-display.table(*report.shown(result.xed.table7, ["classifier", "lang"]))
+display.table(*report.shown(result.xed.table7, ["classifier", "lang"]), caption="Table 7: XED next to Kajava (2018)")
 display.prose(report.xed_summary(result.xed.table5));
 
 # %% [markdown]
@@ -269,7 +269,7 @@ display.prose(report.xed_summary(result.xed.table5));
 
 # %%
 display.table(result.layers.best_layer[["task", "layer", "dev_acc", "acc"]].rename(
-    columns={"dev_acc": "held-out acc (%)", "acc": "test acc (%)"}))
+    columns={"dev_acc": "held-out acc (%)", "acc": "test acc (%)"}), caption="Each task's layer, chosen on held-out data")
 display.figure("ch05-layer-sweep", plots.plot_layer_sweep(result.layers.sweep, result.layers.cbow))
 display.prose(report.sweep_summary(result.layers.sweep, result.layers.best_layer, result.layers.cbow));
 
@@ -328,7 +328,7 @@ display.figure("ch05-learning-curve", plots.plot_learning_curve(result.learning_
 # classifiers, early-stopped on the dev split. XED starts at B (read as UTF-8).
 
 # %%
-display.table(report.diagnosis_table(result.diagnosis))
+display.table(report.diagnosis_table(result.diagnosis), caption="Undoing the thesis' pipeline one step at a time (A-F)")
 display.figure("ch05-diagnosis", plots.plot_diagnosis(result.diagnosis));
 
 # %% [markdown]

@@ -129,10 +129,14 @@ def test_run_it_section_is_generated_from_the_profiles_and_the_parameters_cell()
         row = next(line for line in text.splitlines() if line.startswith(f"| `{name}` |"))
         for p in ("smoke", "default", "paper"):
             assert PB._cell(profiles[p][name]).replace("|", "/") in row
-        assert docs[name].replace("|", "/") in row
+        assert PB._python_none(docs[name]).replace("|", "/") in row
+        assert not re.search(r"(?<!`)\bNone\b", row), row  # Python's None is code, not prose (issue 44)
         assert row.endswith(f" | {describe(meta.ranges('gaschi2022')[name]).replace('|', '/')} |")
     assert "xalign run 01 --profile smoke" in text
     assert f"{{download}}`download the .py <{chapter}.py>`" in text
+    # the parameters table has a caption (a numbered table of the chapter) and ends its directive
+    assert re.search(r"```\{table\} The chapter's parameters.*\n:name: run-it-parameters-01\n\n\| parameter \|", text)
+    assert text.rstrip().endswith("```")
 
 
 def test_every_chapter_has_a_run_it_section():

@@ -18,6 +18,13 @@ from a local server, as GitHub Pages serves it. For each page:
   (the book never does; a hostile name such as ``<img src=x onerror=alert(2)>`` would, were it
   live: the test builds one into the book), and no ``<script>``, event-handler attribute or
   ``javascript:`` link in the page calls them;
+- no Python ``None`` in the visible text outside code;
+- every visible table has a caption with words (not only its number), and a comparison table's paper,
+  ours and difference columns start inside its column or its scroll box's first screen;
+- no page taller than :data:`MAX_PAGE_HEIGHT` at the desktop width;
+- at a phone's width (390 px): no sideways scroll (the elements that stick out are named), no table wider
+  than its column without a scroll box, and no figure whose smallest text shows under 8 px unless it links
+  to its full-size image;
 - on the front page, the reproduction status table is visible.
 
 ``python -m xalign.book.browser _build/html [--screenshots DIR]`` prints the problems and
@@ -43,9 +50,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from xalign.book.page_probes import DIALOG_CANARY_JS, PAGE_JS, WIDE_JS
+from xalign.book.page_probes import DIALOG_CANARY_JS, PAGE_JS, PHONE_JS, WIDE_JS
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
+#: the tallest page a reader should scroll at the desktop width (CSS pixels); longer content folds
+MAX_PAGE_HEIGHT = 20_000
 SKIP_DIRS = {"_static", "_sources", "_images", "_downloads", "_sphinx_design_static"}
 
 #: an absolute or temporary path of some machine in a page's text (a build must not leak its own)
@@ -283,8 +292,8 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
         screenshots: a folder for full-page PNGs, ``<page>.<width>.png`` and ``<page>.<phone_width>.png``
             (None: no screenshots).
         width: the browser window's width in CSS pixels.
-        phone_width: with ``screenshots``, a second width (a phone's) at which each page is also captured
-            and its tables checked again (None: only ``width``).
+        phone_width: a second width (a phone's) at which each page is opened again: no sideways scroll, tables
+            in their boxes, figure text readable (and, with ``screenshots``, captured); None: only ``width``.
         executable: the Chromium binary (default: :func:`find_chromium`).
 
     Returns:
@@ -327,19 +336,20 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
                 report.errors += [f"table wider than its column without a scroll box: {w}" for w in info["wide_tables"]]
                 if front_page and rel == front_page and not (info["status_table_visible"] and info["status_rows"]):
                     report.errors.append("front page: the reproduction status table is not visible")
+                report.errors += [f"Python None in the text: {t}" for t in info["none_text"]]
+                report.errors += [f"table without a caption: {t}" for t in info["reader_tables"]["uncaptioned"]]
+                report.errors += [f"paper/ours/difference beyond the table's first screen: {t}"
+                                  for t in info["reader_tables"]["beyond"]]
+                if info["page_height"] > MAX_PAGE_HEIGHT:
+                    report.errors.append(f"page {info['page_height']:,} px tall at {width} px (at most "
+                                         f"{MAX_PAGE_HEIGHT:,}: fold long tables)")
+                stem = rel.replace("/", "__")[:-5]
                 if screenshots:
-                    stem = rel.replace("/", "__")[:-5]
                     browser.screenshot(Path(screenshots) / f"{stem}.{width}.png", full_page=True)
-                    if phone_width:  # the same page on a phone's width, then back
-                        browser.resize(phone_width)
-                        try:
-                            browser.open(origin + rel)  # laid out from the start at the phone's width
-                            browser.screenshot(Path(screenshots) / f"{stem}.{phone_width}.png", full_page=True)
-                            wide = browser.evaluate("(() => {" + WIDE_JS + " return wideTables(); })()")
-                            report.errors += [f"at {phone_width} px: table wider than its column without a scroll "
-                                              f"box: {w}" for w in wide]
-                        finally:
-                            browser.resize(width)
+                if phone_width:  # the same page on a phone's width, then back
+                    report.errors += _phone_problems(browser, origin + rel, phone_width, width,
+                                                     Path(screenshots) / f"{stem}.{phone_width}.png" if screenshots
+                                                     else None)
                 reports.append(report)
     finally:
         server.shutdown()
@@ -349,13 +359,34 @@ def check_book(html_dir: str | Path, pages: list[Path] | None = None, front_page
     return reports
 
 
+def _phone_problems(browser: Chromium, url: str, phone_width: int, width: int, shot: Path | None) -> list[str]:
+    """Open ``url`` laid out from the start at ``phone_width``, capture it, check it, and go back to ``width``."""
+    browser.resize(phone_width)
+    try:
+        browser.open(url)
+        if shot:
+            browser.screenshot(shot, full_page=True)
+        wide = browser.evaluate("(() => {" + WIDE_JS + " return wideTables(); })()")
+        phone = browser.evaluate(PHONE_JS)
+    finally:
+        browser.resize(width)
+    out = [f"at {phone_width} px: table wider than its column without a scroll box: {w}" for w in wide]
+    if phone["sideways"] or phone["width"] > phone_width + 1:
+        out.append(f"at {phone_width} px: the page scrolls sideways ({phone['width']} px wide): "
+                   + "; ".join(phone["sideways"]))
+    out += [f"at {phone_width} px: figure text under 8 px and no full-size link: {f}" for f in phone["small_figures"]]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("html_dir", help="the build's HTML folder, e.g. _build/html")
     ap.add_argument("--screenshots", help="write one full-page PNG per page here")
     ap.add_argument("--width", type=int, default=1280)
+    ap.add_argument("--phone-width", type=int, default=390, help="a phone's width, checked too (0: not)")
     args = ap.parse_args(argv)
-    reports = check_book(args.html_dir, screenshots=args.screenshots, width=args.width)
+    reports = check_book(args.html_dir, screenshots=args.screenshots, width=args.width,
+                         phone_width=args.phone_width or None)
     bad = [r for r in reports if r.errors]
     for r in reports:
         print(f"{'FAIL' if r.errors else 'ok  '} {r.page} ({r.n_images} images)")

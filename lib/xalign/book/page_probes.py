@@ -5,6 +5,8 @@ not typeset, and any script or handler from the page's content that calls a dial
 :data:`DIALOG_CANARY_JS` runs before a page's own scripts and records such calls instead of opening them.
 """
 
+from xalign.book.display import FIGURE_DPI, SMALLEST_PT
+
 _PAGE_JS = r"""
 (async () => {
   ${WIDE}
@@ -42,6 +44,7 @@ _PAGE_JS = r"""
     main_text: (document.querySelector("main") || document.body || {innerText: ""}).innerText,
     wide_tables: wideTables(),
     raw_math: rawMath(),
+    ${READER_FIELDS}
   };
 })()
 """
@@ -90,7 +93,92 @@ function rawMath() {
 }
 """
 
-PAGE_JS = _PAGE_JS.replace("${WIDE}", WIDE_JS + _RAW_MATH_JS)
+#: what a reader meets at the desktop width: a Python ``None`` in the text, tables without a caption, a
+#: comparison table whose paper/ours/difference columns lie beyond its box's first screen, the page's height
+READER_JS = r"""
+// code, the navigation and the API reference's signatures and docstrings (dl.py) may name Python's None
+const SKIP_TEXT = "pre, code, kbd, samp, script, style, textarea, mjx-container, .highlight, nav, header, footer, dl.py";
+// shown to a reader as the page opens: not hidden, not inside a closed dropdown (<details>)
+const shown = el => { const r = el.getBoundingClientRect(), s = getComputedStyle(el);
+    return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"
+        && !el.closest("details:not([open])"); };
+function noneText() {
+  const out = [], walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    const el = n.parentElement;
+    // the English "None of ..." is prose; any other None is Python's ("None pairs", "(None: all)")
+    if (!el || el.closest(SKIP_TEXT) || !/\bNone\b(?! of\b)/.test(n.textContent) || !shown(el)) continue;
+    out.push(n.textContent.trim().replace(/\s+/g, " ").slice(0, 100));
+  }
+  return Array.from(new Set(out));
+}
+function readerTables() {
+  const uncaptioned = [], beyond = [], key = /^(paper|ours|diff)/i;
+  for (const t of document.querySelectorAll("main table, article table, body > table")) {
+    if (t.closest("nav, .bd-sidebar, .bd-search, table.highlighttable") || t.matches(".indextable, .highlighttable")
+        || !shown(t)) continue;
+    const head = Array.from(t.querySelectorAll("th")).slice(0, 3).map(th => th.textContent.trim()).join(", ");
+    const cap = t.querySelector(":scope > caption");
+    const words = cap ? cap.textContent.replace(/^\s*Table\s+[\d.]+:?/, "").trim() : "";
+    if (!words) uncaptioned.push(head || "(no header)");
+    let box = null;
+    for (let el = t.parentElement; el && el !== document.body; el = el.parentElement) {
+      const ox = getComputedStyle(el).overflowX;
+      if (ox === "auto" || ox === "scroll" || ox === "hidden") { box = el; break; }
+    }
+    const right = (box || t.closest("article, main") || document.body).getBoundingClientRect().right + 1;
+    const late = Array.from(t.querySelectorAll("thead th, tr:first-child th")).filter(th => key.test(th.textContent.trim())
+        && th.getBoundingClientRect().left >= right).map(th => th.textContent.trim());
+    if (late.length) beyond.push(`${(cap ? cap.textContent : head).trim().slice(0, 60)}: ${late.join(", ")}`);
+  }
+  return {uncaptioned, beyond};
+}
+"""
+_READER_FIELDS = r"""none_text: noneText(),
+    reader_tables: readerTables(),
+    page_height: document.documentElement.scrollHeight,"""
+
+#: what a phone (390 px) meets: the page scrolls sideways (the elements that stick out past the window's
+#: right edge outside any scroll box of their own), and figures whose smallest text (the book's 8 pt at its
+#: resolution, :data:`xalign.book.display.FIGURE_DPI`) shows under 8 px without a link to the full-size image
+PHONE_JS = r"""
+(() => {
+  const W = window.innerWidth, out = {sideways: [], small_figures: [], width: document.documentElement.scrollWidth};
+  const scrolls = el => { for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const ox = getComputedStyle(p).overflowX;
+      if ((ox === "auto" || ox === "scroll" || ox === "hidden") && p.getBoundingClientRect().right <= W + 1) return true; }
+    return false; };
+  if (out.width > W + 1) {
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      if (r.right <= W + 1 || r.width === 0 || el.closest("svg") && el.tagName.toLowerCase() !== "svg" || scrolls(el)
+          || (el.checkVisibility && !el.checkVisibility({visibilityProperty: true, opacityProperty: true})))
+        continue;
+      let fixed = false;  // an off-canvas drawer (the page's contents on a phone) does not widen the page
+      for (let p = el; p && p !== document.body; p = p.parentElement)
+        if (getComputedStyle(p).position === "fixed") { fixed = true; break; }
+      if (fixed) continue;
+      if (Array.from(el.children).some(c => c.getBoundingClientRect().right > W + 1)) continue;  // its child sticks out
+      const name = el.tagName.toLowerCase() + (el.className && typeof el.className === "string" ?
+          "." + el.className.trim().split(/\s+/)[0] : "");
+      out.sideways.push(`${name} to ${Math.round(r.right)} px: ${(el.textContent || el.getAttribute("src") || "")
+          .trim().replace(/\s+/g, " ").slice(0, 60)}`);
+      if (out.sideways.length >= 5) break;
+    }
+  }
+  const natural = ${MIN_PT} / 72 * ${DPI};  // the smallest text, in the image's own pixels
+  for (const img of document.querySelectorAll("main img, article img")) {
+    const r = img.getBoundingClientRect();
+    if (!img.naturalWidth || img.naturalWidth < 200 || r.width === 0 || img.closest("a[href]")) continue;
+    const px = natural * r.width / img.naturalWidth;
+    if (px < 8) out.small_figures.push(`${img.getAttribute("src")}: text about ${px.toFixed(1)} px`);
+  }
+  return out;
+})()
+"""
+
+PHONE_JS = PHONE_JS.replace("${MIN_PT}", str(SMALLEST_PT)).replace("${DPI}", str(FIGURE_DPI))
+PAGE_JS = _PAGE_JS.replace("${WIDE}", WIDE_JS + _RAW_MATH_JS + READER_JS).replace("${READER_FIELDS}", _READER_FIELDS)
 #: WIDE_JS alone: ``wideTables()``, run again at a phone's width
 
 #: run in every page before its own scripts: ``alert``, ``confirm`` and ``prompt`` record their call (a

@@ -177,6 +177,11 @@ def papermill_command(chapter: str, profile: str = "smoke") -> str:
             f"papermill notebooks/{chapter}.ipynb {EXECUTED_DIR}/{chapter}.ipynb -p profile {profile}")
 
 
+def _python_none(doc: str) -> str:
+    """A parameter's comment with Python's ``None`` (the value to pass) as code, not as a word of prose."""
+    return re.sub(r"(?<!`)\bNone\b(?!`)", "`None`", doc)
+
+
 def run_it_markdown(chapter: str, source: str = "", run: dict | None = None, public: bool | None = None) -> str:
     """The chapter's "Run it" section: the commands, and every parameter of every profile.
 
@@ -200,7 +205,7 @@ def run_it_markdown(chapter: str, source: str = "", run: dict | None = None, pub
     head = "| parameter | what it sets | " + " | ".join(PROFILE_NAMES) + " | valid values |\n"
     head += "|---|---|" + "---|" * len(PROFILE_NAMES) + "---|\n"
     rows = "".join(
-        f"| `{n}` | {docs.get(n, '').replace('|', '/')} | "
+        f"| `{n}` | {_python_none(docs.get(n, '')).replace('|', '/')} | "
         + " | ".join(_cell(profiles[p][n]).replace("|", "/") for p in PROFILE_NAMES)
         + f" | {describe(ranges[n]).replace('|', '/')} |\n" for n in names)
     if public:
@@ -235,7 +240,11 @@ In Jupyter, or with papermill directly (`make notebooks` pairs every chapter):
 error before any work starts. The profiles and ranges (`xalign/papers/{paper}/profiles.yaml`, read when
 this page was built):
 
-{head}{rows}"""
+```{{table}} The chapter's parameters: what each sets, its value in each profile and the values it accepts
+:name: run-it-parameters-{number}
+
+{head}{rows}```
+"""
 
 
 def publish_notebook(nb, chapter: str, source: str = "", log=sys.stderr, run: dict | None = None):
