@@ -140,6 +140,7 @@ def main(argv=None) -> None:
     ap.add_argument("--profile", default="default")
     ap.add_argument("--langs", default="fr", help="comma-separated XNLI languages (each also a study language)")
     ap.add_argument("--dtype", default="float64", choices=["float64", "float32"])
+    ap.add_argument("--modes", default="plain,perturbed,2 threads", help="comma-separated, plain first")
     ap.add_argument("--quick", action="store_true", help="diagnosis steps C-E and the MLP-LR gap only")
     ap.add_argument("--seeds", default=None, help="comma-separated training seeds (default: the profile's)")
     a = ap.parse_args(argv)
@@ -152,7 +153,10 @@ def main(argv=None) -> None:
     data.xed.clear()  # XNLI only: Table 4, the MLP-LR gap and the XNLI steps of the diagnosis
     feats = None if a.quick else ex.encode_features(enc, P, data)
     runs, t0 = {}, time.time()
-    for mode in ("plain", "perturbed", "2 threads"):
+    modes = a.modes.split(",")
+    if modes[0] != "plain" or not set(modes) <= {"plain", "perturbed", "2 threads"}:
+        raise SystemExit(f"--modes = {a.modes!r}: plain first, then any of perturbed, 2 threads")
+    for mode in modes:
         runs[mode] = run_quick(mode, P, data, enc) if a.quick else run_once(mode, P, data, feats, enc)
         print(f"[{mode}: {time.time() - t0:.0f} s]", flush=True)
     out = compare(runs)

@@ -320,8 +320,8 @@ NOTES = (
     ("Every probe (the thesis' and ours) trains in double precision, where SentEval trains in single "
      "precision; the architecture, optimiser, early stopping, seeds and data sizes are unchanged. In single "
      "precision, rounding-sized differences between two machines (another CPU, another thread count) sent "
-     "training down another path and moved results by more than their intervals; in double precision they "
-     "leave every accuracy where it was (measured by retraining on rounding-perturbed inputs and on two threads)."),
+     "training down another path and moved results by more than their intervals; in double precision, "
+     "retraining on rounding-perturbed inputs or on two threads left the accuracies we measured where they were."),
 )
 
 
