@@ -30,7 +30,11 @@ def test_seed_scores_known_answers():
     assert (r["acc_min"], r["acc_max"]) == pytest.approx((100 / 3, 100.0))
     assert r["acc_sd"] == pytest.approx(np.std([100, 50, 100 / 3], ddof=1))
     assert r["pred_majority_share"] == 100.0 and majority_share(zeros, 3) == 100.0
-    assert r["collapsed_seeds"] == 1 and r["collapsed"] is True
+    # one seed of three collapses: the run is not collapsed (judged per seed); the two that learn are reported
+    assert r["collapsed_seeds"] == 1 and r["collapsed"] is False and r["learning_seeds"] == 2
+    assert r["acc_learning"] == pytest.approx(75.0)
+    every = seed_scores(y, [zeros, zeros], n_classes=3, seeds=[0, 1])
+    assert every["collapsed"] is True and np.isnan(every["acc_learning"])
     assert r["seeds"] == [0, 1, 2] and r["n_seeds"] == 3
     assert r["acc_lo"] <= r["acc"] <= r["acc_hi"]
     # no seed collapses: the flag is off, and a share just under the bar does not count

@@ -46,6 +46,7 @@ SENTEVAL_CONFIGS = {
 TORCH_REGS = (1e-5, 1e-4, 1e-3, 1e-2)  # SentEval's L2 grid for its PyTorch classifiers
 SKLEARN_CS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # SentEval's C grid for scikit-learn's logistic regression
 PROBE_THREADS = 1  # torch threads while training probes (None: leave torch's setting)
+PROBE_DTYPE = np.float64  # torch probes train in this precision (float32: SentEval's, rounding-sensitive)
 
 
 # --------------------------------------------------------------------------- features
@@ -115,6 +116,12 @@ class ProbeSpec:
         return replace(self, **kw)
 
 
+def _torch_dtype():
+    import torch
+
+    return torch.float64 if PROBE_DTYPE == np.float64 else torch.float32
+
+
 class TorchProbe:
     """SentEval's PyTorch classifier, trained for several L2 values at once.
 
@@ -126,7 +133,10 @@ class TorchProbe:
     the best validation accuracy are kept; training stops once the count of
     non-improving checks exceeds ``tenacity`` (never reset); each check
     follows ``epoch_size`` passes over the shuffled data; L2 is weight decay
-    added to the gradient; RMSprop / Adam with torch's default learning rates.
+    added to the gradient; RMSprop / Adam with torch's default learning rates. Unlike SentEval,
+    training runs in float64 (inputs, the seed's float32 initial weights widened, optimiser state):
+    in float32 a rounding-scale change of the inputs or of the summation order (another thread count,
+    another CPU) sent training down another path and moved a score by up to 27 points (issue 46).
     """
 
     def __init__(self, spec: ProbeSpec, n_features: int, n_classes: int, l2, seed: int):
@@ -134,12 +144,12 @@ class TorchProbe:
         from torch import nn
 
         self.spec, self.seed = spec, seed
-        self.l2 = torch.tensor(np.atleast_1d(np.asarray(l2, dtype=np.float32)))
+        self.l2 = torch.tensor(np.atleast_1d(np.asarray(l2, dtype=PROBE_DTYPE)))
         H = len(self.l2)
         s = spec.settings
         self.batch_size, self.tenacity, self.epoch_size = s["batch_size"], s["tenacity"], s["epoch_size"]
         torch.manual_seed(seed)
-        rep = lambda t: nn.Parameter(t.detach().clone().unsqueeze(0).repeat(H, *([1] * t.dim())))
+        rep = lambda t: nn.Parameter(t.detach().to(_torch_dtype()).unsqueeze(0).repeat(H, *([1] * t.dim())))  # float64
         if spec.kind == "logreg":
             lin = nn.Linear(n_features, n_classes)
             self.params = {"W": rep(lin.weight.T), "b": rep(lin.bias)}
@@ -175,7 +185,7 @@ class TorchProbe:
         return torch.bmm(h, p["W2"]) + p["b2"][:, None, :]
 
     def _scaled(self, X) -> np.ndarray:
-        X = np.asarray(X, np.float32)
+        X = np.asarray(X, PROBE_DTYPE)
         return X if self.shift is None else (X - self.shift) / self.scale
 
     def fit(self, X, y, validation: tuple | None = None, validation_split: float | None = None) -> np.ndarray:
@@ -185,17 +195,17 @@ class TorchProbe:
         spec's ``min_validation``) of the data is held out for early stopping."""
         import torch
 
-        X, y = np.asarray(X, np.float32), np.asarray(y)
+        X, y = np.asarray(X, PROBE_DTYPE), np.asarray(y)
         if validation is None:
             perm = self.rng.permutation(len(X))
             n_val = max(1, int((validation_split or self.spec.min_validation) * len(X)))
             validation = (X[perm[:n_val]], y[perm[:n_val]])
             X, y = X[perm[n_val:]], y[perm[n_val:]]
         if self.spec.standardize:
-            self.shift, self.scale = X.mean(0), X.std(0) + 1e-6
+            self.shift, self.scale = X.mean(0), X.std(0) + PROBE_DTYPE(1e-6)
         X = self._scaled(X)
         Xt, yt = torch.from_numpy(X), torch.from_numpy(y.astype(np.int64))
-        Xv, yv = np.asarray(validation[0], np.float32), np.asarray(validation[1])  # scaled by score_heads
+        Xv, yv = np.asarray(validation[0], PROBE_DTYPE), np.asarray(validation[1])  # scaled by score_heads
         H = self.n_heads
         best_state = {k: v.detach().clone() for k, v in self.params.items()}
         strikes = np.zeros(H, dtype=int)
@@ -364,7 +374,7 @@ def _fit_probe(X, y, spec, n_classes, dev, seed):
 
 
 # --------------------------------------------------------------------------- cached fits
-PROBE_CACHE_VERSION = 2  # bump whenever training or selection changes what a fit predicts
+PROBE_CACHE_VERSION = 3  # bump whenever training or selection changes what a fit predicts
 _probe_cache = None
 
 
@@ -395,7 +405,7 @@ def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: 
     key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec.with_(name="")),
            "seed": int(seed), "n_classes": int(n_classes), "train": array_digest(X, y),
            "dev": array_digest(*dev) if dev is not None else None, "tests": [array_digest(t) for t in tests],
-           "threads": PROBE_THREADS}
+           "threads": PROBE_THREADS, **({} if PROBE_DTYPE == np.float64 else {"dtype": "float32"})}
     hit = store.get(key) if store is not None else None
     if hit is None and store is not None:  # an entry written when the key still held the name: same fit
         hit = store.get({**key, "spec": repr(spec)})

@@ -9,6 +9,9 @@ read* page states it:
   the lower bound of the larger lies above the upper bound of the smaller by more than the margin),
   *down* symmetrically, and *unresolved* otherwise. The margin is the noise a rerun on another machine
   makes in that number (the table's measured tolerance); a bound within :data:`ZERO` of zero is zero.
+- **A classifier's run** (one training seed) has *collapsed* when it gives one class to (nearly) every
+  test item: its majority-prediction share reaches the bar; it *learns* when the share lies below the bar
+  by more than the margin (the noise a rerun makes in that share); *unresolved* in between.
 - **A claim** (the paper says the change goes one way) *held* when our change goes that way; *did not
   hold* when it goes the other way, or when the interval rules out any effect the paper's way beyond the
   margin; *not testable* otherwise: when the interval is too wide to tell, when seeds disagree, when
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 ZERO = 1e-9
 
 UP, DOWN, UNRESOLVED, NONE = "up", "down", "unresolved", "none"
+COLLAPSED, LEARNS = "collapsed", "learns"
 HELD, NOT_HELD, NOT_TESTABLE = "held", "did not hold", "not testable"
 
 
@@ -32,6 +36,11 @@ def _finite(*values) -> bool:
         return all(v is not None and math.isfinite(float(v)) for v in values)
     except (TypeError, ValueError):
         return False
+
+
+def at_zero(x):
+    """``x``, or exactly 0.0 when it lies within :data:`ZERO` of zero (an interval bound of -8.8e-16 is 0)."""
+    return 0.0 if _finite(x) and abs(float(x)) <= ZERO else x
 
 
 def _check_margin(margin: float) -> float:
@@ -59,6 +68,29 @@ def direction(lo, hi, margin: float = 0.0) -> str:
     if float(hi) < -m:
         return DOWN
     return UNRESOLVED
+
+
+def collapse(share, bar: float, margin: float = 0.0) -> str:
+    """Whether one classifier run collapsed, from its majority-prediction share (% of test items given
+    its most frequent class).
+
+    Args:
+        share: the run's majority-prediction share (%).
+        bar: the share (%) at which a run counts as predicting one class, e.g. 99.
+        margin: the noise a rerun makes in the share (points, >= 0).
+
+    Returns:
+        ``"collapsed"`` when ``share >= bar``, ``"learns"`` when ``share < bar - margin``, ``"unresolved"``
+        in between (a rerun could put it on either side), ``"none"`` when the share is missing.
+    """
+    m = _check_margin(margin)
+    if not _finite(bar) or not 0 < float(bar) <= 100:
+        raise ValueError(f"bar = {bar!r}: the collapse bar is a share in (0, 100] %")
+    if not _finite(share):
+        return NONE
+    if float(share) >= float(bar) - ZERO:
+        return COLLAPSED
+    return LEARNS if float(share) < float(bar) - m else UNRESOLVED
 
 
 def separated(a_lo, a_hi, b_lo, b_hi, margin: float = 0.0) -> str:

@@ -21,6 +21,7 @@ import pandas as pd
 from xalign.core.profiles import as_list
 from xalign.data.paper_tables import paper_table
 from xalign.measures import probe, probe_tasks
+from xalign.measures.probe_seeds import COLLAPSE_MARGIN, COLLAPSED_SHARE
 from xalign.papers.nyholm2020 import findings, gap, multisent, report
 from xalign.papers.nyholm2020.inputs import (  # noqa: F401 (the chapter's inputs, re-exported)
     CHANCE,
@@ -72,8 +73,10 @@ def seeds_note(P: SimpleNamespace, items: str) -> str:
     if len(S) == 1:
         return f"one training seed ({S[0]}); [95% CI]: bootstrap over the {items}"
     return (f"mean of {len(S)} training seeds ({', '.join(map(str, S))}), seed min-max beside it; [95% CI]: "
-            f"bootstrap over the {items} of the seed-averaged accuracy; collapsed: seeds whose classifier "
-            "predicts one class for (nearly) every test item, such rows are left out of any agreement with the thesis")
+            f"bootstrap over the {items} of the seed-averaged accuracy; collapsed: judged per seed, a seed's "
+            f"classifier collapses when it gives one class to at least {COLLAPSED_SHARE:.0f} % of the test items "
+            f"and learns below {COLLAPSED_SHARE - COLLAPSE_MARGIN:.0f} %; a row is left out of any agreement with "
+            "the thesis only when every seed collapsed")
 
 
 def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Table4:
@@ -314,6 +317,12 @@ NOTES = (
     "Table 6 selects the better of MLP and LR by test accuracy, as the thesis did: selection on test.",
     ("Thesis configuration: SentEval's SNLI cap of 15 epochs replaced by its general cap of 200 "
      "(early stopping), since 15 epochs are a few dozen updates on a few hundred training pairs."),
+    ("Every probe (the thesis' and ours) trains in double precision, where SentEval trains in single "
+     "precision; the architecture, optimiser, early stopping, seeds and data sizes are unchanged. In single "
+     "precision, rounding-sized differences between two machines (another CPU, another thread count) sent "
+     "training down another path; in double precision another thread count no longer does, and inputs "
+     "perturbed at rounding scale left the logistic regressions' accuracies where they were, while an MLP "
+     "seed can still end on another regulariser or epoch, so every verdict needs a margin beyond that move."),
 )
 
 

@@ -16,11 +16,12 @@ from xalign.core import markup
 from xalign.papers.nyholm2020.gap import gap_summary
 from xalign.papers.nyholm2020.report import _rng, diagnosis_summary, sweep_summary, xed_summary
 from xalign.papers.nyholm2020.wording import (
-    COLLAPSED_SHARE,
     change_phrase,
     every_seed,
     held_by_seeds,
     points,
+    run_collapsed,
+    seeds_collapsed_note,
     separated,
     some_of,
     verb,
@@ -35,10 +36,11 @@ def step_effect(ladder: pd.DataFrame, before: str, after: str, tasks_prefix: str
     """The effect of one diagnosis step (``before`` -> ``after``, step letters) on every task and probe.
 
     Returns:
-        ``{"rows": [(task, probe, acc before, acc after, separation, both collapsed)], "verdict": ...}``
-        where verdict is ``"up"`` / ``"down"`` (every non-collapsed run moves that way with separate
-        intervals and, with several seeds, separate seed ranges), ``"none"`` (no run moves outside its
-        interval, or not in every seed) or ``"mixed"``.
+        ``{"rows": [(task, probe, acc before, acc after, separation, both collapsed, note)], "verdict": ...}``
+        where "both collapsed" means every seed collapsed at both steps (judged per seed, never "some
+        seed"), the note counts the seeds that collapse in a run where others learn, and verdict is
+        ``"up"`` / ``"down"`` (every other run moves that way with intervals and, with several seeds, seed
+        ranges separated by more than the noise margin), ``"none"`` (no run does) or ``"mixed"``.
     """
     a, b = _step_rows(ladder, before), _step_rows(ladder, after)
     rows = []
@@ -46,8 +48,9 @@ def step_effect(ladder: pd.DataFrame, before: str, after: str, tasks_prefix: str
         ra, rb = a.loc[key], b.loc[key]
         sep = held_by_seeds(separated((ra["acc"], ra["acc_lo"], ra["acc_hi"]),
                                       (rb["acc"], rb["acc_lo"], rb["acc_hi"])), ra, rb)
-        both = min(ra["pred_majority_share"], rb["pred_majority_share"]) >= COLLAPSED_SHARE
-        rows.append((key[0], key[1], float(ra["acc"]), float(rb["acc"]), sep, both))
+        both = run_collapsed(ra) and run_collapsed(rb)
+        note = "; ".join(n for n in (seeds_collapsed_note(ra, before), seeds_collapsed_note(rb, after)) if n)
+        rows.append((key[0], key[1], float(ra["acc"]), float(rb["acc"]), sep, both, note))
     live = [r for r in rows if not r[5]]
     seps = {r[4] for r in live}
     verdict = ("none" if seps <= {0} else "up" if seps == {1} else "down" if seps == {-1} else "mixed")
@@ -67,16 +70,20 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
     by_probe: dict[str, list] = {}
     for r in live:
         by_probe.setdefault(r[1], []).append(r)
-    moves = "; ".join(f"{probe} " + ", ".join(f"{lang(r[0])} {r[2]:.1f} -> {r[3]:.1f}" for r in rs)
-                      for probe, rs in by_probe.items())
+    moves = "; ".join(f"{probe} " + ", ".join(f"{lang(r[0])} {r[2]:.1f} -> {r[3]:.1f}" + (f" ({r[6]})" if r[6] else "")
+                                              for r in rs) for probe, rs in by_probe.items())
     if dead:
         probes = sorted({r[1] for r in dead})
         every = len(dead) == sum(1 for r in rows if r[1] in probes)
         n_dead_lang = len({r[0] for r in dead})
         where_dead = ("" if n_dead_lang == 1 and every else " in every language run" if every
                       else " in " + ", ".join(lang(r[0]) for r in dead))
+        n_seeds = int(ladder["n_seeds"].max()) if "n_seeds" in ladder else 1
+        every_seed_words = f", in every one of {n_seeds} seeds" if n_seeds > 1 else ""
+        accs = sorted({round(x, 1) for r in dead for x in r[2:4]})
+        acc = f"{accs[0]:.1f} %" if len(accs) == 1 else f"{accs[0]:.1f}-{accs[-1]:.1f} %"
         parts.append(f"{' and '.join(probes)} predict{'s' if len(probes) == 1 else ''} one class at both steps"
-                     f"{where_dead} ({dead[0][2]:.1f} %)")
+                     f"{where_dead}{every_seed_words} ({acc})")
     n_lang = len({r[0] for r in rows})
     where = "the one language run" if n_lang == 1 else f"the {n_lang} languages run"
     if not live:
@@ -103,7 +110,8 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
     ours = t4.dropna(subset=["ours"])
     if not len(ours):
         return ""
-    flag = lambda d: d["collapsed"].eq(True) if "collapsed" in d else d["majority share"] >= COLLAPSED_SHARE
+    flag = lambda d: d["collapsed"].eq(True) if "collapsed" in d else \
+        d["majority share"].map(lambda x: run_collapsed({"pred_majority_share": x}))
     coll = ours[flag(ours)]
     parts = []
     for clf, g in ours.groupby("classifier"):
@@ -119,6 +127,11 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
                      + _seed_count(c))
     text = "**Collapsed classifiers.** On XNLI, " + "; ".join(parts) + "." if parts else \
         "**Collapsed classifiers.** No thesis-configuration run on XNLI predicts one class for every test pair."
+    partly = [f"{r['lang']} {r['classifier']} ({seeds_collapsed_note(_seed_row(r))})" for _, r in ours.iterrows()
+              if not flag(pd.DataFrame([r])).iloc[0] and seeds_collapsed_note(_seed_row(r))]
+    if partly:
+        text += (f" In {verb(len(partly), 'one run', f'{len(partly)} runs')} only some seeds predict one class: "
+                 + "; ".join(partly) + "; such a run's mean counts its collapsed seeds at chance.")
     live = ours[~flag(ours) & ours["paper"].notna()]
     gaps = live["diff"].abs()
     spread = (f"{points(gaps.iloc[0])}" if len(live) == 1 else
@@ -133,6 +146,13 @@ def collapse_summary(t4: pd.DataFrame, model: str = "multilingual-e5-small") -> 
         who = "The one run" if len(live) == 1 else f"The {len(live)} runs"
         text += f" {who} ({model_phrase(model)}) {verb(len(live), 'differs', 'differ')} from the thesis by {spread}."
     return text
+
+
+def _seed_row(r) -> dict:
+    """A Table 4 row's seed counts under the names :func:`.wording.seeds_collapsed_note` reads."""
+    get = lambda k: r[k] if k in r else float("nan")
+    return {"collapsed_seeds": get("collapsed seeds"), "n_seeds": get("seeds"),
+            "learning_seeds": get("learning seeds"), "acc_learning": get("thesis configuration, seeds that learn (%)")}
 
 
 def _seed_count(c: pd.DataFrame) -> str:

@@ -16,10 +16,12 @@ import numpy as np
 import pandas as pd
 
 from xalign.data.tasks import Task
+from xalign.measures import verdicts
 from xalign.measures.intervals import paired_difference_ci
 from xalign.measures.probe import Batcher, ProbeSpec, fit_predict
 from xalign.measures.probe_tasks import embed, features
 from xalign.papers.nyholm2020.report import with_intervals
+from xalign.papers.nyholm2020.wording import NOISE_POINTS
 
 
 def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_dev: bool = True,
@@ -91,16 +93,19 @@ def _mean_count(hits) -> float | int:
 
 
 def gap_summary(gap: pd.DataFrame) -> str:
-    """Finding: is the MLP better than LR on the repaired features? Judged by the paired interval of the
-    difference on the same test pairs, per language; the wording follows the numbers."""
+    """Finding: is the MLP better than LR on the repaired features? Judged per language by
+    :func:`xalign.measures.verdicts.direction` on the paired interval of the difference on the same test
+    pairs and on the per-seed range, each beyond the noise margin (a bound zero up to rounding is zero)."""
     if not len(gap):
         return ""
-    every_seed = lambda sign: (sign * gap[f"MLP − LR seed {'min' if sign > 0 else 'max'}"] > 0) \
-        if "MLP − LR seed min" in gap else True
-    above = gap[(gap["MLP − LR CI lo"] > 0) & every_seed(1)]
-    below = gap[(gap["MLP − LR CI hi"] < 0) & every_seed(-1)]
+    way = lambda lo, hi: gap.apply(lambda r: verdicts.direction(r[lo], r[hi], NOISE_POINTS), axis=1)
+    seeds = way("MLP − LR seed min", "MLP − LR seed max") if "MLP − LR seed min" in gap else None
+    ci = way("MLP − LR CI lo", "MLP − LR CI hi")
+    above = gap[(ci == verdicts.UP) & (True if seeds is None else seeds == verdicts.UP)]
+    below = gap[(ci == verdicts.DOWN) & (True if seeds is None else seeds == verdicts.DOWN)]
     n = len(gap)
-    nums = "; ".join(f"{r['lang']} {r['MLP − LR']:+.1f} [{r['MLP − LR CI lo']:+.1f}, {r['MLP − LR CI hi']:+.1f}]"
+    z = verdicts.at_zero
+    nums = "; ".join(f"{r['lang']} {z(r['MLP − LR']):+.1f} [{z(r['MLP − LR CI lo']):+.1f}, {z(r['MLP − LR CI hi']):+.1f}]"
                      for _, r in gap.iterrows())
     lang_list = lambda g: ", ".join(g["lang"])
     if len(above) == n:

@@ -9,7 +9,37 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from xalign.measures.probe_seeds import COLLAPSED_SHARE  # noqa: F401 (the collapse bar, re-exported)
+from xalign.measures import verdicts
+from xalign.measures.probe_seeds import COLLAPSE_MARGIN, COLLAPSED_SHARE
+
+#: the margin (points) every accuracy verdict of the chapter needs beyond its intervals: more than an accuracy
+#: moved when the probes were retrained on inputs perturbed at float32 rounding scale or on another thread
+#: count (bench/probe_noise.py --quick, XNLI fr, steps C-E and the MLP-LR gap, 3 seeds: LR cells did not
+#: move; our MLP's cell and the gap moved by 2.37, one seed's L2 choice or early stop flipping)
+NOISE_POINTS = 2.5
+
+
+def run_collapsed(r) -> bool:
+    """Whether a run (a row of seed-scored results) collapsed in every seed, judged per seed by
+    :func:`xalign.measures.verdicts.collapse`; a row without seed counts is judged by its majority share."""
+    if "collapsed_seeds" in r and "n_seeds" in r and pd.notna(r["collapsed_seeds"]) and pd.notna(r["n_seeds"]):
+        return int(r["collapsed_seeds"]) >= int(r["n_seeds"])
+    return verdicts.collapse(r["pred_majority_share"], COLLAPSED_SHARE, COLLAPSE_MARGIN) == verdicts.COLLAPSED
+
+
+def seeds_collapsed_note(r, step: str = "") -> str:
+    """ "A: 1 of 3 seeds predict one class, the 2 that learn 38.4 %" for a run where some but not all seeds
+    collapsed; empty otherwise (or without seed counts)."""
+    if "collapsed_seeds" not in r or "n_seeds" not in r or pd.isna(r["collapsed_seeds"]):
+        return ""
+    k, n = int(r["collapsed_seeds"]), int(r["n_seeds"])
+    if k == 0 or k >= n:
+        return ""
+    learn = int(r["learning_seeds"]) if "learning_seeds" in r and pd.notna(r["learning_seeds"]) else n - k
+    acc = r.get("acc_learning", float("nan"))
+    tail = f", the {'one' if learn == 1 else learn} that learn{'s' if learn == 1 else ''} {acc:.1f} %" \
+        if learn and pd.notna(acc) else ""
+    return f"{step + ': ' if step else ''}{k} of {n} seeds predict{'s' if k == 1 else ''} one class{tail}"
 
 
 def some_of(k: int, n: int) -> str:
@@ -40,7 +70,7 @@ def every_seed(row, a: str, b: str) -> bool:
     lo, hi = f"{b} seed min", f"{a} seed max"
     if lo not in row or hi not in row or pd.isna(row[lo]) or pd.isna(row[hi]):
         return True
-    return bool(row[lo] > row[hi])
+    return verdicts.separated(row[lo], row[lo], row[hi], row[hi], NOISE_POINTS) == verdicts.UP
 
 
 def held_by_seeds(sep: int, a, b) -> int:
@@ -49,8 +79,8 @@ def held_by_seeds(sep: int, a, b) -> int:
     a fall likewise; runs without a seed range (one seed) keep ``sep``."""
     if sep == 0 or "acc_min" not in a or "acc_min" not in b or pd.isna(a["acc_min"]) or pd.isna(b["acc_min"]):
         return sep
-    holds = b["acc_min"] > a["acc_max"] if sep > 0 else b["acc_max"] < a["acc_min"]
-    return sep if holds else 0
+    seeds = verdicts.separated(b["acc_min"], b["acc_max"], a["acc_min"], a["acc_max"], NOISE_POINTS)
+    return sep if seeds == (verdicts.UP if sep > 0 else verdicts.DOWN) else 0
 
 
 def verb(k: int, singular: str, plural: str) -> str:
@@ -86,11 +116,7 @@ def change_phrase(deltas: Sequence[float], what: str = "accuracy", eps: float = 
     return f"changes {what} by {min(d):+.1f} to {max(d):+.1f} points (up in {len(up)}, down in {len(down)} of {len(d)})"
 
 
-def separated(a: tuple[float, float, float], b: tuple[float, float, float]) -> int:
-    """+1 if interval ``b`` lies wholly above ``a``, -1 if wholly below, 0 if they overlap
-    (each ``(value, lo, hi)``: a 95 % bootstrap interval)."""
-    if b[1] > a[2]:
-        return 1
-    if b[2] < a[1]:
-        return -1
-    return 0
+def separated(a: tuple[float, float, float], b: tuple[float, float, float], margin: float = NOISE_POINTS) -> int:
+    """+1 if interval ``b`` lies above ``a`` by more than ``margin`` (points), -1 if below, else 0 (each
+    ``(value, lo, hi)``: a 95 % bootstrap interval); :func:`xalign.measures.verdicts.separated` decides."""
+    return {verdicts.UP: 1, verdicts.DOWN: -1}.get(verdicts.separated(b[1], b[2], a[1], a[2], margin), 0)
