@@ -13,6 +13,7 @@ and as it is (:func:`xalign.papers.calibrated2023.transfer.make_classifier`)::
 
     python bench/xnli_probe_noise.py                     # default profile, 3 perturbed copies
     python bench/xnli_probe_noise.py --profile smoke --repeats 2
+    python bench/xnli_probe_noise.py --set xnli_langs "[en, de, ur]"   # a profile parameter overridden (YAML)
 
 Exit status 1 when a cell of the current probe moves by a fifth of its interval or more.
 """
@@ -79,7 +80,8 @@ def item_interval_width(hits: np.ndarray, seed: int = 0, n_boot: int = 1000) -> 
     return float(hi - lo)
 
 
-def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed: int = 0, log=print) -> pd.DataFrame:
+def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed: int = 0, log=print,
+            overrides: dict | None = None) -> pd.DataFrame:
     """One row per cell: ``block, lang, value``, ``move_before`` / ``move_after`` (largest move over the
     perturbed copies, points, for the old and the current probe), ``fifth`` (a fifth of the item interval)."""
     from transformers.utils import logging as hf_logging
@@ -91,7 +93,7 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
     from xalign.papers.meta import parameters
 
     hf_logging.set_verbosity_error()
-    P = chapter_parameters(parameters("calibrated2023", profile, {}))
+    P = chapter_parameters(parameters("calibrated2023", profile, dict(overrides or {})))
     model = P.models[0] if isinstance(P.models, list) else str(P.models).split(",")[0]
     enc = load_encoder(model, progress=False)
     pairs = [tuple(p.split("-")) for p in P.val_pairs]
@@ -120,12 +122,16 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="perturbed copies of the embeddings (>= 1)")
     ap.add_argument("--ulps", type=float, default=2.0, help="relative noise in float32 roundings (> 0)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--set", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                    help="a chapter parameter overridden (YAML value), e.g. --set xnli_n_test 150")
     a = ap.parse_args(argv)
     if a.repeats < 1:
         ap.error(f"--repeats must be >= 1, got {a.repeats}")
     if not a.ulps > 0:
         ap.error(f"--ulps must be > 0, got {a.ulps}")
-    out = measure(a.profile, a.repeats, a.ulps, a.seed)
+    import yaml
+
+    out = measure(a.profile, a.repeats, a.ulps, a.seed, overrides={k: yaml.safe_load(v) for k, v in a.set})
     with pd.option_context("display.max_rows", None, "display.width", 120):
         print(out.round(3).to_string(index=False))
     for name in ("before", "after"):

@@ -193,8 +193,7 @@ display.figure("ch03-fig2", figures.plot_fig2(calib.fig2, None if P.fig2_mode ==
 # from the untuned model (share 0), against the share of the fine-tuning data seen; dashed: the checkpoint
 # chosen on validation. The paper's claim: retrieval flattens out early while STS keeps rising (no numbers).
 # ```
-
-# %% [markdown]
+#
 # (ch03-table5)=
 # ### Table 5: Tatoeba accuracy per language, before and after fine-tuning
 # The paper prints Table 5's question-answering and sentence-embedding blocks under swapped
@@ -310,8 +309,7 @@ display.figure("ch03-correlations", figures.plot_transfer_scatter(xnli.per_model
 # (left) and transfer rate (right) against calibrated retrieval (%), bars: 95% intervals (test rows
 # resampled); open circles: the paper's counterpart model (machine-translated data, full fine-tuning).
 # ```
-
-# %% [markdown]
+#
 # (ch03-table2)=
 # ### Table 2: Urdu as the source language
 # The paper: trained on Urdu, high-resource targets beat the source (a negative transfer gap).
