@@ -83,3 +83,19 @@ def test_fig2_is_measured_from_the_untuned_model():
     fig = figures.plot_fig2(fig2, {"m": pd.Series({"fraction": 1.0})})
     assert "no change from the untuned model" in [line.get_label() for line in fig.axes[0].get_lines()]
     plt.close(fig)
+
+
+def test_checkpoint_sentence_sets_the_checkpoints_beside_the_untuned_model():
+    """Issue 45, finding 4: "from the first checkpoint to the last, validation retrieval rises" read as a gain
+    while every checkpoint scored below the untuned model; the sentence now gives the untuned score.
+    Fails on the old checkpoint_sentence (no untuned argument)."""
+    from xalign.papers.calibrated2023 import evidence
+
+    run = SimpleNamespace(info={"steps": 96, "checkpoints": [{"fraction": f, "step": s} for f, s in
+                                                             ((0.25, 24), (0.5, 48), (1.0, 96))]})
+    ckpt = pd.DataFrame({"fraction": [0.25, 0.5, 1.0], "path": ["a", "b", "c"], "validation": [91.48, 94.3, 95.95],
+                         "sts": [82.1, 83.3, 83.6], "n_queries": 6000, "layer": 12})
+    untuned = {"m": pd.DataFrame({"fraction": [0.0], "validation": [99.02], "sts": [82.0]})}
+    text = evidence.checkpoint_sentence({"m": run}, {"m": ckpt.iloc[2]}, {"m": ckpt}, None, untuned)[0]
+    assert "before fine-tuning the same validation queries score 99.0%, the checkpoints 91.5-96.0%" in text
+    assert "before fine-tuning" not in evidence.checkpoint_sentence({"m": run}, {"m": ckpt.iloc[2]}, {"m": ckpt})[0]

@@ -232,6 +232,7 @@ class Calibration:
     seed_spread: dict           # model -> seed_spread.SeedSpread: the changes over fine-tuning seeds (measured once)
     table5: pd.DataFrame        # compared with the paper
     table6: pd.DataFrame
+    untuned: dict = field(default_factory=dict)  # model -> the untuned model scored like a checkpoint (Fig. 2's 0)
     cost: pd.DataFrame = field(default_factory=pd.DataFrame)  # the layer or the prefix: what carries the cost
 
 
@@ -303,7 +304,7 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
                        nli_train=nli_train, sts_train=sts_train, settings=settings, runs=runs, losses=losses,
                        checkpoints=ckpt, chosen=chosen, fig2=fig2, encoders=cal_enc, best=cal_best, t5=t5, sts=sts,
                        table1=ours1, deltas=deltas, change_ci=change_ci, caption=caption, seed_spread=spread,
-                       table5=table5, table6=table6, cost=cost)
+                       table5=table5, table6=table6, untuned=untuned, cost=cost)
 
 
 def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evaluate,
