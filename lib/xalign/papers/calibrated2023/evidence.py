@@ -236,8 +236,9 @@ def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict, spread: dic
                      f"{_moves(c['sts'].iloc[-1] - c['sts'].iloc[0])} (one run, no interval)")
         u = (untuned or {}).get(m)
         if u is not None and len(u):
+            lo, hi = f"{c['validation'].min():.1f}", f"{c['validation'].max():.1f}"
             text += (f"; before fine-tuning the same validation queries score {float(u['validation'].iloc[0]):.1f}%, "
-                     f"the checkpoints {c['validation'].min():.1f}-{c['validation'].max():.1f}%")
+                     f"the checkpoints {lo if lo == hi else f'{lo}-{hi}'}%")
         sp = (spread or {}).get(m)
         if sp is not None and sp.available:
             text += (f"; with fine-tuning seeds {_list([str(x) for x in sp.seeds])} validation chose steps "
