@@ -210,10 +210,13 @@ def checkpoint_caption(runs: dict, chosen: dict, checkpoints: dict) -> str:
     return "Every checkpoint, scored at the layer chosen before fine-tuning. " + "; ".join(parts) + "."
 
 
-def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict, spread: dict | None = None) -> list[str]:
+def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict, spread: dict | None = None,
+                        untuned: dict | None = None) -> list[str]:
     """Which checkpoint validation chose, on how many queries and by what margin, and how much the final
     checkpoint and the first-to-last run moved validation retrieval and STS (one run: no interval); with
-    ``spread`` (model -> :class:`.seed_spread.SeedSpread`), the steps chosen with each measured seed."""
+    ``spread`` (model -> :class:`.seed_spread.SeedSpread`), the steps chosen with each measured seed; with
+    ``untuned`` (model -> the untuned model scored like a checkpoint), its validation score beside the
+    checkpoints' range, so that a rise from the first checkpoint is not read as a gain."""
     out = []
     for m, r in runs.items():
         f = checkpoint_facts(r, chosen[m], checkpoints[m])
@@ -231,6 +234,11 @@ def checkpoint_sentence(runs: dict, chosen: dict, checkpoints: dict, spread: dic
             text += (f"; from the first checkpoint to the last, validation retrieval "
                      f"{_moves(c['validation'].iloc[-1] - c['validation'].iloc[0])} and STS "
                      f"{_moves(c['sts'].iloc[-1] - c['sts'].iloc[0])} (one run, no interval)")
+        u = (untuned or {}).get(m)
+        if u is not None and len(u):
+            lo, hi = f"{c['validation'].min():.1f}", f"{c['validation'].max():.1f}"
+            text += (f"; before fine-tuning the same validation queries score {float(u['validation'].iloc[0]):.1f}%, "
+                     f"the checkpoints {lo if lo == hi else f'{lo}-{hi}'}%")
         sp = (spread or {}).get(m)
         if sp is not None and sp.available:
             text += (f"; with fine-tuning seeds {_list([str(x) for x in sp.seeds])} validation chose steps "
@@ -392,7 +400,8 @@ def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None 
     items = [*retrieval_before(control.table1),
              *calibration_effect(calib.deltas, calib.change_ci, changes, setup.counterpart,
                                  getattr(calib, "seed_spread", None)),
-             *checkpoint_sentence(calib.runs, calib.chosen, calib.checkpoints, getattr(calib, "seed_spread", None)),
+             *checkpoint_sentence(calib.runs, calib.chosen, calib.checkpoints, getattr(calib, "seed_spread", None),
+                                 getattr(calib, "untuned", None)),
              *control_sentence(control.control),
              *transfer_sentences(xnli.blocks, setup.xnli_models, protocol),
              *rate_intervals_sentence(xnli.blocks, setup.xnli_models, P.xnli_n_test),

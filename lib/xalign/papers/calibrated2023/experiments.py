@@ -19,14 +19,14 @@ figures are drawn by :mod:`.figures`, the prose by :mod:`.evidence`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
 from xalign.core.profiles import as_list
 from xalign.data.paper_tables import paper_table
 from xalign.papers.calibrated2023 import calibrated as cal
-from xalign.papers.calibrated2023 import finetune, report, seed_spread, transfer
+from xalign.papers.calibrated2023 import cost_controls, finetune, report, seed_spread, transfer
 from xalign.papers.meta import check_model_layers
 
 CHAPTER = "03_calibrated_retrieval_transfer_rate"
@@ -232,14 +232,16 @@ class Calibration:
     seed_spread: dict           # model -> seed_spread.SeedSpread: the changes over fine-tuning seeds (measured once)
     table5: pd.DataFrame        # compared with the paper
     table6: pd.DataFrame
+    untuned: dict = field(default_factory=dict)  # model -> the untuned model scored like a checkpoint (Fig. 2's 0)
+    cost: pd.DataFrame = field(default_factory=pd.DataFrame)  # the layer or the prefix: what carries the cost
 
 
 def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     """Sentence-BERT fine-tuning on English (NLI + STS-B), a checkpoint chosen on validation,
     Fig. 2's curve, and Tatoeba and STS of the chosen checkpoint at the layer chosen before.
 
-    Records ``table10``, ``checkpoints``, ``Fig. 2``, ``tatoeba_all``, ``sts_all`` and compares
-    ``table5`` and ``table6`` with the paper.
+    Records ``table10``, ``checkpoints``, ``Fig. 2``, ``tatoeba_all``, ``sts_all``,
+    ``finetuning_cost_controls`` and compares ``table5`` and ``table6`` with the paper.
     """
     from xalign.core.loading import load_encoder
     from xalign.data import sentdata
@@ -265,7 +267,8 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     chosen = {m: cal.choose_checkpoint(c) for m, c in ckpt.items()}
     run.record("checkpoints", pd.concat([c.assign(model=m) for m, c in ckpt.items()]).drop(columns="path"),
                title="Validation retrieval and STS of every fine-tuning checkpoint")
-    fig2 = figure2_data(P, setup, nli_train, sts_train, ckpt, evaluate)
+    untuned = {m: evaluate(m, [(0.0, finetune.resolve_base(m)[0])]) for m in setup.fig2_models if m in runs}
+    fig2 = figure2_data(P, setup, nli_train, sts_train, ckpt, evaluate, untuned)
     run.figure("Fig. 2", fig2, title="Fig. 2: change in retrieval and STS with the share of fine-tuning data")
 
     cal_enc = {m: load_encoder(chosen[m]["path"], prefix=enc[m].prefix, progress=False) for m in setup.models}
@@ -296,15 +299,21 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     table6 = cal.compare_counterparts(run, "table6", sts[["model", "setup", "track", "value", "ci_lo", "ci_hi"]],
                                       ["setup", "track"], cp, title="Table 6: STS 2017 (Spearman x 100)",
                                       note="ours vs the paper's counterpart model; QA fine-tuning not run")
+    cost = cost_controls.run_cost_controls(P, setup, plain, cal_enc, chosen, run)
     return Calibration(n_nli=(len(nli_train), len(nli_all)), n_sts=(len(sts_train), len(sts_all)),
                        nli_train=nli_train, sts_train=sts_train, settings=settings, runs=runs, losses=losses,
                        checkpoints=ckpt, chosen=chosen, fig2=fig2, encoders=cal_enc, best=cal_best, t5=t5, sts=sts,
                        table1=ours1, deltas=deltas, change_ci=change_ci, caption=caption, seed_spread=spread,
-                       table5=table5, table6=table6)
+                       table5=table5, table6=table6, untuned=untuned, cost=cost)
 
 
-def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evaluate) -> pd.DataFrame:
-    """Fig. 2: retrieval and STS minus their value at the smallest share of the training data.
+def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evaluate,
+                 untuned: dict | None = None) -> pd.DataFrame:
+    """Fig. 2: retrieval and STS minus their value before fine-tuning (``untuned[model]``: the base model
+    scored like a checkpoint, at share 0), or without it minus their value at the smallest share.
+
+    Measured from the untuned model, a reader sees what fine-tuning costs or gains; measured from the
+    first checkpoint, a fall before it would show as a rise after it (issue 45, finding 4).
 
     ``P.fig2_mode == "runs"``: one fine-tuning run per share (``P.fig2_fractions``), as the paper;
     otherwise the checkpoints of the one run (``checkpoints``). ``evaluate(model, checkpoints)``
@@ -320,6 +329,8 @@ def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evalu
             scored[m] = evaluate(m, [(f, r.final) for f, r in zip(P.fig2_fractions, runs)])
     else:
         scored = {m: checkpoints[m] for m in setup.fig2_models if m in checkpoints}
+    untuned = untuned or {}
+    scored = {m: pd.concat([untuned[m], ev], ignore_index=True) if m in untuned else ev for m, ev in scored.items()}
     axis = "tatoeba" if as_list(P.fig2_tatoeba_langs) else "validation"
     fig2 = pd.concat([cal.relative_to_first(ev, [axis, "sts"]).assign(model=m) for m, ev in scored.items()])
     fig2["metric"] = fig2["metric"].map(FIG2_METRICS)

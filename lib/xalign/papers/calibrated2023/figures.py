@@ -116,8 +116,8 @@ def plot_losses(losses: pd.DataFrame):
 
 
 def plot_fig2(fig2: pd.DataFrame, chosen: dict | None = None):
-    """The paper's Fig. 2: retrieval and STS minus their value at the first point, against the share
-    of the fine-tuning data, one panel per model; with ``chosen``, a dashed line at the checkpoint
+    """The paper's Fig. 2: retrieval and STS minus their value at the first point (the untuned model when
+    ``fig2`` holds share 0), against the share of the fine-tuning data, one panel per model; with ``chosen``, a dashed line at the checkpoint
     validation chose (the one calibrated retrieval uses).
 
     Args:
@@ -132,14 +132,15 @@ def plot_fig2(fig2: pd.DataFrame, chosen: dict | None = None):
         for metric, g in fig2[fig2.model == m].groupby("metric", sort=False):
             g = g.sort_values("fraction")
             ax.plot(g["fraction"], g["value"], marker="o", ms=4, label=metric)
-        ax.axhline(0, color="grey", lw=0.8, ls=":", label="no change from the first point")
+        first = "the untuned model" if float(fig2[fig2.model == m]["fraction"].min()) == 0 else "the first point"
+        ax.axhline(0, color="grey", lw=0.8, ls=":", label=f"no change from {first}")
         if chosen and m in chosen:
             ax.axvline(float(chosen[m]["fraction"]), color="black", lw=0.8, ls="--",
                        label="checkpoint chosen on validation")
         ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
         ax.set_title(m)
         ax.set_xlabel("share of the fine-tuning data seen")
-        ax.set_ylabel("difference to the first point (points)")
+        ax.set_ylabel(f"difference to {first} (points)")
     _legend_below(fig, axes)
     return fig
 
