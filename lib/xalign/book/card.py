@@ -51,6 +51,7 @@ from xalign.book.card_items import layer_choice, take_items
 from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
 from xalign.book.card_words import acc_summary, bli, btsr, stat_summary, weak_strong
 from xalign.book.receipts import attach_receipts, run_recorded
+from xalign.core.gemma_model import terms_field
 from xalign.core.names import unique_name
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 
@@ -412,7 +413,8 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
-        "model": m.name, "revision": m.revision, "precision": card_precision(m), "layered": m.layered,
+        "model": m.name, "revision": m.revision, **terms_field(m.revision), "precision": card_precision(m),
+        "layered": m.layered,
         "layers": m.labels,
         "dim": int(getattr(m.enc, "dim", 0)), "config": asdict(cfg),
         "scores": {mid: r["main_score"] for mid, r in measures.items()},
