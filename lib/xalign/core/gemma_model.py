@@ -118,6 +118,10 @@ def _convert(folder: Path) -> None:
     gguf = pkg.assemble(src / pkg.MODEL_NAME)  # checks the sha256
     tokenizer = load_tokenizer(str(src), gguf_file=gguf.name)
     model = load_model(str(src), Gemma3ForCausalLM, gguf_file=gguf.name, dtype=torch.float32)
+    # the weights are de-quantised float32 tensors by now; transformers' GGUF marker only refuses to save them
+    model.hf_quantizer = None
+    if getattr(model.config, "quantization_config", None) is not None:
+        del model.config.quantization_config
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     shutil.rmtree(src)
