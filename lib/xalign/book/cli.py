@@ -102,6 +102,8 @@ def _main(argv: list[str] | None = None) -> int:
     k.add_argument("--set", nargs=2, action="append", metavar=("SIZE", "VALUE"),
                    help="change one sample size of the battery (e.g. --set tatoeba_n 50; null: all), after --profile")
     k.add_argument("--out", help="cards directory (default: results/cards)")
+    k.add_argument("--mteb-out", metavar="DIR", help="also write the Tatoeba bitext scores as MTEB results files: "
+                   "DIR/<org>__<model>/<revision>/Tatoeba.json (needs the mteb package)")
     k.add_argument("--cluster", metavar="ADDRESS", help="run the (model, measure) tasks on Dask distributed: "
                    "'local' (a LocalCluster on this machine) or a scheduler address (tcp://host:8786)")
     k.add_argument("--workers", type=int, default=2, help="worker processes of --cluster local (default 2)")
@@ -233,7 +235,11 @@ def _main(argv: list[str] | None = None) -> int:
         try:
             cfg = with_sizes(with_profile(CardConfig(), args.profile), **_parse_params(args.set))
             cards_dir(args.out)  # before any model runs: a typo in --out is named now, not after the work
-        except (ParameterError, CardsDirError) as exc:
+            if args.mteb_out:
+                from xalign.book.mteb_out import require_mteb
+
+                require_mteb()  # a missing mteb is named before the card's minutes, not after
+        except (ParameterError, CardsDirError, ImportError) as exc:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
         from xalign.book.sweep import ClusterConnectError
@@ -245,6 +251,10 @@ def _main(argv: list[str] | None = None) -> int:
                 page = save_card(card, args.out)
                 print(f"card: {page}")
                 print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
+                if args.mteb_out:
+                    from xalign.book.mteb_out import write_mteb_results
+
+                    print(f"MTEB results file: {write_mteb_results(card, args.mteb_out)}")
         except ModelFolderError as exc:  # a model that cannot be loaded as it is: its folder or file is named
             print(f"xalign: {exc}", file=sys.stderr)
             return 2

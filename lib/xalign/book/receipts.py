@@ -118,6 +118,8 @@ def _pooling_groups(mid: str, labels: list[str], encoder, output_label: str) -> 
             how = WORD_IN_CONTEXT
         elif mid.startswith("bli_"):
             how = WORD_ALONE
+        elif mid == "mexa" and hasattr(encoder, "mexa_pooling_receipt"):  # a decoder: MEXA's own weighting
+            how = encoder.mexa_pooling_receipt
         else:  # an encoder that pools "mean" its own way says how (a decoder-only LLM leaves out its BOS)
             how = getattr(encoder, "mean_pooling_receipt", MEAN_POOLING)
         groups.setdefault(how, []).append(label)

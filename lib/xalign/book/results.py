@@ -36,6 +36,7 @@ from xalign.book.result_files import (  # noqa: F401 (the reading half, re-expor
     result_files,
 )
 from xalign.core.atomic import write_json
+from xalign.core.gemma_model import terms_field
 from xalign.core.names import case_safe, unique_name
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
@@ -231,7 +232,8 @@ class ChapterRun:
         blank_note = f"{blank} empty or whitespace-only texts were encoded; they all share one vector"
         out = {
             "chapter": self.chapter, "paper": self.paper, "profile": self.profile,
-            "model": self.model_name(), "model_revision": self.model_revision, "precision": self.precision,
+            "model": self.model_name(), "model_revision": self.model_revision, **terms_field(self.model_revision),
+            "precision": self.precision,
             "model_prefix": self.model_prefix, "paper_setup": bool(self.paper_setup),
             "params": self.params, "xalign_version": __version__,
             "git_commit": git_commit(), "code_hash": code_hash(),

@@ -4,8 +4,9 @@
 checkpoint (:func:`is_decoder_only`). It is an :class:`~xalign.core.encoders.Encoder` (every
 layer's hidden states, the cache, word spans by character offsets) with what decoders need:
 
-- sentence poolings ``"mean"``, ``"weighted"`` (SGPT / MEXA position weights) and ``"last"``
-  (the last real token), see :mod:`xalign.core.decoder_pooling`; ``"first"`` (BOS where the
+- sentence poolings ``"mean"``, ``"weighted"`` (SGPT position weights over the text's tokens),
+  ``"mexa"`` (the same weights over every real token, BOS included, as MEXA's extractor) and
+  ``"last"`` (the last real token), see :mod:`xalign.core.decoder_pooling`; ``"first"`` (BOS where the
   tokenizer adds one) and ``"tokens"`` as for encoders;
 - the tokenizer's padding side honoured (left or right: the same vectors), with the position
   ids counted from each text's first real token;
@@ -176,7 +177,8 @@ class DecoderEncoder(Encoder):
         return {"architecture": "decoder-only", "model_type": self.model.config.model_type,
                 "prefix": self.prefix, "template": self.template, "pooling_rules": POOLING_RULES,
                 "poolings": {"mean": "mean of the text's tokens (prefix in, tokens the tokenizer adds out)",
-                             "weighted": "position-weighted mean of the same tokens (SGPT / MEXA)",
+                             "weighted": "position-weighted mean of the same tokens (SGPT)",
+                             "mexa": "position-weighted mean of every real token, BOS included (MEXA's extractor)",
                              "last": "the last real token"},
                 "added_tokens": {"before": self.tokenizer.convert_ids_to_tokens(self._lead),
                                  "after": self.tokenizer.convert_ids_to_tokens(self._trail)},
@@ -190,6 +192,14 @@ class DecoderEncoder(Encoder):
         added = self.tokenizer.convert_ids_to_tokens(self._lead + self._trail)
         left_out = f"the tokens the tokenizer adds ({', '.join(added)}) and padding" if added else "padding"
         return f"mean over the text's tokens, prefix tokens included; {left_out} left out (decoder-only model)"
+
+    @property
+    def mexa_pooling_receipt(self) -> str:
+        """How the ``"mexa"`` sentence vector is made, in words (the card's MEXA receipt)."""
+        added = self.tokenizer.convert_ids_to_tokens(self._lead + self._trail)
+        kept = f", the tokens the tokenizer adds ({', '.join(added)}) included" if added else ""
+        return (f"position-weighted mean over every real token (weight = 1-based position){kept}; padding left "
+                "out, as MEXA's extractor pools (decoder-only model)")
 
     def describe(self) -> str:
         """One line naming the model and every setting that decides its vectors (for pages and notes)."""

