@@ -72,3 +72,27 @@ def test_the_converted_model_follows_the_umask(tmp_path, monkeypatch):
     assert stat.S_IMODE(out.stat().st_mode) == 0o755
     modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()}
     assert "model.safetensors" in modes and set(modes.values()) == {0o644}, modes
+
+
+def test_a_folder_is_built_once_and_a_failed_build_leaves_nothing(tmp_path):
+    from xalign.core.atomic import atomic_folder
+
+    calls = []
+
+    def build(folder):
+        calls.append(folder)
+        (folder / "done").write_text("x")
+
+    out = atomic_folder(tmp_path / "models" / "m", "done", build)
+    assert (out / "done").read_text() == "x" and len(calls) == 1
+    assert atomic_folder(out, "done", build) == out and len(calls) == 1  # complete: not built again
+
+    def broken(folder):
+        (folder / "half").write_text("x")
+        raise RuntimeError("conversion failed")
+
+    with pytest.raises(RuntimeError, match="conversion failed"):
+        atomic_folder(tmp_path / "models" / "n", "done", broken)
+    with pytest.raises(OSError, match="left no done"):
+        atomic_folder(tmp_path / "models" / "n", "done", lambda folder: None)
+    assert sorted(p.name for p in (tmp_path / "models").iterdir()) == ["m"]  # no half folder, no temporary

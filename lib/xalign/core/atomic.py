@@ -5,8 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -52,6 +53,42 @@ def follow_umask(path: str | Path) -> None:
         for name in files:
             if not os.path.islink(os.path.join(folder, name)):
                 os.chmod(os.path.join(folder, name), 0o666 & ~mask)
+
+
+def atomic_folder(out: str | Path, marker: str, build: Callable[[Path], None]) -> Path:
+    """The folder ``out``, built once: ``build(tmp)`` fills a temporary sibling, which is renamed into place.
+
+    A folder that holds ``marker`` (a file the build writes last or always) is complete and returned as it
+    is; a build that leaves no ``marker``, or fails, leaves nothing behind. The modes follow the umask
+    (:func:`follow_umask`), for a cache other users share. Two processes building at once: the first rename
+    wins and the other's folder is dropped.
+
+    Args:
+        out: the folder to make (its parent is created).
+        marker: a file name inside ``out`` that only a finished build has (e.g. ``"model.safetensors"``).
+        build: fills the folder it is given.
+
+    Returns:
+        ``out``.
+    """
+    out = Path(out)
+    if (out / marker).exists():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        build(tmp)
+        if not (tmp / marker).exists():
+            raise OSError(f"building {out.name} left no {marker} in it")
+        follow_umask(tmp)
+        try:
+            tmp.rename(out)
+        except OSError:  # another process put it there first
+            if not (out / marker).exists():
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
 
 
 def write_json(path: str | Path, obj) -> None:

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from pathlib import Path
+
+from xalign.core.atomic import atomic_folder
 
 GEMMA = "gemma-3-270m"
 #: names that load the packaged model (the hub id too: the package holds that model, quantised)
@@ -90,20 +91,7 @@ def materialize_gemma(models_root: str | Path | None = None) -> Path:
 
     require_gemma_packages()
     out = gemma_dir(Path(models_root) if models_root else cache_dir("models"))
-    if (out / "model.safetensors").exists():
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{GEMMA}-", dir=out.parent))
-    try:
-        _convert(tmp)
-        try:
-            tmp.rename(out)
-        except OSError:  # another process put it there first
-            if not (out / "model.safetensors").exists():
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+    return atomic_folder(out, "model.safetensors", _convert)
 
 
 def _convert(folder: Path) -> None:

@@ -15,6 +15,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from xalign.core.atomic import atomic_folder
+
 MINILM = "all-MiniLM-L6-v2"
 #: names that load the packaged model (the hub id too: the package holds that model's files)
 MINILM_ALIASES = {MINILM, "all-minilm-l6-v2", f"sentence-transformers/{MINILM}"}
@@ -61,8 +63,14 @@ def materialize_minilm(models_root: str | Path | None = None) -> Path:
     root = Path(models_root) if models_root else cache_dir("models")
     zip_path = minilm_zip()
     out = root / f"{MINILM}-{file_sha256(zip_path)[:16]}"
-    if (out / "modules.json").exists():
-        return out
+
+    def unpack(folder: Path) -> None:
+        with zipfile.ZipFile(zip_path) as zf:
+            zf.extractall(folder)
+        if not (folder / "modules.json").exists():
+            raise OSError(f"{zip_path} holds no modules.json: not a sentence-transformers model folder")
+
+    return atomic_folder(out, "modules.json", unpack)
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{MINILM}-", dir=root))
     try:
