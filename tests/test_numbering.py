@@ -102,3 +102,18 @@ def test_paper_ours_and_difference_come_right_after_the_row_labels():
     assert '<td class="txt">dev</td>' in said and '<td class="txt long">training data' in said
     plain = pd.DataFrame({"pair": ["en-de"], "n": [1]})
     assert display.compared_first(plain) is plain
+
+
+def test_a_table_without_a_caption_is_captioned_with_its_section_title():
+    from xalign.book.numbering import caption_tables, number_page
+
+    body = ('<h2>Best layer<a class="headerlink" href="#b" title="Link">#</a></h2><table class="table"></table>'
+            '<table class="table"><caption>Its own</caption></table><table class="xa-more"></table>'
+            '<table class="table"></table><h3>Data &amp; files</h3><table></table><table class="highlighttable"></table>')
+    out = caption_tables(body)
+    assert re.findall(r"<caption>(.*?)</caption>", out) == ["Best layer", "Its own", "Best layer, continued",
+                                                            "Data &amp; files"]
+    assert '<table class="xa-more"></table>' in out and '<table class="highlighttable"></table>' in out
+    numbered = number_page(out, 5)  # on a chapter's page the number comes first; code listings get none
+    assert re.findall(r'caption-number">(Table [\d.]+)</span>: ([^<]*)', numbered)[0] == ("Table 5.1", "Best layer")
+    assert '<table class="highlighttable"></table>' in numbered

@@ -49,7 +49,7 @@ def _number_tables(body: str, chapter: int) -> str:
 
     def table(m: re.Match) -> str:
         nonlocal k
-        if re.search(r'class="[^"]*\bxa-more\b', m[1]):
+        if _NOT_A_READER_TABLE.search(m[1]):
             return m[0]
         k += 1
         number = f'<span class="caption-number">Table {chapter}.{k}</span>'
@@ -63,6 +63,31 @@ def _number_tables(body: str, chapter: int) -> str:
     # the paper's own number, where a caption starts with it, moves beside ours
     return re.sub(r'(<span class="caption-number">Table \d+\.\d+</span>): ' + _PAPER_NUMBER.pattern,
                   lambda m: f"{m[1]} (paper's Table {m[2]}): ", body)
+
+
+_HEADING = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.DOTALL)
+_HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.DOTALL)
+_NOT_A_READER_TABLE = re.compile(r'class="[^"]*\b(?:xa-more|highlighttable|indextable)\b')
+
+
+def caption_tables(body: str) -> str:
+    """Every table a reader meets without a caption is captioned with the title of the section it stands in
+    (a second table under one title: "..., continued"): generated pages (the ledger, Compare models, a card)
+    write Markdown tables, which have no caption of their own. Code listings, the index and the full table
+    in a dropdown below its short view (``table.xa-more``) are not a reader's tables and stay as they are."""
+    titles = [(m.start(), re.sub(r"<[^>]+>", "", _HEADERLINK.sub("", m[2])).strip()) for m in _HEADING.finditer(body)]
+    seen: dict[str, int] = {}
+
+    def table(m: re.Match) -> str:
+        if m[2] or _NOT_A_READER_TABLE.search(m[1]):
+            return m[0]
+        title = next((t for at, t in reversed(titles) if at < m.start() and t), "")
+        if not title:
+            return m[0]
+        seen[title] = seen.get(title, 0) + 1
+        return f"<table{m[1]}><caption>{title}{', continued' if seen[title] > 1 else ''}</caption>"
+
+    return _TABLE.sub(table, body)
 
 
 def link_images(body: str) -> str:
@@ -105,6 +130,7 @@ def renumber(app, pagename, templatename, context, doctree) -> None:
     chapter = chapter_of(pagename)
     if context.get("body"):
         body = context["body"]
+        body = caption_tables(body)
         context["body"] = number_page(body, chapter) if chapter is not None else link_images(body)
 
 
