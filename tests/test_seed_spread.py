@@ -76,6 +76,7 @@ def test_loader_refuses_another_configuration_and_says_what_differs(tmp_path, wh
     sp = S.load_seed_spread(_params(**P), model, _encoder(**enc), path)
     assert not sp.available and sp.changes == {} and what in sp.reason
     assert "another configuration" in sp.reason
+    assert "None" not in sp.reason and "[" not in sp.reason and "'" not in sp.reason  # names, not Python values
     missing = S.load_seed_spread(_params(), "multilingual-e5-small", _encoder(), tmp_path / "none.json")
     assert not missing.available and "not been measured" in missing.reason
 

@@ -177,15 +177,16 @@ def load_seed_spread(P, model: str, encoder, path: str | Path | None = None) -> 
     data = json.loads(path.read_text())
     want = {"model": model, "revision": encoder.revision, "prefix": encoder.prefix,
             "precision": precision_of(encoder)}
-    diffs = [f"{k} {data.get(k)!r} (this run: {v!r})" for k, v in want.items() if data.get(k) != v]
+    # the settings that differ, by name: a reader's page shows no Python values (lists, None)
+    diffs = [k for k, v in want.items() if data.get(k) != v]
     params = matched_parameters(P)
     stored = data.get("parameters", {})
-    diffs += [f"{k} {stored.get(k)!r} (this run: {v!r})" for k, v in params.items() if stored.get(k) != v]
+    diffs += [k for k, v in params.items() if stored.get(k) != v]
     if data.get("format") != FORMAT:
-        diffs.insert(0, f"format {data.get('format')!r} (expected {FORMAT})")
+        diffs.insert(0, "the file's format")
     if diffs:
-        return SeedSpread(model, reason="the seed spread was measured with another configuration: "
-                          + "; ".join(diffs))  # e.g. "prefix 'passage: ' (this run: 'query: ')"
+        return SeedSpread(model, reason="the seed spread was measured with another configuration (other "
+                          + ", ".join(diffs) + ")")  # e.g. "(other prefix, ft_steps)"
     runs = data["per_seed"]
     return SeedSpread(model, seeds=[int(r["seed"]) for r in runs],
                       changes={t: [float(r["change"][t]) for r in runs] for t in TASKS},
