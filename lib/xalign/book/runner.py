@@ -334,6 +334,7 @@ def write_pages(root: Path, profile: str) -> None:
         performance_markdown,
     )
     from xalign.book.publish import PUBLIC
+    from xalign.book.relative_depth import relative_depth_markdown
 
     gen = root / "book" / "_generated"
     chapters_dir = root / "book" / "chapters"
@@ -344,6 +345,7 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "datasets.md", datasets_markdown())
     cards = book_cards()
     write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + precision_markdown(cards) + "\n"
+               + relative_depth_markdown(cards, gen / "cards", "/book/_generated/cards") + "\n"
                + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
     write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards"))
     write_text(gen / "errata.md", errata_markdown(root / "book" / "errata", chapter_results(profile)))
