@@ -5,7 +5,8 @@ import pytest
 
 from xalign.data.readers import DataFormatError
 from xalign.data.wordnet import lemma_index, read_omw, read_wordnet_data
-from xalign.data.wordsim import read_bcws, read_scws, sample, spearman
+from xalign.data.wordsim import read_bcws, read_scws, sample
+from xalign.measures.sts import spearman
 
 WN = """  1 This software and database is being provided to you, the LICENSEE, by
   2 Princeton University under the following license.
