@@ -23,9 +23,9 @@ def test_a_middle_peak_is_named_only_when_it_is_separated_from_the_last_layer(tm
     assert found.loc["peaked", "separated"] == "up" and found.loc["peaked", "best layer"] == 1
     assert found.loc["flat-ish", "separated"] == "unresolved" and found.loc["rising", "separated"] == "last"
     md = relative_depth_markdown(cards, tmp_path, "/img")
-    assert "`peaked`, MEXA: peaks at layer 1 of 2" in md
-    assert "`flat-ish`, MEXA: highest at layer 1 of 2" in md and "not separated" in md
-    assert "`rising`, MEXA: best at its last layer" in md
+    assert "`peaked`, MEXA on the card's 100 items: peaks at layer 1 of 2" in md
+    assert "`flat-ish`, MEXA on the card's 100 items: highest at layer 1 of 2" in md and "not separated" in md
+    assert "`rising`, MEXA on the card's 100 items: best at its last layer" in md
     assert "In 1 of 3 (model, measure) pairs" in md and "Not drawn (one output, no layers): `no-layers`" in md
     assert (tmp_path / "relative_depth.png").stat().st_size > 0 and (tmp_path / "relative_depth.csv").exists()
     assert ":name: fig-relative-depth" in md

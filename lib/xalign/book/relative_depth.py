@@ -20,7 +20,7 @@ from xalign.measures.verdicts import UP, separated
 
 #: measure id -> short name on the figure and in the text
 DEPTH_MEASURES = {"tatoeba_nn_xx-en": "Tatoeba NN xx→en", "mexa": "MEXA", "s_strong": "S_strong"}
-COLUMNS = ["model", "measure", "layer", "n_layers", "depth", "value", "lo", "hi"]
+COLUMNS = ["model", "measure", "layer", "n_layers", "depth", "value", "lo", "hi", "n"]
 
 
 def depth_rows(cards: list[dict], measures=tuple(DEPTH_MEASURES)) -> pd.DataFrame:
@@ -32,7 +32,7 @@ def depth_rows(cards: list[dict], measures=tuple(DEPTH_MEASURES)) -> pd.DataFram
         measures: the measure ids to keep (a card without one contributes no rows for it).
 
     Returns:
-        columns :data:`COLUMNS` (value, lo, hi in the measure's unit, e.g. accuracy %).
+        columns :data:`COLUMNS` (value, lo, hi in the measure's unit, e.g. accuracy %; ``n`` the items scored).
     """
     rows = []
     for card in cards:
@@ -42,7 +42,8 @@ def depth_rows(cards: list[dict], measures=tuple(DEPTH_MEASURES)) -> pd.DataFram
                 continue
             n = max(int(r["layer"]) for r in layers)
             rows += [{"model": card["model"], "measure": mid, "layer": int(r["layer"]), "n_layers": n,
-                      "depth": int(r["layer"]) / n, "value": r["value"], "lo": r["lo"], "hi": r["hi"]}
+                      "depth": int(r["layer"]) / n, "value": r["value"], "lo": r["lo"], "hi": r["hi"],
+                      "n": r.get("n")}
                      for r in layers]
     return pd.DataFrame(rows, columns=COLUMNS)
 
@@ -57,7 +58,8 @@ def peak_findings(rows: pd.DataFrame) -> pd.DataFrame:
         verdict = "last" if best["layer"] == last["layer"] else separated(best["lo"], best["hi"], last["lo"], last["hi"])
         out.append({"model": model, "measure": mid, "best layer": int(best["layer"]), "n_layers": int(best["n_layers"]),
                     "best": best["value"], "best lo": best["lo"], "best hi": best["hi"],
-                    "last": last["value"], "last lo": last["lo"], "last hi": last["hi"], "separated": verdict})
+                    "last": last["value"], "last lo": last["lo"], "last hi": last["hi"], "separated": verdict,
+                    "n": best["n"]})
     return pd.DataFrame(out)
 
 
@@ -88,7 +90,8 @@ def plot_relative_depth(rows: pd.DataFrame, path: Path) -> None:
 
 
 def _sentence(r: pd.Series) -> str:
-    name = f"{code(r['model'])}, {text(DEPTH_MEASURES[r['measure']])}"
+    items = "" if pd.isna(r["n"]) else f" on the card's {int(r['n']):,} items"
+    name = f"{code(r['model'])}, {text(DEPTH_MEASURES[r['measure']])}{items}"
     best = (f"layer {r['best layer']} of {r['n_layers']} ({r['best']:.1f}, 95% CI {r['best lo']:.1f}–"
             f"{r['best hi']:.1f})")
     if r["separated"] == "last":
