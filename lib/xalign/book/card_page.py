@@ -368,6 +368,18 @@ def card_label(model: str, prefix: str = "card") -> str:
     return f"{prefix}-" + unique_name(model, body, body == model)
 
 
+def fold_receipts(md: str) -> str:
+    """A card section's receipts (the last section: one row per measure, then every data file's sha256)
+    folded into a dropdown on the book's pages, so that four cards do not make a page of tens of thousands of
+    pixels; the standalone card page keeps them open."""
+    head = re.search(r"^#+ Receipts\n", md, flags=re.MULTILINE)
+    if head is None:
+        return md
+    body = md[head.end():].strip("\n")
+    return (md[:head.start()] + ":::{dropdown} Receipts: what produced each value, and the data files' sha256\n\n"
+            + body + "\n:::\n")
+
+
 def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_prefix: str = "card") -> str:
     """Every card as a section of a book page (``(card-<model>)=`` labels, or ``label_prefix``), with its
     per-layer curves drawn into ``image_dir`` and shown from ``image_url`` (the book's path to it)."""
@@ -378,7 +390,7 @@ def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_pre
         plot_curves(card, image_dir / f"{name}.png")
         md = card_markdown(card, f"{image_url}/{name}.png")
         md = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", md, flags=re.MULTILINE)  # one level down
-        out += [f"({card_label(card['model'], label_prefix)})=", md]
+        out += [f"({card_label(card['model'], label_prefix)})=", fold_receipts(md)]
     return "\n".join(out)
 
 
