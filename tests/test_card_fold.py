@@ -17,5 +17,5 @@ def test_the_receipts_section_is_folded_and_nothing_else_moves():
 def test_the_book_folds_every_card_s_receipts_and_the_card_page_does_not(tmp_path):
     cards = book_cards()[:2]
     book = cards_markdown(cards, tmp_path, "/img")
-    assert book.count(":::{dropdown} Receipts") == len(cards) and not re.search(r"^#+ Receipts$", book, re.M)
-    assert re.search(r"^## Receipts$", card_markdown(cards[0], "x.png"), re.M)
+    assert book.count(":::{dropdown} Receipts") == len(cards) and not re.search(r"^#+ Receipts$", book, re.MULTILINE)
+    assert re.search(r"^## Receipts$", card_markdown(cards[0], "x.png"), re.MULTILINE)
