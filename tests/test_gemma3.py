@@ -4,6 +4,7 @@
 The decoder path runs on a tiny Gemma 3 built here (``Gemma3ForCausalLM``, the text config, random weights),
 so no download is needed; the real GGUF only in the last test, skipped without its packages."""
 import json
+import re
 import time
 from importlib.util import find_spec
 
@@ -110,9 +111,10 @@ def test_a_missing_optional_package_is_named_with_the_install_command(monkeypatc
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in ("gguf", "accelerate")
-                        else real(name, *a))
-    with pytest.raises(ImportError, match=r"needs the optional packages gguf, accelerate: pip install "
+    missing = set(gemma_model.GEMMA_PACKAGES)  # every optional package absent, whatever this machine has
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in missing else real(name, *a))
+    named = ", ".join(gemma_model.GEMMA_PACKAGES.values())
+    with pytest.raises(ImportError, match=rf"needs the optional packages {re.escape(named)}: pip install "
                                           r"\"xalign\[llm\]\" \(in a checkout: make llm\)"):
         gemma_model.materialize_gemma()
     from xalign.core.loading import load_encoder
