@@ -37,9 +37,12 @@ def check_chapter05(res: dict) -> None:
     # the thesis configuration early-stopped on the dev split the profile gave it
     assert {r["thesis early stopping"] for r in t4} == {"dev split (90 items)"}
     for r in t4:
-        # XNLI test sets are exactly balanced: a probe that gives every pair one label scores 1/3; a run is
-        # flagged collapsed when some seed's probe does, and then it is left out of the ledger's agreement
-        assert r["collapsed"] == (r["majority share"] >= wording.COLLAPSED_SHARE)
+        # XNLI test sets are exactly balanced: a probe that gives every pair one label scores 1/3; each seed is
+        # judged on its own, and a run is flagged collapsed (and left out of the ledger's agreement) only when
+        # every seed collapses; its majority share is the largest over the seeds
+        assert r["collapsed"] == (r["collapsed seeds"] == r["seeds"])
+        if r["collapsed"]:
+            assert r["majority share"] >= wording.COLLAPSED_SHARE
         if r["collapsed seeds"] == r["seeds"]:
             assert r["ours"] == pytest.approx(100 / 3, abs=1.0)
         assert r["ours seed min"] <= r["ours"] <= r["ours seed max"]
