@@ -69,7 +69,7 @@ bcws_pairs = None  # BCWS items evaluated (None: all 2091)
 scws_pairs = None  # SCWS pairs evaluated (None: all 2003)
 max_contexts = None  # avg_type: contexts averaged per word (paper: 1000)
 seeds = None  # seeds of the set construction, splits and samples (the first one shown in full); e.g. 0,1,2
-seed_sizes = None  # training sizes the further seeds fit (the figures' sizes: each curve is a mean with a seed band)
+seed_sizes = None  # training sizes the further seeds fit (there the figures' curves are seed means with a band; elsewhere the first seed)
 aligner = None  # word aligner: fast_align (deterministic, the paper's) or eflomal (unseeded variant)
 autocast = None  # bfloat16 for a faster, slightly different run; None: exact float32
 
