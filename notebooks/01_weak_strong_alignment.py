@@ -57,7 +57,7 @@ mask_pool = None         # Fig. 8: distinct pairs whose words are masked
 static_vectors = None    # static baseline .vec files, "de:/path/wiki.de.align.vec,en:/path/wiki.en.align.vec"
 static_max_words = None  # words read from each .vec file
 aligner = None           # word aligner: fast_align (deterministic, the paper's) or eflomal (unseeded variant)
-autocast = None          # "auto" (bfloat16 where the hardware supports it, else float32), "bfloat16", or None
+autocast = None          # "" (exact float32, every profile: the same numbers on every CPU kind), "auto" (bfloat16 where supported), "bfloat16"
 
 # %%
 from xalign.book import claims, display

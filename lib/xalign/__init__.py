@@ -11,10 +11,15 @@ Names are loaded on first use, so ``import xalign`` stays cheap (no torch).
 from __future__ import annotations
 
 import importlib
+import os as _os
 
 from xalign.core import sources as _sources
 
 _sources.install()  # memo keys hash the source each xalign module was imported with (xalign.core.sources)
+if _os.environ.get("XALIGN_PERTURB"):  # the variation harness (xalign check --measure-variation) only
+    from xalign.core import perturb as _perturb
+
+    _perturb.install()
 
 __version__ = "0.2.0"
 

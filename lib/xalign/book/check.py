@@ -58,7 +58,8 @@ def make_reference(profile: str = "default", results: Path | None = None, refere
                    chapters: list[str] | None = None) -> list[Path]:
     """Copy the result of every chapter (this profile; the profile's own model, else the newest)
     to ``reference/<chapter>.json``; for a float32 result, its tables' seed spreads become
-    ``reference/<chapter>.variation.yaml`` (:func:`xalign.book.variation.write_variation`)."""
+    ``reference/<chapter>.variation.yaml`` (:func:`xalign.book.variation.write_variation`) unless the harness
+    measured that file (:mod:`xalign.book.harness`): a measurement is kept until it is measured again."""
     from xalign.book.ledger import pick_result
     from xalign.papers import meta
 
@@ -80,9 +81,12 @@ def make_reference(profile: str = "default", results: Path | None = None, refere
         shutil.copyfile(result["_path"], target)
         written.append(target)
         if result_precision(result) == "torch.float32":  # the variation a float32 rerun is checked within
-            from xalign.book.variation import write_variation
+            from xalign.book.variation import is_measured, write_variation
 
-            if (vpath := write_variation(result, variation_path(target))) is not None:
+            vpath = variation_path(target)
+            if is_measured(vpath):  # the harness's measurement stays; `xalign check NN --measure-variation` renews it
+                continue
+            if write_variation(result, vpath) is not None:
                 written.append(vpath)
     return written
 

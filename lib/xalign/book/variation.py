@@ -82,9 +82,19 @@ def write_variation(result: dict, path: Path) -> Path | None:
     if not tables:
         path.unlink(missing_ok=True)
         return None
-    write_text(path, "# Measured variation of this chapter's reference (written by `xalign reference`).\n"
+    write_text(path, "# Variation of this chapter's reference from its seed spreads (written by `xalign reference`; `xalign check NN --measure-variation` measures it instead).\n"
                       + yaml.safe_dump({"tables": tables}, sort_keys=True, allow_unicode=True, width=100))
     return path
+
+
+#: the first line of a variation file the harness wrote (:func:`xalign.book.harness.write_measured`)
+MEASURED_MARK = "# Measured variation of this chapter's reference (`xalign check"
+
+
+def is_measured(path: Path) -> bool:
+    """Was the variation file at ``path`` written by the harness (not from seed spreads)?"""
+    path = Path(path)
+    return path.exists() and path.read_text(encoding="utf-8").startswith(MEASURED_MARK)
 
 
 @dataclass(frozen=True)

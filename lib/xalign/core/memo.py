@@ -29,6 +29,7 @@ import numpy as np
 from xalign.core import memo_codec
 from xalign.core.atomic import atomic_path
 from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest
+from xalign.core.perturb import variant_key
 from xalign.core.code_closure import code_digest, in_xalign
 from xalign.core.paths import remove_within
 
@@ -64,7 +65,8 @@ def cached(name: str, key: dict, compute: Callable[[], object], code: Iterable =
     the shared cache.
     """
     store = store if store is not None else EmbeddingCache()
-    full = memo_key(name, key, [compute, *code] if in_xalign(compute) else code)
+    # a run with perturbed embeddings (xalign.core.perturb) keeps its values apart from the plain ones
+    full = variant_key(memo_key(name, key, [compute, *code] if in_xalign(compute) else code))
     path = store.root / "memo" / f"{key_digest(full)}.npz"
     if store.enabled and (path.exists() or path.is_symlink()):
         try:

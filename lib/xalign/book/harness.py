@@ -1,0 +1,255 @@
+"""The variation harness: how far each table of a chapter moves when only the arithmetic changes.
+
+A reader's machine computes the same chapter with other kernels, thread counts and batch shapes. The
+harness reproduces that on one machine: it reruns the chapter with the reference's parameters, its
+cached embeddings perturbed at float32 rounding scale (:mod:`xalign.core.perturb`, a new noise seed per
+rerun) and the other thread count (1 <-> 2: other summation orders in BLAS and torch), then compares
+every table with the reference. Per table it records the largest move of any number (with the row and
+column where it happened) and every text or flag that changed (a *flip*: a choice or a verdict that
+rounding can change).
+
+The largest move times :data:`MARGIN` becomes the table's tolerance in
+``reference/<chapter>.variation.yaml`` (:func:`write_measured`), with how it was measured; ``xalign
+check`` compares float32 cells of that table within it (:mod:`xalign.book.check`). A flip is never
+tolerated: the check still fails on it, and the harness names it so that the choice can be made robust.
+
+    xalign check 05 --measure-variation [--variants 2] [--ulps 4]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: a table's tolerance is this many times the largest move the harness saw (the harness samples a few
+#: arithmetics; a reader's machine is another one)
+MARGIN = 2.0
+#: moves at or below this are no move (the check's own absolute tolerance)
+FLOOR = 1e-6
+
+
+@dataclass
+class TableMove:
+    """How far one table moved in one or more harness reruns (absolute, in the cells' own unit)."""
+
+    table: str
+    largest: float = 0.0
+    where: str = ""  # "row 3, column 'acc'"
+    n_cells: int = 0
+    flips: list[str] = field(default_factory=list)  # "row 2 'collapsed': True -> False"
+
+    def merge(self, other: TableMove) -> None:
+        if other.largest > self.largest:
+            self.largest, self.where = other.largest, other.where
+        self.n_cells = max(self.n_cells, other.n_cells)
+        self.flips += [f for f in other.flips if f not in self.flips]
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def table_moves(ref: dict, new: dict) -> dict[str, TableMove]:
+    """Per table of ``ref`` (a saved result), the largest numeric move and the flips in ``new``.
+
+    A table missing from ``new``, or with another number of rows or other columns, counts as one flip
+    (its shape changed). NaN against NaN is no move; NaN against a number is a flip.
+    """
+    out = {}
+    tables = new.get("tables", {})
+    for name, t in ref.get("tables", {}).items():
+        move = out[name] = TableMove(name)
+        other = tables.get(name)
+        a, b = t.get("rows", []), (other or {}).get("rows")
+        if other is None or len(a) != len(b):
+            move.flips.append(f"shape: {len(a)} rows -> {'missing' if other is None else len(b)} rows")
+            continue
+        for i, (ra, rb) in enumerate(zip(a, b)):
+            if set(ra) != set(rb):
+                move.flips.append(f"row {i}: columns {sorted(set(ra) ^ set(rb))}")
+                continue
+            for col, va in ra.items():
+                vb = rb[col]
+                if _number(va) and _number(vb):
+                    move.n_cells += 1
+                    fa, fb = math.isfinite(va), math.isfinite(vb)
+                    if not (fa and fb):
+                        if fa != fb or (va != vb and not (math.isnan(va) and math.isnan(vb))):
+                            move.flips.append(f"row {i} {col!r}: {va!r} -> {vb!r}")
+                        continue
+                    d = abs(float(va) - float(vb))
+                    if d > move.largest:
+                        move.largest, move.where = d, f"row {i}, column {col!r}"
+                elif va != vb:
+                    move.flips.append(f"row {i} {col!r}: {va!r} -> {vb!r}")
+    return out
+
+
+def combine(per_rerun: list[dict[str, TableMove]]) -> dict[str, TableMove]:
+    """The largest move and every flip of each table over several reruns."""
+    out: dict[str, TableMove] = {}
+    for moves in per_rerun:
+        for name, m in moves.items():
+            if name not in out:
+                out[name] = TableMove(name)
+            out[name].merge(m)
+    return out
+
+
+def tolerance_of(move: TableMove) -> float | None:
+    """The tolerance a measured move gives: :data:`MARGIN` x the move, 3 significant digits rounded up;
+    None when the table did not move beyond :data:`FLOOR`."""
+    if move.largest <= FLOOR:
+        return None
+    t = MARGIN * move.largest
+    digits = 2 - int(math.floor(math.log10(t)))
+    return math.ceil(round(t * 10**digits, 6)) / 10**digits  # round(): 2 x 0.030000000000001 is 0.06, not 0.0601
+
+
+def measured_entries(moves: dict[str, TableMove], how: str) -> dict[str, dict]:
+    """Variation-file entries (:func:`xalign.book.variation.load_variation`'s form) for every table that
+    moved: ``{table: {tolerance, source}}``; ``how`` says what was rerun."""
+    out = {}
+    for name, m in sorted(moves.items()):
+        tol = tolerance_of(m)
+        if tol is None:
+            continue
+        out[name] = {"tolerance": tol,
+                     "source": f"measured: {how}; the largest move was {m.largest:.3g} ({m.where}), "
+                               f"the tolerance is {MARGIN:g} x that"}
+    return out
+
+
+def write_measured(path: Path, moves: dict[str, TableMove], how: str, header: str) -> Path:
+    """Write the measured variation file (every table that moved) with ``header`` as its comment lines."""
+    import yaml
+
+    from xalign.core.atomic import write_text
+
+    entries = measured_entries(moves, how)
+    comment = "".join(f"# {line}\n" for line in header.splitlines())
+    write_text(Path(path), comment + yaml.safe_dump({"tables": entries}, sort_keys=True, allow_unicode=True,
+                                                    width=100))
+    return Path(path)
+
+
+def report_lines(moves: dict[str, TableMove], shown: int = 3) -> list[str]:
+    """One line per table: largest move, tolerance, and the first flips (a flip fails the check)."""
+    lines = []
+    for name, m in moves.items():
+        tol = tolerance_of(m)
+        head = (f"{'FLIPS' if m.flips else 'moves' if tol else 'still'} {name:<34} {m.n_cells:6d} cells  "
+                f"largest move {m.largest:.3g}" + (f" ({m.where})" if m.where else "")
+                + (f" -> tolerance {tol:g}" if tol else ""))
+        lines.append(head)
+        lines += [f"      flip: {f}" for f in m.flips[:shown]]
+        if len(m.flips) > shown:
+            lines.append(f"      and {len(m.flips) - shown} more flips")
+    return lines
+
+
+@contextmanager
+def harness_environment(ulps: float, seed: int, threads: int):
+    """The environment a harness rerun's kernel inherits: perturbed embeddings and ``threads`` threads."""
+    from xalign.book.parallel import THREAD_VARIABLES
+    from xalign.core.perturb import ENV, spec
+
+    value = f"{ulps:g}:{seed}"
+    spec(value)  # a bad value fails here, before anything changes
+    names = (ENV, *THREAD_VARIABLES)
+    saved = {n: os.environ.get(n) for n in names}
+    os.environ[ENV] = value
+    for n in THREAD_VARIABLES:
+        os.environ[n] = str(threads)
+    try:
+        yield
+    finally:
+        for n, v in saved.items():
+            if v is None:
+                os.environ.pop(n, None)
+            else:
+                os.environ[n] = v
+
+
+def other_threads(ref: dict) -> int:
+    """The thread count a rerun uses: 2 when the reference ran on 1 torch thread, else 1."""
+    threads = ((ref.get("machine") or {}).get("threads") or {}).get("torch")
+    return 2 if threads in (None, 1) else 1
+
+
+def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = None, results: str | None = None,
+            reference: str | None = None, variant_results: list[str] | None = None, echo=print) -> int:
+    """Measure every float32 reference (or ``chapter``'s) under the harness and write its variation file.
+
+    Args:
+        chapter: a chapter id or part of it (None: every chapter).
+        variants: harness reruns, noise seeds 1..variants.
+        ulps: the perturbation's scale (None: :data:`xalign.core.perturb.DEFAULT_ULPS`).
+        results: where the reruns go (default: a temporary folder).
+        reference: the reference folder (default ``reference/``); the variation files are written there.
+        variant_results: measure from reruns already made (folders of results) instead of running.
+
+    Returns:
+        0, or 1 when a rerun left no result. Raises ValueError on a bad ``variants`` or ``ulps``.
+    """
+    import tempfile
+    from datetime import date
+
+    from xalign.book.check import REFERENCE_DIR, fresh_result, result_precision
+    from xalign.book.results import read_result
+    from xalign.book.runner import run_chapter
+    from xalign.book.variation import variation_path
+    from xalign.core.machine import machine_line
+    from xalign.core.perturb import DEFAULT_ULPS
+
+    ulps = DEFAULT_ULPS if ulps is None else ulps
+    if not (isinstance(variants, int) and variants >= 1) or not (isinstance(ulps, (int, float)) and ulps > 0):
+        raise ValueError(f"--variants must be an integer >= 1 and --ulps a number > 0, got {variants!r} and {ulps!r}")
+    ref_dir = Path(reference) if reference else REFERENCE_DIR
+    refs = [p for p in sorted(ref_dir.glob("*.json")) if "." not in p.stem and (not chapter or chapter in p.stem)]
+    if not refs:
+        raise ValueError(f"no reference for {chapter!r} in {ref_dir}")
+    for path in refs:
+        ref = read_result(path, "reference")
+        if result_precision(ref) != "torch.float32":
+            echo(f"{ref['chapter']}: the reference is not float32; the harness measures float32 rounding only")
+            continue
+        threads = other_threads(ref)
+        if variant_results:
+            folders = [Path(d) for d in variant_results]
+            how = f"{len(folders)} rerun(s) read from {', '.join(f.name for f in folders)}"
+        else:
+            base = Path(results or tempfile.mkdtemp(prefix="xalign-harness-"))
+            folders = [base / f"{ref['chapter']}.perturbed-{seed}" for seed in range(1, variants + 1)]
+            for seed, folder in enumerate(folders, 1):
+                with harness_environment(ulps, seed, threads):
+                    os.environ["XALIGN_RESULTS"] = str(folder.resolve())
+                    try:
+                        run_chapter(ref["chapter"], {**ref["params"], "profile": ref["profile"]},
+                                    folder / f"{ref['chapter']}.ipynb")
+                    finally:
+                        os.environ.pop("XALIGN_RESULTS", None)
+            how = (f"{variants} rerun(s) of the reference's parameters, its cached embeddings perturbed by N(0, 1) x "
+                   f"{ulps:g} float32 ulps of each vector's largest element (noise seeds 1-{variants}), on {threads} "
+                   f"thread(s) where the reference ran on {3 - threads}")
+        runs = []
+        for folder in folders:
+            new = fresh_result(ref, folder)
+            if new is None:
+                echo(f"no {ref['profile']} result of {ref['chapter']} in {folder}")
+                return 1
+            runs.append(table_moves(ref, new))
+        moves = combine(runs)
+        echo(f"{ref['chapter']} ({ref['profile']}): {how}")
+        for line in report_lines(moves):
+            echo(f"  {line}")
+        header = (f"Measured variation of this chapter's reference (`xalign check {ref['chapter'][:2]} "
+                  f"--measure-variation`, {date.today().isoformat()}),\nreference commit {ref.get('git_commit')}; "
+                  f"machine: {machine_line(ref.get('machine'))}.\nTables absent here did not move (beyond "
+                  f"{FLOOR:g}); flips (text or flags that changed, never tolerated): "
+                  f"{sum(len(m.flips) for m in moves.values())}.")
+        echo(f"  wrote {write_measured(variation_path(path), moves, how, header)}")
+    return 0

@@ -1,0 +1,116 @@
+"""Embeddings perturbed at float32 rounding scale: what another CPU kind changes, reproduced on this one.
+
+A rerun on another machine reads the same texts through other kernels, summation orders and batch
+shapes; its vectors differ from ours in their last bits (``bench/embedding_rounding.py`` measures it:
+up to about 4 float32 ulps of a vector's largest element when the batch shapes change). Everything
+downstream (retrieval ties, probes, example choices, verdicts) then moves by as much as it amplifies
+those bits. ``xalign check --measure-variation`` reruns a chapter with this module active to measure
+that amplification per table.
+
+Active only when the environment names it, ``XALIGN_PERTURB=<ulps>:<seed>`` (e.g. ``4:1``):
+
+- every embedding array read from the cache gets ``x + ulps * 2**-23 * max|x_vector| * N(0, 1)`` per
+  element, seeded by ``seed`` and the entry's key (the same entry is perturbed the same way in one run),
+  rounded back to float32; the cache itself is never written perturbed;
+- every derived value stored by key (memo entries, probe fits, the BTSR pair sets: everything that is
+  not an embedding, a data file, a model or an alignment) gets the perturbation in its key, so a
+  perturbed run neither reads the plain values nor leaves perturbed ones where a plain run would read them.
+
+:func:`install` wires this into :class:`xalign.core.cache.EmbeddingCache` at import time (``import
+xalign`` calls it when the variable is set); a plain run is untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+
+import numpy as np
+
+#: the environment variable that turns the perturbation on: "<ulps>:<seed>"
+ENV = "XALIGN_PERTURB"
+#: the scale (sigma, in float32 ulps of a vector's largest element) the harness uses unless told otherwise:
+#: the largest move bench/embedding_rounding.py measured when only batch shapes change (4.3), rounded
+DEFAULT_ULPS = 4.0
+#: stores whose entries do not depend on embeddings (read plain even when perturbed)
+PLAIN_STORES = ("data", "models", "alignments", "finetuned")
+_SPEC = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+)\s*$")
+
+
+def spec(value: str | None = None) -> tuple[float, int] | None:
+    """``(ulps, seed)`` from ``XALIGN_PERTURB`` (or ``value``); None when unset or empty.
+
+    Raises:
+        ValueError: naming the variable and the valid form when it is set to anything else.
+    """
+    raw = os.environ.get(ENV, "") if value is None else value
+    if not raw.strip():
+        return None
+    m = _SPEC.match(raw)
+    if not m or float(m.group(1)) <= 0:
+        raise ValueError(f"{ENV} must be '<ulps>:<seed>' with ulps > 0 and seed an integer >= 0 (e.g. '4:1'), got {raw!r}")
+    return float(m.group(1)), int(m.group(2))
+
+
+def label(s: tuple[float, int]) -> str:
+    """``(4.0, 1)`` -> ``"4:1"`` (the form the variable and the keys use)."""
+    return f"{s[0]:g}:{s[1]}"
+
+
+def perturbed(x: np.ndarray, salt: str, s: tuple[float, int]) -> np.ndarray:
+    """``x`` (..., dim) float with every element moved by ``ulps * 2**-23 * max|row| * N(0, 1)``, as float32.
+
+    Args:
+        x: an embedding array, vectors along the last axis.
+        salt: what makes this array's noise its own (the cache key's digest).
+        s: ``(ulps, seed)``.
+    """
+    ulps, seed = s
+    x = np.asarray(x)
+    if x.dtype.kind != "f" or x.size == 0:
+        return x
+    digest = hashlib.sha256(f"{seed}:{salt}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    scale = np.abs(x.astype(np.float64)).max(axis=-1, keepdims=True) if x.ndim else abs(float(x))
+    noise = rng.standard_normal(x.shape) * (ulps * 2.0**-23) * scale
+    return (x.astype(np.float64) + noise).astype(np.float32)
+
+
+def variant_key(key: dict, s: tuple[float, int] | None = None) -> dict:
+    """``key`` with the active perturbation added (``key`` itself when none is active)."""
+    s = spec() if s is None else s
+    return key if s is None else {**key, "perturbed": label(s)}
+
+
+def is_embedding(key: dict) -> bool:
+    """Does ``key`` name a model's output for input texts (an encoder's cache key has both ``model`` and
+    ``inputs``), rather than a value derived from such outputs?"""
+    return "model" in key and "inputs" in key
+
+
+def install() -> None:
+    """Make :class:`~xalign.core.cache.EmbeddingCache` perturbed when ``XALIGN_PERTURB`` is set (see the module
+    docstring); nothing when it is not. Idempotent."""
+    s = spec()
+    if s is None:
+        return
+    from xalign.core.cache import EmbeddingCache, key_digest
+
+    if getattr(EmbeddingCache, "_perturbed", None) == s:
+        return
+    plain_path, plain_get = EmbeddingCache.path, EmbeddingCache.get
+
+    def path(self, key: dict):  # embeddings and inputs under their own key; derived values under a perturbed one
+        plain = self.root.name in PLAIN_STORES or is_embedding(key)
+        return plain_path(self, key if plain else variant_key(key, s))
+
+    def get(self, key: dict):
+        out = plain_get(self, key)
+        if out is None or self.root.name in PLAIN_STORES or not is_embedding(key):
+            return out
+        salt = key_digest(key)
+        return {name: perturbed(a, f"{salt}:{name}", s) for name, a in out.items()}
+
+    EmbeddingCache.path, EmbeddingCache.get = path, get
+    EmbeddingCache._perturbed = s

@@ -1,0 +1,147 @@
+"""The variation harness: perturbed embeddings (xalign.core.perturb) and measured tolerances (xalign.book.harness)."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from xalign.book import check as K
+from xalign.book import harness as H
+from xalign.book.cli import main
+from xalign.book.results import ChapterRun
+from xalign.book.variation import load_variation
+from xalign.core import perturb
+
+CHAPTER = "01_weak_strong_alignment"
+
+
+# ------------------------------------------------------------------ perturbed embeddings
+def test_the_variable_is_checked_and_named():
+    assert perturb.spec("") is None
+    assert perturb.spec("4:1") == (4.0, 1) and perturb.spec(" 0.5 : 7 ") == (0.5, 7)
+    for bad in ("4", "x:1", "-1:2", "0:1", "4:1.5"):
+        with pytest.raises(ValueError, match="XALIGN_PERTURB.*'<ulps>:<seed>'"):
+            perturb.spec(bad)
+
+
+def test_perturbation_is_at_rounding_scale_seeded_and_float32():
+    x = np.random.default_rng(0).standard_normal((50, 3, 64)).astype(np.float32)
+    a, b = perturb.perturbed(x, "k", (4.0, 1)), perturb.perturbed(x, "k", (4.0, 1))
+    c = perturb.perturbed(x, "k", (4.0, 2))
+    assert a.dtype == np.float32 and np.array_equal(a, b) and not np.array_equal(a, c)
+    rel = np.abs(a.astype(np.float64) - x) / np.abs(x).max(axis=-1, keepdims=True)
+    assert 0 < rel.max() < 8 * 4 * 2.0**-23  # a few ulps of the vector's largest element, never more
+    assert (a != x).mean() > 0.5  # most elements move
+
+
+HARNESS_SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import xalign  # installs the perturbation when XALIGN_PERTURB is set
+    from xalign.core.cache import EmbeddingCache
+    from xalign.core.memo import cached
+    store = EmbeddingCache()
+    emb = {"model": "m", "inputs": "abc", "pooling": "mean"}
+    if sys.argv[1] == "plain":
+        store.put(emb, x=np.ones((2, 1, 4), np.float32))
+    got = store.get(emb)["x"]
+    value = cached("test.derived", {"k": 1}, lambda: float(got.sum()))
+    store.put_json({"kind": "derived"}, sys.argv[1])
+    print(json.dumps({"emb": got.tolist(), "memo": value, "json": store.get_json({"kind": "derived"})}))
+""")
+
+
+def _run(tmp_path, mode, perturbation=None):
+    env = {**os.environ, "XALIGN_CACHE": str(tmp_path / "cache")}
+    env.pop("XALIGN_PERTURB", None)
+    if perturbation:
+        env["XALIGN_PERTURB"] = perturbation
+    out = subprocess.run([sys.executable, "-c", HARNESS_SCRIPT, mode], env=env, capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_a_perturbed_run_reads_embeddings_perturbed_and_keeps_derived_values_apart(tmp_path):
+    plain = _run(tmp_path, "plain")
+    assert plain["memo"] == 8.0 and plain["json"] == "plain"
+    moved = _run(tmp_path, "perturbed", "4:1")
+    emb = np.array(moved["emb"])
+    assert not np.array_equal(emb, np.ones_like(emb)) and np.allclose(emb, 1, atol=1e-5)
+    assert moved["memo"] != 8.0 and moved["json"] == "perturbed"  # computed afresh, not read from the plain run
+    again = _run(tmp_path, "plain-again")  # the plain run still reads its own, untouched values
+    assert again["emb"] == plain["emb"] and again["memo"] == 8.0 and again["json"] == "plain-again"
+
+
+# ------------------------------------------------------------------ measured tolerances
+def _result(value=93.0, label="dictionary", ok=True):
+    return {"tables": {"table2": {"rows": [{"method": label, "value": value, "ok": ok}]},
+                       "still": {"rows": [{"n": 5}]}}}
+
+
+def test_table_moves_finds_the_largest_move_and_the_flips():
+    moves = H.table_moves(_result(93.0), _result(93.004, ok=False))
+    assert moves["table2"].largest == pytest.approx(0.004) and "column 'value'" in moves["table2"].where
+    assert moves["table2"].flips == ["row 0 'ok': True -> False"]
+    assert moves["still"].largest == 0 and not moves["still"].flips
+    nan = H.table_moves(_result(float("nan")), _result(float("nan")))
+    assert not nan["table2"].flips and nan["table2"].largest == 0
+    assert H.table_moves(_result(float("nan")), _result(1.0))["table2"].flips
+
+
+def test_tolerance_is_the_margin_times_the_move_rounded_up():
+    assert H.tolerance_of(H.TableMove("t", 0.004)) == pytest.approx(0.008)
+    assert H.tolerance_of(H.TableMove("t", 0.0123456)) == pytest.approx(0.0247)
+    assert H.tolerance_of(H.TableMove("t", 1e-7)) is None  # within the check's own floor: no entry
+
+
+def _save(results_root, value, monkeypatch):
+    monkeypatch.setenv("XALIGN_RESULTS", str(results_root))
+    run = ChapterRun(CHAPTER, "gaschi2022", "default", {"model": "multilingual-e5-small"})
+    run.precision = "torch.float32"
+    run.compare("table2", pd.DataFrame({"method": ["dictionary"], "pair": ["en-de"], "value": [value]}),
+                keys=["method", "pair"])
+    return run.save()
+
+
+def test_measured_variation_is_written_and_read_by_check(tmp_path, monkeypatch, capsys):
+    ref_dir = tmp_path / "reference"
+    _save(tmp_path / "ref-results", 93.0, monkeypatch)
+    K.make_reference("default", tmp_path / "ref-results", ref_dir)
+    _save(tmp_path / "v1", 93.01, monkeypatch)
+    _save(tmp_path / "v2", 92.97, monkeypatch)
+    assert main(["check", "01", "--measure-variation", "--reference", str(ref_dir),
+                 "--variant-results", str(tmp_path / "v1"), "--variant-results", str(tmp_path / "v2")]) == 0
+    out = capsys.readouterr().out
+    assert "moves table2" in out and "largest move 0.03" in out
+    tol = load_variation(ref_dir / f"{CHAPTER}.variation.yaml")["table2"]
+    assert tol.tolerance == pytest.approx(0.06) and tol.source.startswith("measured: 2 rerun(s)")
+    # a rerun inside the measured tolerance passes; one beyond it fails, naming the tolerance
+    _save(tmp_path / "inside", 93.05, monkeypatch)
+    assert K.check("01", tmp_path / "inside", ref_dir)
+    _save(tmp_path / "beyond", 93.07, monkeypatch)
+    assert not K.check("01", tmp_path / "beyond", ref_dir, echo=lambda line: capsys.readouterr())
+
+
+def test_bad_harness_arguments_fail_before_any_run(tmp_path, capsys):
+    assert main(["check", "01", "--measure-variation", "--variants", "0", "--reference", str(tmp_path)]) == 2
+    assert "--variants must be an integer >= 1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="XALIGN_PERTURB"), H.harness_environment(-1, 1, 2):
+        pass
+    assert "XALIGN_PERTURB" not in os.environ  # restored even when it fails
+
+
+def test_a_measured_variation_survives_a_new_reference(tmp_path, monkeypatch):
+    ref_dir = tmp_path / "reference"
+    _save(tmp_path / "ref-results", 93.0, monkeypatch)
+    K.make_reference("default", tmp_path / "ref-results", ref_dir)
+    _save(tmp_path / "v1", 93.01, monkeypatch)
+    assert H.measure("01", reference=str(ref_dir), variant_results=[str(tmp_path / "v1")], echo=lambda _: None) == 0
+    vpath = ref_dir / f"{CHAPTER}.variation.yaml"
+    measured = vpath.read_text()
+    K.make_reference("default", tmp_path / "ref-results", ref_dir)  # `xalign reference` again
+    assert vpath.read_text() == measured
