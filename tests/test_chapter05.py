@@ -256,7 +256,11 @@ def test_gap_summary_judges_the_paired_interval_of_the_difference():
     assert "en +6.3 [+3.9, +8.8]; fr +1.1 [-1.3, +3.6]" in both
     assert "in all 2" in gap_summary(_gap([("en", 6.3, 3.9, 8.8), ("fr", 4.0, 2.7, 6.6)]))
     none = gap_summary(_gap([("en", 0.4, -2.0, 2.9)]))
-    assert "not separated from zero, so neither probe is shown to be better (en +0.4 [-2.0, +2.9])." in none
+    assert ("not separated from zero by more than the 2.5-point noise margin of a rerun, so neither probe is shown to "
+            "be better (en +0.4 [-2.0, +2.9]).") in none
+    # an interval that excludes zero, but by less than the margin, is not called "not separated from zero" bare
+    near = gap_summary(_gap([("sw", -3.3, -6.3, -0.3), ("vi", -3.9, -7.3, -0.6)]))
+    assert "not separated from zero by more than the 2.5-point noise margin of a rerun in any of them" in near
     assert "+0.0" not in none
     assert gap_summary(_gap([])) == ""
     cols = shown(_gap([("en", 3.3, 0.9, 5.8)])).columns

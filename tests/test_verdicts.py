@@ -51,9 +51,16 @@ def test_claim_verdicts():
     assert claim_verdict(DOWN, UP).verdict == NOT_HELD
     # unresolved, but the interval reaches well into the paper's direction: too wide to tell
     assert claim_verdict(UP, UNRESOLVED, far_bound=3.0).verdict == NOT_TESTABLE
-    # unresolved and the interval ends at (or within the margin of) zero: the paper's effect is ruled out
-    assert claim_verdict(UP, UNRESOLVED, far_bound=0.05, margin=0.1).verdict == NOT_HELD
-    assert claim_verdict(DOWN, UNRESOLVED, far_bound=-0.05, margin=0.1).verdict == NOT_HELD
+    # the interval's paper-side bound lies beyond zero on the other side by more than the margin: ruled out
+    assert claim_verdict(UP, UNRESOLVED, far_bound=-0.2, margin=0.1).verdict == NOT_HELD
+    assert claim_verdict(DOWN, UNRESOLVED, far_bound=0.2, margin=0.1).verdict == NOT_HELD
+    # ending at zero within the margin: another machine could put it on either side (unstable)
+    v = claim_verdict(UP, UNRESOLVED, far_bound=0.05, margin=0.1)
+    assert v.verdict == NOT_TESTABLE and "unstable" in v.reason
+    assert claim_verdict(DOWN, UNRESOLVED, far_bound=-0.05, margin=0.1).verdict == NOT_TESTABLE
+    # a wide noise margin never makes a verdict more decisive (chapter 5: MLP - LR +0.9 [-1.7, +3.3] with a
+    # 9.6-point margin was "did not hold ... rules out an effect in the paper's direction")
+    assert claim_verdict(UP, UNRESOLVED, far_bound=3.3, margin=9.6).verdict == NOT_TESTABLE
     assert claim_verdict(UP, UP, seeds_agree=False).verdict == NOT_TESTABLE
     assert claim_verdict(UP, NONE).verdict == NOT_TESTABLE
     v = claim_verdict(UP, UP, untestable="the model has no layer 12")

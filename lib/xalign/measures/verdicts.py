@@ -13,9 +13,11 @@ read* page states it:
   test item: its majority-prediction share reaches the bar; it *learns* when the share lies below the bar
   by more than the margin (the noise a rerun makes in that share); *unresolved* in between.
 - **A claim** (the paper says the change goes one way) *held* when our change goes that way; *did not
-  hold* when it goes the other way, or when the interval rules out any effect the paper's way beyond the
-  margin; *not testable* otherwise: when the interval is too wide to tell, when seeds disagree, when
-  there is no interval, or when the model or data cannot test it (the reason is always given).
+  hold* when it goes the other way, or when the interval's bound on the paper's side lies beyond zero on
+  the other side by more than the margin (the interval rules out any effect the paper's way, on any
+  machine); *not testable* otherwise: when the interval is too wide to tell, when it ends at zero within
+  the margin (unstable), when seeds disagree, when there is no interval, or when the model or data cannot
+  test it (the reason is always given). A large margin never makes a verdict more decisive.
 """
 
 from __future__ import annotations
@@ -129,7 +131,8 @@ def claim_verdict(expected: str, change: str, *, far_bound=None, margin: float =
         expected: the paper's direction, ``"up"`` or ``"down"``.
         change: our change's direction (:func:`direction` or :func:`separated`).
         far_bound: the interval's bound on the paper's side (``hi`` for "up", ``lo`` for "down"), when
-            known: if it lies within the margin of zero, the interval rules the paper's effect out.
+            known: beyond zero on the other side by more than the margin, the interval rules the paper's
+            effect out; within the margin of zero, the verdict is unstable (not testable).
         margin: the noise margin used for ``change`` (same unit as ``far_bound``).
         seeds_agree: whether every seed's change goes the same way (``None``: one seed, not asked).
         untestable: a reason the model or data cannot test the claim (then nothing else is looked at).
@@ -148,8 +151,12 @@ def claim_verdict(expected: str, change: str, *, far_bound=None, margin: float =
             return Verdict(NOT_TESTABLE, "the seeds disagree on the direction")
         return Verdict(HELD, "our interval excludes zero in the paper's direction")
     m = _check_margin(margin)
-    if _finite(far_bound) and (float(far_bound) <= m if expected == UP else float(far_bound) >= -m):
-        return Verdict(NOT_HELD, "our interval rules out an effect in the paper's direction")
+    if _finite(far_bound):
+        toward = float(far_bound) if expected == UP else -float(far_bound)  # > 0: reaches the paper's side
+        if toward < -m:
+            return Verdict(NOT_HELD, "our interval rules out an effect in the paper's direction, beyond the noise")
+        if toward <= m:  # the bound could fall on either side of zero on another machine
+            return Verdict(NOT_TESTABLE, "our interval ends at zero within the noise of a rerun (unstable)")
     return Verdict(NOT_TESTABLE, "our interval holds both no change and a change in the paper's direction")
 
 

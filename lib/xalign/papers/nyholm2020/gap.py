@@ -104,6 +104,7 @@ def gap_summary(gap: pd.DataFrame) -> str:
     above = gap[(ci == verdicts.UP) & (True if seeds is None else seeds == verdicts.UP)]
     below = gap[(ci == verdicts.DOWN) & (True if seeds is None else seeds == verdicts.DOWN)]
     n = len(gap)
+    margin = f"{NOISE_POINTS:g}-point noise margin of a rerun"
     z = verdicts.at_zero
     nums = "; ".join(f"{r['lang']} {z(r['MLP − LR']):+.1f} [{z(r['MLP − LR CI lo']):+.1f}, {z(r['MLP − LR CI hi']):+.1f}]"
                      for _, r in gap.iterrows())
@@ -113,8 +114,10 @@ def gap_summary(gap: pd.DataFrame) -> str:
     elif len(below) == n:
         verdict = f"the MLP scores below LR in all {n}" if n > 1 else "the MLP scores below LR"
     elif not len(above) and not len(below):
-        verdict = ("the difference is not separated from zero in any of them, so neither probe is shown to be better"
-                   if n > 1 else "the difference is not separated from zero, so neither probe is shown to be better")
+        verdict = (f"the difference is not separated from zero by more than the {margin} in any of them, so neither "
+                   "probe is shown to be better" if n > 1 else
+                   f"the difference is not separated from zero by more than the {margin}, so neither probe is shown "
+                   "to be better")
     else:
         parts = []
         if len(above):
@@ -123,8 +126,8 @@ def gap_summary(gap: pd.DataFrame) -> str:
             parts.append(f"below LR in {len(below)} ({lang_list(below)})")
         rest = n - len(above) - len(below)
         verdict = f"the MLP scores {' and '.join(parts)} of {n}" + (
-            f"; in the other {rest} the difference is not separated from zero or changes sign between seeds "
-            "(unstable)" if rest else "")
+            f"; in the other {rest} the difference is not separated from zero by more than the {margin} or changes "
+            "sign between seeds (unstable)" if rest else "")
     where = f"{n} languages" if n > 1 else "the one language run"
     k = int(gap["seeds"].iloc[0]) if "seeds" in gap else 1
     seeds = f", mean of {k} seeds, a verdict only where every seed's difference has its sign" if k > 1 else ""
