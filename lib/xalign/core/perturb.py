@@ -12,9 +12,9 @@ Active only when the environment names it, ``XALIGN_PERTURB=<ulps>:<seed>`` (e.g
 - every embedding array read from the cache gets ``x + ulps * 2**-23 * max|x_vector| * N(0, 1)`` per
   element, seeded by ``seed`` and the entry's key (the same entry is perturbed the same way in one run),
   rounded back to float32; the cache itself is never written perturbed;
-- every derived value stored by key (memo entries, probe fits, the BTSR pair sets: everything that is
-  not an embedding, a data file, a model or an alignment) gets the perturbation in its key, so a
-  perturbed run neither reads the plain values nor leaves perturbed ones where a plain run would read them.
+- every value derived from embeddings and stored by key (memo entries, probe fits, BLI grids: all but
+  the embeddings themselves and :data:`PLAIN_STORES`) gets the perturbation in its key, so a perturbed
+  run neither reads the plain values nor leaves perturbed ones where a plain run would read them.
 
 :func:`install` wires this into :class:`xalign.core.cache.EmbeddingCache` at import time (``import
 xalign`` calls it when the variable is set); a plain run is untouched.
@@ -33,8 +33,9 @@ ENV = "XALIGN_PERTURB"
 #: the scale (sigma, in float32 ulps of a vector's largest element) the harness uses unless told otherwise:
 #: the largest move bench/embedding_rounding.py measured when only batch shapes change (4.3), rounded
 DEFAULT_ULPS = 4.0
-#: stores whose entries do not depend on embeddings (read plain even when perturbed)
-PLAIN_STORES = ("data", "models", "alignments", "finetuned")
+#: stores whose entries do not depend on embeddings (read plain even when perturbed): data, models, word
+#: alignments, fine-tuned checkpoints, the BTSR sets (built from texts and alignments)
+PLAIN_STORES = ("data", "models", "alignments", "finetuned", "btsr")
 _SPEC = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\d+)\s*$")
 
 
