@@ -89,7 +89,7 @@ def test_inflation_identical_strings_and_the_interval_view():
     assert with_interval(cmp).tolist() == ["61.7 [58.9, 64.4]", ""]
     v, short = page_view(cmp, ["pair", "retrieval"], "e5-small")
     assert short == ["pair", "retrieval", "paper (%)", "ours: e5-small (%)", "ours 95% CI", "coverage (%)"]
-    assert v["ours 95% CI"].tolist() == ["58.9–64.4", "–"]
+    assert v["ours 95% CI"].tolist() == ["[58.9, 64.4]", "–"]
     assert v["coverage (%)"].tolist()[0] == 82.0
 
 
@@ -154,12 +154,12 @@ def test_findings_report_each_map_and_choose_their_wording():
     # intervals overlap: the headline may not say "raises" (the old generator did), and names the rule
     assert headline(t3, "e5") == ("Pruning the candidate lists with the authors' not_ASCII rule moves no pruned "
                                   "pair's P@1 (CSLS) beyond its 95% intervals for e5: the largest change, en-zh, "
-                                  "goes from 30.0% (95% CI 28.0–32.0) to 31.0% (95% CI 29.0–33.0).")
+                                  "goes from 30.0% (95% CI [28.0, 32.0]) to 31.0% (95% CI [29.0, 33.0]).")
     two = pd.concat([t3, pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "CSLS", "pair": "en-si", "pruned": pr,
                                         "value": v, "lo": v - 1, "hi": v + 1} for pr, v in (("no", 10.0), ("yes", 20.0))])])
     assert headline(two, "e5", rule="script") == (
         "Pruning the candidate lists with our Unicode-script rule raises e5's en-si P@1 (CSLS) from 10.0% (95% CI "
-        "9.0–11.0) to 20.0% (95% CI 19.0–21.0), beyond both intervals; the other pruned pair stays within its intervals.")
+        "[9.0, 11.0]) to 20.0% (95% CI [19.0, 21.0]), beyond both intervals; the other pruned pair stays within its intervals.")
     # a margin wider than the gap between the intervals (8 points) leaves nothing resolved
     assert "moves no pruned pair" in headline(two, "e5", margin=8.5)
     t6 = pd.DataFrame([{"method": MULTILINGUAL, "retrieval": "NN", "dictionary": "wiki", "k": k, "value": 0.0}

@@ -36,7 +36,7 @@ def test_cost_rows_hold_each_condition_with_paired_intervals():
     assert (rows.change_lo <= rows.change).all() and (rows.change <= rows.change_hi).all()
     assert (rows.change_hi - rows.change_lo > 0).all()
     table = CC.cost_table(rows)
-    assert table["change (points)"].iloc[0].startswith("-20.0 (")
+    assert table["change (points)"].iloc[0].startswith("-20.0 [")
 
 
 def test_the_sentence_names_the_factor_that_carries_the_cost():

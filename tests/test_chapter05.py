@@ -176,7 +176,7 @@ def test_headline_has_one_number_and_its_interval():
                        {"lang": "en", "classifier": "MLP", "paper": 50.0, "repaired": 61.0,
                         "repaired CI lo": 56.0, "repaired CI hi": 65.0}])
     line = findings.headline(t4, "multilingual-e5-small")
-    assert "58.9 % (95% CI 54.4–63.3) on XNLI en" in line and "61.0" not in line
+    assert "58.9 % (95% CI [54.4, 63.3]) on XNLI en" in line and "61.0" not in line
     assert findings.headline(t4.assign(repaired=np.nan), "m") == ""
 
 

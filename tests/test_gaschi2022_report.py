@@ -147,10 +147,10 @@ def test_comparison_view_and_headline():
     assert short == ["paper's model", "layer", "pair", "paper (points)", "ours: e5-small (points)", "ours 95% CI",
                      "ours - paper"]
     half = 1.96 * 0.3 / 10 ** 0.5
-    assert view["ours 95% CI"].tolist() == ["–", f"{95 - half:.1f}–{95 + half:.1f}", f"{90 - half:.1f}–{90 + half:.1f}"]
+    assert view["ours 95% CI"].tolist() == ["–", f"[{95 - half:.1f}, {95 + half:.1f}]", f"[{90 - half:.1f}, {90 + half:.1f}]"]
     line = RP.headline(t3, "e5-small", "mBERT", runs=10)
-    assert line == (f"e5-small's best layer (layer 8) retrieves the translation of 95.0% (95% CI {95 - half:.1f}–"
-                    f"{95 + half:.1f}%) of de-en words in context (weak alignment, S_weak); the paper's mBERT "
+    assert line == (f"e5-small's best layer (layer 8) retrieves the translation of 95.0% (95% CI [{95 - half:.1f}, "
+                    f"{95 + half:.1f}]) of de-en words in context (weak alignment, S_weak); the paper's mBERT "
                     "scores 94.1%.")
 
 

@@ -95,7 +95,7 @@ def test_gap_verdict_needs_more_than_a_bound_at_rounding_zero():
                        "MLP − LR seed max": -2.0}])
     text = gap_summary(g)
     assert "below LR" not in text and "not separated from zero" in text
-    assert "sw -4.0 [-7.9, +0.0]" in text
+    assert "sw -4.0 [-7.9, 0.0]" in text
     assert "below LR" in gap_summary(g.assign(**{"MLP − LR CI hi": -3.0, "MLP − LR seed max": -3.0}))
 
 

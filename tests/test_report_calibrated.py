@@ -104,7 +104,7 @@ def test_finetune_caption_says_how_long_the_run_was_and_whether_it_moved():
     ci = pd.DataFrame({"model": ["m", "m"], "task": ["CLSR", "STS"], "ci_lo": [0.0, 1.0], "ci_hi": [0.0, 4.0]})
     text = report.finetune_caption({"m": run}, deltas, ci)
     assert "4 optimiser steps (batch 16) on 32 NLI + 32 STS-B pairs" in text
-    assert "CLSR +0.0 [+0.0, +0.0] (within sampling noise)" in text
+    assert "CLSR 0.0 [0.0, 0.0] (within sampling noise)" in text
     assert "STS +2.5 [+1.0, +4.0]" in text and "STS +2.5 [+1.0, +4.0] (within" not in text
 
 
@@ -140,7 +140,7 @@ def test_comparison_table_is_flat_with_readable_headers_and_intervals():
     assert short[0] == "language" and "paper model" not in short  # one pair of models: named in the caption
     assert "before: paper" in short and "after: 95% CI" in short and "after: diff" in short
     assert "QA: paper" in table  # the paper's QA block is in the full table
-    assert table.loc[0, "before: 95% CI"] == "91.5 – 94.5"
+    assert table.loc[0, "before: 95% CI"] == "[91.5, 94.5]"
     assert table["QA: ours"].isna().all() and table.loc[0, "QA: paper"] == 94.0
     assert table["our model"].eq("multilingual-e5-small").all()  # filled in where only the paper has a value
     long, short_long = views.comparison_table(_merged(), ["setup", "lang"], diff_in_short=False)
@@ -161,10 +161,10 @@ def test_comparison_table_is_flat_with_readable_headers_and_intervals():
 def test_change_phrase_picks_its_words_from_the_interval():
     from xalign.papers.calibrated2023 import evidence
 
-    assert evidence.change_phrase(2.5, 1.0, 4.0).startswith("rose by 2.5 points (95% CI +1.0 to +4.0)")
+    assert evidence.change_phrase(2.5, 1.0, 4.0).startswith("rose by 2.5 points (95% CI [+1.0, +4.0])")
     assert evidence.change_phrase(-3.0, -5.0, -1.0).startswith("fell by 3.0 points")
     assert evidence.change_phrase(0.4, -0.3, 1.1) == ("did not move beyond sampling noise (+0.4 points, 95% CI "
-                                                      "−0.3 to +1.1)")
+                                                      "[-0.3, +1.1])")
     assert evidence.change_phrase(0.0, 0.0, 0.0) == "did not change at all (every resample gives 0)"
     assert "no conclusion" in evidence.change_phrase(1.0, np.nan, 2.0)
     for args in [(0.0, 0.0, 0.0), (0.0, -0.1, 0.1), (1e-9, 0.0, 1e-9)]:  # never "by 0.0 ... to 0.0"
@@ -189,16 +189,16 @@ def test_calibration_effect_and_headline_follow_the_numbers():
                                  (0.3, (-0.5, 1.1), "changes")):
         ci = pd.DataFrame({"model": "m", "task": ["CLSR", "STS"], "ci_lo": [lo, 1.0], "ci_hi": [hi, 5.0]})
         text = " ".join(evidence.calibration_effect(_deltas(clsr), ci, per, {"m": "LaBSE"}))
-        assert "mBERT +5.6" in text and "where the paper's LaBSE changes by −0.2" in text
+        assert "mBERT +5.6" in text and "where the paper's LaBSE changes by -0.2" in text
         assert "m's average Tatoeba retrieval" in text and "its STS 2017 (Spearman x 100) rose by 3.0 points" in text
         assert "1 rise and 1 fall beyond their own 95% interval (falling: jv)" in text
         line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(clsr), change_ci=ci))
         assert line.startswith(f"English sentence-embedding fine-tuning {verb} m's average Tatoeba retrieval")
-        assert ("within sampling noise" in line) == (verb == "changes") and "the paper's LaBSE: −0.2" in line
+        assert ("within sampling noise" in line) == (verb == "changes") and "the paper's LaBSE: -0.2" in line
     ci = pd.DataFrame({"model": "m", "task": ["CLSR"], "ci_lo": [0.0], "ci_hi": [0.0]})
     line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(0.0), change_ci=ci))
-    assert "exactly where it was" in line and "(0.0 points, 95% CI 0.0 to 0.0)" in line and "by 0.0" not in line
-    assert evidence.signed(-0.01) == "0.0" and evidence.signed(-1.26) == "−1.3"
+    assert "exactly where it was" in line and "(0.0 points, 95% CI [0.0, 0.0])" in line and "by 0.0" not in line
+    assert evidence.signed(-0.01) == "0.0" and evidence.signed(-1.26) == "-1.3"
     quiet = per.assign(ci_lo=-10.0, ci_hi=10.0)
     assert "none of its 3 languages changes beyond its own 95% interval" in evidence.language_sentence("m", quiet)
     still = quiet.assign(change=0.0, ci_lo=0.0, ci_hi=0.0)
@@ -221,8 +221,8 @@ def test_transfer_urdu_and_correlation_sentences():
     ur = pd.DataFrame({"model": "m", "lang": ["gap"], "value": [-4.0], "ci_lo": [-6.0], "ci_hi": [-2.0]})
     paper2 = pd.DataFrame({"data": "xnli_manual", "model": "LaBSE", "lang": ["gap"], "value": [-3.1]})
     assert evidence.urdu_sentence(ur, {"m": "LaBSE"}, paper2)[0] == (
-        "Trained on Urdu, m: the other languages beat the source language, a negative transfer gap (−4.0 points, "
-        "95% CI −6.0 to −2.0; the paper's LaBSE on XNLI Manual: −3.1).")
+        "Trained on Urdu, m: the other languages beat the source language, a negative transfer gap (-4.0 points, "
+        "95% CI [-6.0, -2.0]; the paper's LaBSE on XNLI Manual: -3.1).")
     assert "within sampling noise" in evidence.urdu_sentence(ur.assign(ci_hi=1.0), {"m": "LaBSE"})[0]
     assert evidence.urdu_sentence(None, {}) == []
     across = pd.DataFrame({"model": "m", "block": ["corr_zero_shot_translate_train_all", "corr_zero_shot_calibrated"],
@@ -260,18 +260,18 @@ def test_checkpoint_and_control_sentences_say_when_nothing_moved():
     ckpt = pd.DataFrame({"fraction": [0.5, 1.0], "validation": [100.0, 100.0], "sts": [53.87, 53.66]})
     text = evidence.checkpoint_sentence({"m": run}, {"m": ckpt.iloc[0]}, {"m": ckpt})[0]
     assert "checkpoint at 50% of the 4 optimiser steps (step 2)" in text
-    assert "validation retrieval does not move and STS moves by −0.2 points" in text
+    assert "validation retrieval does not move and STS moves by -0.2 points" in text
     control = pd.DataFrame({"model": "m", "state": ["before", "after"], "targets / source x 100": [71.4, 71.4]})
     text = evidence.control_sentence(control)[0]
     assert "71.4% after (no interval)" in text and "does not say whether" in text and "only" not in text
     paired = control.assign(ci_lo=[60.0, 60.0], ci_hi=[80.0, 80.0], change=[np.nan, 0.0],
                             change_ci_lo=[np.nan, 0.0], change_ci_hi=[np.nan, 0.0])
     text = evidence.control_sentence(paired)[0]
-    assert "71.4% after (95% CI 60.0 to 80.0)" in text and "did not change at all" in text
+    assert "71.4% after (95% CI [60.0, 80.0])" in text and "did not change at all" in text
     assert "detects no change" in text and "only" not in text
     moved = paired.assign(**{"targets / source x 100": [71.4, 80.4], "change_ci_lo": [np.nan, 3.0],
                              "change_ci_hi": [np.nan, 15.0]})
-    assert "the ratio rose by 9.0 points (95% CI +3.0 to +15.0)" in evidence.control_sentence(moved)[0]
+    assert "the ratio rose by 9.0 points (95% CI [+3.0, +15.0])" in evidence.control_sentence(moved)[0]
 
 
 def test_checkpoint_caption_and_sentence_state_steps_queries_margin_and_final_change():
@@ -289,10 +289,10 @@ def test_checkpoint_caption_and_sentence_state_steps_queries_margin_and_final_ch
     chosen = {"m": ckpt.iloc[1]}
     caption = evidence.checkpoint_caption({"m": run}, chosen, {"m": ckpt})
     assert "m: validation chose step 48 of 96 (2,000 validation queries, ahead of the next checkpoint by " \
-           "10 queries); the final checkpoint: validation −1.0, STS +2.5 points" in caption
+           "10 queries); the final checkpoint: validation -1.0, STS +2.5 points" in caption
     text = evidence.checkpoint_sentence({"m": run}, chosen, {"m": ckpt})[0]
     assert "(step 48), on 2,000 validation queries, ahead of the next checkpoint by 10 queries" in text
-    assert "the final checkpoint differs from it by −1.0 points on validation and +2.5 on STS" in text
+    assert "the final checkpoint differs from it by -1.0 points on validation and +2.5 on STS" in text
     tie = ckpt.assign(validation=[91.5, 91.5, 91.0, 90.5])
     assert "tied with another checkpoint: the earliest is taken" in evidence.checkpoint_caption(
         {"m": run}, {"m": tie.iloc[0]}, {"m": tie})

@@ -91,12 +91,12 @@ def test_a_change_holds_across_seeds_only_if_every_seed_agrees_beyond_the_spread
 
 def test_seed_change_phrase_claims_only_what_every_seed_shows():
     held = S.seed_change_phrase(1.1, 0.5, 1.7, [1.0, 1.2, 1.1])
-    assert held.startswith("rose by 1.1 points (95% CI +0.5 to +1.7)") and "holds across 3 fine-tuning seeds" in held
+    assert held.startswith("rose by 1.1 points (95% CI [+0.5, +1.7])") and "holds across 3 fine-tuning seeds" in held
     shaky = S.seed_change_phrase(1.1, 0.5, 1.7, [1.0, -0.2, 1.1])
-    assert "unstable across fine-tuning seeds" in shaky and "rose" not in shaky and "−0.2 to +1.1" in shaky
+    assert "unstable across fine-tuning seeds" in shaky and "rose" not in shaky and "-0.2 to +1.1" in shaky
     noise = S.seed_change_phrase(0.2, -0.5, 0.9, [0.2, 0.1, 0.3])
     assert noise.startswith("did not move beyond sampling noise") and "3 fine-tuning seeds" in noise
-    assert S.seed_change_phrase(1.1, 0.5, 1.7, None) == "rose by 1.1 points (95% CI +0.5 to +1.7)"
+    assert S.seed_change_phrase(1.1, 0.5, 1.7, None) == "rose by 1.1 points (95% CI [+0.5, +1.7])"
 
 
 def test_evidence_table_and_caption_show_the_seeds():
@@ -109,13 +109,13 @@ def test_evidence_table_and_caption_show_the_seeds():
     shaky = S.SeedSpread("m", seeds=[0, 1, 2], changes={"CLSR": [1.1, -0.2, 1.0], "STS": [2.0, 2.2, 2.1]},
                          languages={"de": [2.0, 2.1, 1.9], "sw": [-1.0, 0.5, -1.0]}, chosen_steps=[48, 72, 48])
     text = " ".join(evidence.calibration_effect(deltas, ci, per, {}, {"m": shaky}))
-    assert "retrieval changed by +1.1 points (95% CI +0.5 to +1.7) but is unstable across fine-tuning seeds" in text
+    assert "retrieval changed by +1.1 points (95% CI [+0.5, +1.7]) but is unstable across fine-tuning seeds" in text
     assert "STS 2017 (Spearman x 100) rose by 2.0 points" in text and "holds across 3 fine-tuning seeds" in text
     assert "1 of these 2 move the same way with every fine-tuning seed" in text
     assert "1 is unstable across fine-tuning seeds (sw)" in text  # the language named, the verb agreeing
     unmeasured = S.SeedSpread("m", reason="the seed spread was measured with another configuration: prefix")
     text = " ".join(evidence.calibration_effect(deltas, ci, per, {}, {"m": unmeasured}))
-    assert "rose by 1.1 points (95% CI +0.5 to +1.7); its STS" in text
+    assert "rose by 1.1 points (95% CI [+0.5, +1.7]); its STS" in text
     assert text.count("No seed spread is available for this configuration, so whether these changes hold") == 1
     table = views.changes_table(deltas, ci, {"m": shaky}).set_index("task")
     assert table.loc["CLSR", "over fine-tuning seeds"] == "-0.2 to +1.1 (SD 0.7)"
@@ -123,7 +123,7 @@ def test_evidence_table_and_caption_show_the_seeds():
     assert views.changes_table(deltas, ci, {"m": unmeasured}).set_index("task").loc[
         "STS", "over fine-tuning seeds"] == "not measured for this configuration"
     assert "No seed spread is available for `m`" in S.spread_note({"m": unmeasured})
-    assert "`m`'s change over 3 fine-tuning seeds (0, 1, 2; measured once): CLSR −0.2 to +1.1" in S.spread_note(
+    assert "`m`'s change over 3 fine-tuning seeds (0, 1, 2; measured once): CLSR -0.2 to +1.1" in S.spread_note(
         {"m": shaky})
     setup = SimpleNamespace(models=["m"], counterpart={})
     line = evidence.headline(None, setup, SimpleNamespace(deltas=deltas, change_ci=ci, seed_spread={"m": shaky}))

@@ -49,6 +49,7 @@ from pathlib import Path
 from xalign.book.variation import load_variation, variation_path
 from xalign.core import markup
 from xalign.core.paths import REFERENCE_DIR
+from xalign.measures.interval_text import interval
 from xalign.measures.verdicts import (
     DOWN,
     HELD,
@@ -157,7 +158,7 @@ def _f(v: float) -> str:
 
 
 def _iv(lo: float, hi: float) -> str:
-    return f"[{_f(lo)}, {_f(hi)}]"
+    return interval(lo, hi) or "no interval"
 
 
 def _side(tables: dict, rows: list[dict], base: dict, selector: dict, ev: dict) -> dict | None:

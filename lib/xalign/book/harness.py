@@ -105,7 +105,7 @@ def tolerance_of(move: TableMove) -> float | None:
     if move.largest <= FLOOR:
         return None
     t = MARGIN * move.largest
-    digits = 2 - int(math.floor(math.log10(t)))
+    digits = 2 - math.floor(math.log10(t))
     return math.ceil(round(t * 10**digits, 6)) / 10**digits  # round(): 2 x 0.030000000000001 is 0.06, not 0.0601
 
 

@@ -19,6 +19,7 @@ import pandas as pd
 from xalign.book.card import ITEM_STATS, MEASURES, CardConfig
 from xalign.book.card_items import decode_items, top_layers
 from xalign.core.markup import code, text
+from xalign.measures.interval_text import interval
 from xalign.measures.paired import stat_difference_ci
 
 #: settings that do not change which items a card scores
@@ -115,8 +116,8 @@ def _cell(r, markdown: bool = True) -> str:
     d = f"{r['difference']:+.1f}"
     beyond = r["lo"] > 0 or r["hi"] < 0
     if not markdown:
-        return f"{d} [{r['lo']:+.1f}, {r['hi']:+.1f}]" + (" *" if beyond else "")
-    return f"{f'**{d}**' if beyond else d} [{r['lo']:+.1f}, {r['hi']:+.1f}]"
+        return f"{d} {interval(r['lo'], r['hi'], signed=True)}" + (" *" if beyond else "")
+    return f"{f'**{d}**' if beyond else d} {interval(r['lo'], r['hi'], signed=True)}"
 
 
 def _text(v) -> str:

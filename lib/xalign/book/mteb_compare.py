@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from xalign.core.markup import code, text
+from xalign.measures.interval_text import interval
 
 #: sentences per language in MTEB's Tatoeba (its task description: 1,000 English-aligned pairs per language)
 MTEB_TATOEBA_N = 1000
@@ -132,7 +133,7 @@ def compare_with_mteb(card: dict, mteb: dict) -> pd.DataFrame:
     for lang, c in per_language.items():
         m = mteb["subsets"].get(subset_of(lang))
         rows.append({"Language": lang, "MTEB subset": subset_of(lang), "Card F1": c["f1"],
-                     "Card F1 95% CI": f"{c['lo']:.1f}-{c['hi']:.1f}", "Card accuracy": c["accuracy"], "Card n": c["n"],
+                     "Card F1 95% CI": interval(c["lo"], c["hi"]), "Card accuracy": c["accuracy"], "Card n": c["n"],
                      "MTEB F1 (main score)": 100 * m["main_score"] if m else None,
                      "MTEB accuracy": 100 * m["accuracy"] if m else None,
                      "F1 difference (card - MTEB)": c["f1"] - 100 * m["main_score"] if m else None})

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from xalign.core.markup import code, text
+from xalign.measures.interval_text import ci, with_interval
 from xalign.measures.verdicts import UP, separated
 
 #: measure id -> short name on the figure and in the text
@@ -92,11 +93,10 @@ def plot_relative_depth(rows: pd.DataFrame, path: Path) -> None:
 def _sentence(r: pd.Series) -> str:
     items = "" if pd.isna(r["n"]) else f" on the card's {int(r['n']):,} items"
     name = f"{code(r['model'])}, {text(DEPTH_MEASURES[r['measure']])}{items}"
-    best = (f"layer {r['best layer']} of {r['n_layers']} ({r['best']:.1f}, 95% CI {r['best lo']:.1f}–"
-            f"{r['best hi']:.1f})")
+    best = f"layer {r['best layer']} of {r['n_layers']} ({r['best']:.1f}, {ci(r['best lo'], r['best hi'])})"
     if r["separated"] == "last":
         return f"- {name}: best at its last layer, {best}."
-    last = f"the last layer's {r['last']:.1f} ({r['last lo']:.1f}–{r['last hi']:.1f})"
+    last = f"the last layer's {with_interval(r['last'], r['last lo'], r['last hi'])}"
     if r["separated"] == UP:
         return f"- {name}: peaks at {best}, above {last} beyond both intervals."
     return f"- {name}: highest at {best}, but not separated from {last}: the sample does not settle a peak."

@@ -29,9 +29,9 @@ import numpy as np
 from xalign.core import memo_codec
 from xalign.core.atomic import atomic_path
 from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest
-from xalign.core.perturb import variant_key
 from xalign.core.code_closure import code_digest, in_xalign
 from xalign.core.paths import remove_within
+from xalign.core.perturb import variant_key
 
 MEMO_VERSION = 2  # 2: stored as data (memo_codec), keyed on the code called
 

@@ -20,6 +20,7 @@ import pandas as pd
 
 from xalign.core import markup
 from xalign.measures import verdicts
+from xalign.measures.interval_text import interval, with_interval
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import report
 
@@ -89,7 +90,7 @@ def carries(rows: pd.DataFrame, condition: str, margin: float = 0.0) -> str:
 
 
 def _cost(r) -> str:
-    return f"{r.change:+.1f} points ({r.change_lo:+.1f} to {r.change_hi:+.1f})"
+    return f"{r.change:+.1f} points {interval(r.change_lo, r.change_hi, signed=True)}"
 
 
 def cost_sentence(rows: pd.DataFrame, margin: float = 0.0) -> str:
@@ -117,7 +118,7 @@ def cost_sentence(rows: pd.DataFrame, margin: float = 0.0) -> str:
 def cost_table(rows: pd.DataFrame) -> pd.DataFrame:
     """The controls for the page: one row per condition, values with their intervals (points)."""
     def iv(v, lo, hi, sign=""):
-        return f"{v:{sign}.1f} ({lo:{sign}.1f} to {hi:{sign}.1f})"
+        return with_interval(v, lo, hi, signed=sign == "+")
 
     return pd.DataFrame({
         "model": rows.model, "condition": rows.condition, "prefix": rows.prefix.str.strip(), "layer": rows.layer,

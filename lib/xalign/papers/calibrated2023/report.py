@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.measures.interval_text import with_interval
 from xalign.measures.intervals import accuracy_ci, paired_bootstrap_ci, stratified_bootstrap_ci
 from xalign.measures.sts import spearman
 from xalign.papers.calibrated2023 import calibrated as cal
@@ -183,7 +184,7 @@ def finetune_caption(runs: dict, deltas: pd.DataFrame, change_ci: pd.DataFrame) 
                 continue
             lo, hi = float(ci.ci_lo.iloc[0]), float(ci.ci_hi.iloc[0])
             noise = lo <= 0 <= hi
-            moved.append(f"{task} {float(ours[col].iloc[0]):+.1f} [{lo:+.1f}, {hi:+.1f}]"
+            moved.append(f"{task} {with_interval(float(ours[col].iloc[0]), lo, hi, signed=True)}"
                          + (" (within sampling noise)" if noise else ""))
         if moved:
             line += "; change " + ", ".join(moved)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.measures.interval_text import interval
 from xalign.papers.calibrated2023.seed_spread import spread_note  # noqa: F401 (captions: the seeds' spread)
 
 CI_COLUMN = "95% CI"
@@ -53,14 +54,9 @@ def _c_text(values) -> list[str]:
 
 
 def interval_text(lo, hi, digits: int = 1) -> str | None:
-    """``"44.1 – 46.5"`` for an interval, None (shown as "–") when either end is missing."""
-    try:
-        lo, hi = float(lo), float(hi)
-    except (TypeError, ValueError):
-        return None
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        return None
-    return f"{lo:.{digits}f} – {hi:.{digits}f}"
+    """``"[44.1, 46.5]"`` for an interval (:func:`xalign.measures.interval_text.interval`), None (shown as
+    "–") when either end is missing."""
+    return interval(lo, hi, digits)
 
 
 def _name(value) -> str:

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from xalign.measures import interval_text, verdicts
+
 
 def _finite(*values) -> bool:
     try:
@@ -20,35 +22,30 @@ def _finite(*values) -> bool:
 
 
 def ci_text(lo, hi, digits: int = 1, sign: bool = True) -> str:
-    """``"95% CI −0.3 to +1.1"``; ``"no interval"`` when an end is missing."""
-    if not _finite(lo, hi):
-        return "no interval"
-    if sign:
-        return f"95% CI {signed(lo, digits)} to {signed(hi, digits)}"
-    return f"95% CI {float(lo):.{digits}f} to {float(hi):.{digits}f}".replace("-", "−")
+    """``"95% CI [-0.3, +1.1]"`` (the book's one style, :func:`xalign.measures.interval_text.ci`); ``"no
+    interval"`` when an end is missing."""
+    return interval_text.ci(lo, hi, digits, signed=sign)
 
 
 def signed(value, digits: int = 1) -> str:
-    """``"+0.4"`` / ``"−1.2"`` (a true minus sign); ``"0.0"`` for what rounds to zero (no "−0.0")."""
-    value = float(value)
-    if abs(value) < 0.5 * 10 ** -digits:
-        return f"{0:.{digits}f}"
-    return f"{value:+.{digits}f}".replace("-", "−")
+    """``"+0.4"`` / ``"-1.2"``; ``"0.0"`` for what rounds to zero (no "-0.0")."""
+    return interval_text.number(value, digits, signed=True)
 
 
 def verdict(lo, hi) -> str:
-    """``"up"`` (interval above zero), ``"down"`` (below), ``"noise"`` (it contains zero), ``"none"``
-    (no interval), ``"exact"`` (a zero-width interval at zero: nothing changed in any resample)."""
+    """``"up"`` / ``"down"`` / ``"noise"`` by the book's one rule (:func:`xalign.measures.verdicts.direction`:
+    the interval beyond zero; a bound zero up to rounding is zero), ``"none"`` (no interval), ``"exact"``
+    (a zero-width interval at zero: nothing changed in any resample)."""
     if not _finite(lo, hi):
         return "none"
     if lo == hi == 0:
         return "exact"
-    return "up" if lo > 0 else ("down" if hi < 0 else "noise")
+    return {verdicts.UP: "up", verdicts.DOWN: "down"}.get(verdicts.direction(lo, hi), "noise")
 
 
 def change_phrase(value, lo, hi, unit: str = "points") -> str:
-    """A change and its interval in words chosen from the numbers ("rose by 2.5 points (95% CI +1.0 to
-    +4.0)", "did not move beyond sampling noise (+0.4 points, 95% CI −0.3 to +1.1)", ...)."""
+    """A change and its interval in words chosen from the numbers ("rose by 2.5 points (95% CI [+1.0,
+    +4.0])", "did not move beyond sampling noise (+0.4 points, 95% CI [-0.3, +1.1])", ...)."""
     v = verdict(lo, hi)
     if v == "exact":
         return "did not change at all (every resample gives 0)"

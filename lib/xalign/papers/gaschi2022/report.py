@@ -14,6 +14,7 @@ import pandas as pd
 from xalign.core.markup import text
 from xalign.data.paper_tables import paper_table
 from xalign.measures import layerwise as LW
+from xalign.measures.interval_text import ci, interval
 from xalign.papers.gaschi2022 import weakstrong as WS
 from xalign.papers.gaschi2022.extraction_eval import AUTHORS_VARIANT, MERGED_VARIANT
 
@@ -206,7 +207,7 @@ def comparison_view(frame: pd.DataFrame, model: str, runs: int) -> tuple[pd.Data
     ours = f"ours: {model} (points)"
     if "ours_std" in out:
         out["ours 95% CI"] = [
-            "–" if pd.isna(m) or pd.isna(s) else f"{m - ci95(s, runs):.1f}–{m + ci95(s, runs):.1f}"
+            "–" if pd.isna(m) or pd.isna(s) else interval(m - ci95(s, runs), m + ci95(s, runs))
             for m, s in zip(out["ours"], out["ours_std"])]
     out = out.rename(columns={"model": "paper's model", "paper": "paper (points)", "ours": ours,
                               "diff": "ours - paper", "paper_std": "paper std", "ours_std": "ours std",
@@ -367,7 +368,7 @@ def headline(table3: pd.DataFrame, model: str, paper_model: str, runs: int) -> s
     layer = "" if pd.isna(r.get("our layer")) else f" (layer {int(r['our layer'])})"
     paper = "" if pd.isna(r.get("paper")) else f"; the paper's {paper_model} scores {r['paper']:.1f}%"
     return (f"{model}'s best layer{layer} retrieves the translation of {r['ours']:.1f}% "
-            f"(95% CI {r['ours'] - half:.1f}–{r['ours'] + half:.1f}%) of {r['pair']} words in context "
+            f"({ci(r['ours'] - half, r['ours'] + half)}) of {r['pair']} words in context "
             f"(weak alignment, S_weak){paper}.")
 
 

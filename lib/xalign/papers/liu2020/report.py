@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from xalign.core.markup import code, text
+from xalign.measures.interval_text import interval
 from xalign.papers.liu2020 import senses
 from xalign.papers.liu2020.constants import LEVELS
 from xalign.papers.liu2020.everymap import every_map_summary, map_changes, unmapped
@@ -160,10 +161,10 @@ def table3_page(t3: pd.DataFrame, scores: pd.DataFrame, word_form: pd.DataFrame)
         word_form: :func:`.senses.word_form_table` rows (the ceiling per variant).
 
     Returns:
-        one row per cell, P@5 in % (intervals as ``"lo–hi"`` strings).
+        one row per cell, P@5 in % (intervals as ``"[lo, hi]"`` strings).
     """
     ci = scores[scores["n"] > 0].assign(
-        ci=lambda d: [f"{100 * lo:.1f}–{100 * hi:.1f}" for lo, hi in zip(d["btsr_p5_lo"], d["btsr_p5_hi"])])
+        ci=lambda d: [interval(100 * lo, 100 * hi) for lo, hi in zip(d["btsr_p5_lo"], d["btsr_p5_hi"])])
     ci = dict(zip(zip(ci["variant"], ci["method"]), ci["ci"]))
     method = t3["level"].astype(str) + " " + t3["signal"].astype(str) + " " + t3["technique"].astype(str)
     out = shown(t3).assign(**{
@@ -362,7 +363,7 @@ def headline(grid: pd.DataFrame, largest: pd.Series, stats: pd.DataFrame, varian
         return ""
     n, p1 = int(st["test_pairs"].iloc[0]), float(row["btsr_p1"].iloc[0])
     ci = binomtest(round(p1 * n), n).proportion_ci(confidence_level=0.95, method="wilson")
-    first = f"{100 * ci.low:.1f}–{100 * ci.high:.1f}"
+    first = interval(100 * ci.low, 100 * ci.high)
     level, signal, technique = method.split()
     seeds = pd.DataFrame() if table3_seeds is None else table3_seeds[
         (table3_seeds["variant"] == variant) & (table3_seeds["measure"] == "P@1")

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.core.profiles import as_list
+from xalign.measures.interval_text import interval
 from xalign.measures.verdicts import DOWN, UP, direction
 
 
@@ -183,7 +184,7 @@ def item_claim_text(row: dict, up: str, down: str, what: str) -> str:
     the 95 % interval over the items and the seeds' range (points)."""
     n = int(row["n_seeds"])
     seeds = ("one seed" if n == 1 else f"seeds {row['seed min']:+.1f} to {row['seed max']:+.1f}")
-    ev = f"{row['value']:+.1f} points, 95% CI over the items {row['lo']:+.1f} to {row['hi']:+.1f}, {seeds}"
+    ev = f"{row['value']:+.1f} points, 95% CI over the items {interval(row['lo'], row['hi'], signed=True)}, {seeds}"
     if row["finding"] == UP:
         return f"{up} ({ev})"
     if row["finding"] == DOWN:

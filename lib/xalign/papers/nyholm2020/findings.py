@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.core import markup
+from xalign.measures.interval_text import ci
 from xalign.papers.nyholm2020.gap import gap_summary
 from xalign.papers.nyholm2020.report import _rng, diagnosis_summary, sweep_summary, xed_summary
 from xalign.papers.nyholm2020.wording import (
@@ -283,5 +284,5 @@ def headline(t4: pd.DataFrame, model: str, classifier: str = "LR") -> str:
     seeds = (f" (mean over training seeds, which give {r['repaired seed min']:.1f}–{r['repaired seed max']:.1f} %)"
              if "repaired seed min" in r and r["repaired seed min"] != r["repaired seed max"] else "")
     return (f"Frozen {markup.text(model)} sentence vectors with a cross-validated logistic regression reach "
-            f"{r['repaired']:.1f} % (95% CI {r['repaired CI lo']:.1f}–{r['repaired CI hi']:.1f}) on XNLI "
+            f"{r['repaired']:.1f} % ({ci(r['repaired CI lo'], r['repaired CI hi'])}) on XNLI "
             f"{r['lang']}{paper}{seeds}.")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from xalign.data.tasks import Task
 from xalign.measures import verdicts
+from xalign.measures.interval_text import with_interval
 from xalign.measures.intervals import paired_difference_ci
 from xalign.measures.probe import Batcher, ProbeSpec, fit_predict
 from xalign.measures.probe_tasks import embed, features
@@ -106,7 +107,7 @@ def gap_summary(gap: pd.DataFrame) -> str:
     n = len(gap)
     margin = f"{NOISE_POINTS:g}-point noise margin of a rerun"
     z = verdicts.at_zero
-    nums = "; ".join(f"{r['lang']} {z(r['MLP − LR']):+.1f} [{z(r['MLP − LR CI lo']):+.1f}, {z(r['MLP − LR CI hi']):+.1f}]"
+    nums = "; ".join(f"{r['lang']} {with_interval(z(r['MLP − LR']), z(r['MLP − LR CI lo']), z(r['MLP − LR CI hi']), signed=True)}"
                      for _, r in gap.iterrows())
     lang_list = lambda g: ", ".join(g["lang"])
     if len(above) == n:

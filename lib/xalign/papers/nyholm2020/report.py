@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.data.scripts import scripts_of
+from xalign.measures.interval_text import with_interval
 from xalign.papers.nyholm2020.wording import COLLAPSED_SHARE, change_phrase, runs_with
 
 KEYS = ["lang", "classifier"]
@@ -134,8 +135,7 @@ def with_intervals(frame: pd.DataFrame, digits: int = 1) -> pd.DataFrame:
         hi = f"{col} CI hi"
         if col not in out.columns or hi not in out.columns:
             continue
-        fmt = lambda r, c=col, a=lo, b=hi: (None if pd.isna(r[c]) else
-                                            f"{r[c]:.{digits}f} [{r[a]:.{digits}f}, {r[b]:.{digits}f}]")
+        fmt = lambda r, c=col, a=lo, b=hi: with_interval(r[c], r[a], r[b], digits)
         out[col] = out.apply(fmt, axis=1)
         out = out.drop(columns=[lo, hi]).rename(columns={col: f"{col} [95% CI]"})
     return out.round(digits)

@@ -17,6 +17,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.measures import interval_text
+
 MAP_NAMES = {"procrustes": "Procrustes", "rcsls": "RCSLS", "vecmap": "VecMap"}
 MULTILINGUAL = "multilingual model"
 
@@ -78,11 +80,8 @@ EXTRA = ["lo", "hi", "coverage", "n_queries", "n_identical", "precision_no_ident
 def with_interval(frame: pd.DataFrame, value: str = "ours", lo: str = "lo", hi: str = "hi",
                   digits: int = 1) -> pd.Series:
     """``"61.7 [58.9, 64.4]"`` strings: a value with its 95% interval (empty where there is no value)."""
-    def fmt(v, a, b):
-        if pd.isna(v):
-            return ""
-        return f"{v:.{digits}f}" + ("" if pd.isna(a) else f" [{a:.{digits}f}, {b:.{digits}f}]")
-    return pd.Series([fmt(v, a, b) for v, a, b in zip(frame[value], frame[lo], frame[hi])], index=frame.index)
+    return pd.Series([interval_text.with_interval(v, a, b, digits) or "" for v, a, b in
+                      zip(frame[value], frame[lo], frame[hi])], index=frame.index)
 
 
 def _pick(df: pd.DataFrame, **eq) -> pd.DataFrame:
@@ -261,7 +260,7 @@ def page_view(cmp: pd.DataFrame, keys: Sequence[str], model: str, unit: str = "%
     cols = {"paper": f"paper ({unit})", "ours": ours, "diff": "ours - paper", "model": "paper's model",
             "coverage": "coverage (%)", "n_queries": "queries (count)"}
     if {"lo", "hi"} <= set(out.columns):
-        out["ours 95% CI"] = ["–" if pd.isna(a) or pd.isna(b) else f"{a:.1f}–{b:.1f}" for a, b in zip(out["lo"], out["hi"])]
+        out["ours 95% CI"] = [interval_text.interval(a, b) or "–" for a, b in zip(out["lo"], out["hi"])]
     out = out.rename(columns=cols)
     short = [cols.get(k, k) for k in keys] + [f"paper ({unit})", ours]
     short += [c for c in ("ours 95% CI", "ours - paper", "coverage (%)") if c in out.columns]

@@ -11,6 +11,7 @@ import pandas as pd
 
 from xalign.core import markup
 from xalign.data.scripts import RULE_NAMES
+from xalign.measures import interval_text
 from xalign.measures.verdicts import DOWN, UP, change_verb, separated
 from xalign.papers.wickramasinghe.bli_report import MULTILINGUAL, _pick, relative_improvement, table5
 
@@ -196,8 +197,8 @@ def headline(t3: pd.DataFrame, model: str, rule: str = "ascii", margin: float = 
     pair, y, n, change, _ = max(resolved or rows, key=lambda r: (abs(r[4]), r[0]))
     how = f"Pruning the candidate lists with {RULE_NAMES[rule]}"
     cell = f"{model}'s {pair} P@1 (CSLS)"
-    ci = (f"from {n['value']:.1f}% (95% CI {n['lo']:.1f}–{n['hi']:.1f}) to {y['value']:.1f}% "
-          f"(95% CI {y['lo']:.1f}–{y['hi']:.1f})")
+    ci = (f"from {n['value']:.1f}% ({interval_text.ci(n['lo'], n['hi'])}) to {y['value']:.1f}% "
+          f"({interval_text.ci(y['lo'], y['hi'])})")
     if not resolved:
         return (f"{how} moves no pruned pair's P@1 (CSLS) beyond its 95% intervals for {model}: the largest "
                 f"change, {pair}, goes {ci}.")
