@@ -145,3 +145,38 @@ def test_a_measured_variation_survives_a_new_reference(tmp_path, monkeypatch):
     measured = vpath.read_text()
     K.make_reference("default", tmp_path / "ref-results", ref_dir)  # `xalign reference` again
     assert vpath.read_text() == measured
+
+
+def test_each_column_gets_its_own_measured_tolerance(tmp_path):
+    # chapter 5: a count column moved by 26 items while the accuracies moved by 0.4; one table-wide
+    # tolerance of 2 x 26 would have let any accuracy move by 52 points
+    ref = {"tables": {"gap": {"rows": [{"acc": 50.0, "count": 10.0, "n": 450}]}}}
+    new = {"tables": {"gap": {"rows": [{"acc": 50.4, "count": 36.0, "n": 450}]}}}
+    moves = H.table_moves(ref, new)
+    assert moves["gap"].by_column == {"acc": pytest.approx(0.4), "count": 26.0}
+    path = H.write_measured(tmp_path / "x.variation.yaml", moves, "a test", "Measured variation (a test)")
+    tol = load_variation(path)["gap"]
+    assert tol.for_column("acc") == pytest.approx(0.8) and tol.for_column("count") == 52.0
+    assert tol.for_column("n") == 0.0  # did not move: no tolerance beyond the check's own
+    assert not K.check_table("gap", ref["tables"]["gap"], {"rows": [{"acc": 52.0, "count": 10.0, "n": 450}]},
+                             variation=tol).ok
+    assert K.check_table("gap", ref["tables"]["gap"], {"rows": [{"acc": 50.7, "count": 40.0, "n": 450}]},
+                         variation=tol).ok
+
+
+def test_a_perturbed_rerun_records_it_and_never_becomes_the_reference(tmp_path, monkeypatch):
+    monkeypatch.setenv("XALIGN_PERTURB", "4:1")
+    path = _save(tmp_path / "perturbed", 93.0, monkeypatch)
+    assert json.loads(path.read_text())["perturbation"] == "4:1"
+    with pytest.raises(ValueError, match="variation-harness rerun"):
+        K.make_reference("default", tmp_path / "perturbed", tmp_path / "reference")
+
+
+def test_a_claims_margin_is_its_columns_measured_tolerance(tmp_path):
+    from xalign.book.claims import margin
+
+    moves = H.table_moves({"tables": {"t": {"rows": [{"ours": 50.0, "count": 10.0}]}}},
+                          {"tables": {"t": {"rows": [{"ours": 50.5, "count": 30.0}]}}})
+    H.write_measured(tmp_path / f"{CHAPTER}.variation.yaml", moves, "a test", "Measured variation (a test)")
+    assert margin(CHAPTER, "t", tmp_path, "ours") == (1.0, "the measured rerun tolerance of 'ours'")
+    assert margin(CHAPTER, "t", tmp_path)[0] == 40.0  # no column named: the table's largest

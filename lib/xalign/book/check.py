@@ -73,6 +73,9 @@ def make_reference(profile: str = "default", results: Path | None = None, refere
         result, _ = pick_result(paper, profile, results)
         if result is None:
             continue
+        if result.get("perturbation"):
+            raise ValueError(f"{result['_path']} is a variation-harness rerun (embeddings perturbed, "
+                             f"{result['perturbation']}); a reference is a plain run")
         target = reference / f"{chapter}.json"
         if target.exists():  # a reference in another precision stays; this one goes beside it
             existing = result_precision(read_result(target, "reference"))
@@ -186,7 +189,7 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
                     out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r}: not a finite number (NaN and "
                                         "infinity never agree; a missing value is stored as null)")
                     continue
-                measured = variation.tolerance if variation is not None and variation.covers(col) else 0.0
+                measured = variation.for_column(col) if variation is not None else 0.0
                 tol = max(abs_tol + REL_TOL * abs(va), spread, measured)  # a sampled row: within its interval
                 if not abs(va - vb) <= tol:
                     out.ok = False
@@ -297,6 +300,7 @@ def check(chapter: str | None = None, results: Path | None = None, reference: Pa
         for c in checks:
             stated = (f"  [tolerance {c.tolerance.tolerance:g}"
                       + (f" on {', '.join(c.tolerance.columns)}" if c.tolerance.columns else "")
+                      + (" at most, per column" if c.tolerance.column_tolerances else "")
                       + f": {c.tolerance.source}]") if c.tolerance else ""
             echo(f"  {'ok  ' if c.ok else 'FAIL'} {c.table:<34} {c.n_cells:6d} cells{stated}")
             for line in failure_lines(ref["chapter"], c):

@@ -121,12 +121,17 @@ def claims(paper: str) -> list[dict]:
     return raw
 
 
-def margin(chapter: str, table: str, reference: Path | None = None) -> tuple[float, str]:
+def margin(chapter: str, table: str, reference: Path | None = None, column: str | None = None) -> tuple[float, str]:
     """The noise margin of ``table`` (its unit) and where it comes from: the measured tolerance in
-    ``reference/<chapter>.variation.yaml`` where the file lists the table, else 0."""
+    ``reference/<chapter>.variation.yaml`` where the file lists the table (that of ``column`` where the
+    file measures each column), else 0."""
     folder = Path(reference) if reference else REFERENCE_DIR
     tol = load_variation(variation_path(folder / f"{chapter}.json")).get(table)
-    return (tol.tolerance, "the table's measured rerun tolerance") if tol else (0.0, "")
+    if not tol:
+        return 0.0, ""
+    if column is not None and tol.column_tolerances:
+        return tol.for_column(column), f"the measured rerun tolerance of {column!r}"
+    return tol.tolerance, "the table's measured rerun tolerance"
 
 
 def _tables(results) -> dict[str, dict]:
@@ -285,7 +290,7 @@ def judge_claims(paper: str, results, reference: Path | None = None) -> list[Cla
     tables = _tables(results) if results is not None else {}
     out = []
     for c in claims(paper):
-        m, source = margin(chapter, c["evidence"]["table"], reference)
+        m, source = margin(chapter, c["evidence"]["table"], reference, c["evidence"].get("value", "ours"))
         for case in c.get("cases") or [{}]:
             if results is None:
                 shows, v = "–", Verdict(NOT_TESTABLE, "the chapter has not run")

@@ -40,12 +40,15 @@ class TableMove:
     where: str = ""  # "row 3, column 'acc'"
     n_cells: int = 0
     flips: list[str] = field(default_factory=list)  # "row 2 'collapsed': True -> False"
+    by_column: dict[str, float] = field(default_factory=dict)  # the largest move of each column that moved
 
     def merge(self, other: TableMove) -> None:
         if other.largest > self.largest:
             self.largest, self.where = other.largest, other.where
         self.n_cells = max(self.n_cells, other.n_cells)
         self.flips += [f for f in other.flips if f not in self.flips]
+        for col, d in other.by_column.items():
+            self.by_column[col] = max(d, self.by_column.get(col, 0.0))
 
 
 def _number(v) -> bool:
@@ -81,6 +84,8 @@ def table_moves(ref: dict, new: dict) -> dict[str, TableMove]:
                             move.flips.append(f"row {i} {col!r}: {va!r} -> {vb!r}")
                         continue
                     d = abs(float(va) - float(vb))
+                    if d > FLOOR:
+                        move.by_column[col] = max(d, move.by_column.get(col, 0.0))
                     if d > move.largest:
                         move.largest, move.where = d, f"row {i}, column {col!r}"
                 elif va != vb:
@@ -99,12 +104,13 @@ def combine(per_rerun: list[dict[str, TableMove]]) -> dict[str, TableMove]:
     return out
 
 
-def tolerance_of(move: TableMove) -> float | None:
-    """The tolerance a measured move gives: :data:`MARGIN` x the move, 3 significant digits rounded up;
-    None when the table did not move beyond :data:`FLOOR`."""
-    if move.largest <= FLOOR:
+def tolerance_of(move: TableMove | float) -> float | None:
+    """The tolerance a measured move (a table's, or a number) gives: :data:`MARGIN` x the move, 3 significant
+    digits rounded up; None when it did not move beyond :data:`FLOOR`."""
+    largest = move.largest if isinstance(move, TableMove) else float(move)
+    if largest <= FLOOR:
         return None
-    t = MARGIN * move.largest
+    t = MARGIN * largest
     digits = 2 - math.floor(math.log10(t))
     return math.ceil(round(t * 10**digits, 6)) / 10**digits  # round(): 2 x 0.030000000000001 is 0.06, not 0.0601
 
@@ -119,7 +125,10 @@ def measured_entries(moves: dict[str, TableMove], how: str) -> dict[str, dict]:
             continue
         out[name] = {"tolerance": tol,
                      "source": f"measured: {how}; the largest move was {m.largest:.3g} ({m.where}), "
-                               f"the tolerance is {MARGIN:g} x that"}
+                               f"the tolerance is {MARGIN:g} x that, per column {MARGIN:g} x that column's "
+                               f"largest move (a column that did not move has none)"}
+        if m.by_column:
+            out[name]["column_tolerances"] = {c: tolerance_of(d) for c, d in sorted(m.by_column.items())}
     return out
 
 
@@ -220,7 +229,7 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
         threads = other_threads(ref)
         if variant_results:
             folders = [Path(d) for d in variant_results]
-            how = f"{len(folders)} rerun(s) read from {', '.join(f.name for f in folders)}"
+            how = None  # said from the reruns' own records below
         else:
             base = Path(results or tempfile.mkdtemp(prefix="xalign-harness-"))
             folders = [base / f"{ref['chapter']}.perturbed-{seed}" for seed in range(1, variants + 1)]
@@ -235,13 +244,16 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
             how = (f"{variants} rerun(s) of the reference's parameters, its cached embeddings perturbed by N(0, 1) x "
                    f"{ulps:g} float32 ulps of each vector's largest element (noise seeds 1-{variants}), on {threads} "
                    f"thread(s) where the reference ran on {3 - threads}")
-        runs = []
+        runs, made = [], []
         for folder in folders:
             new = fresh_result(ref, folder)
             if new is None:
                 echo(f"no {ref['profile']} result of {ref['chapter']} in {folder}")
                 return 1
             runs.append(table_moves(ref, new))
+            made.append(new)
+        if how is None:
+            how = f"{len(made)} rerun(s) read from results ({'; '.join(_made_how(r) for r in made)})"
         moves = combine(runs)
         echo(f"{ref['chapter']} ({ref['profile']}): {how}")
         for line in report_lines(moves):
@@ -253,3 +265,10 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
                   f"{sum(len(m.flips) for m in moves.values())}.")
         echo(f"  wrote {write_measured(variation_path(path), moves, how, header)}")
     return 0
+
+
+def _made_how(result: dict) -> str:
+    """How one rerun was made, from its own record: its perturbation and thread count."""
+    threads = ((result.get("machine") or {}).get("threads") or {}).get("torch", "?")
+    p = result.get("perturbation")
+    return (f"embeddings perturbed {p} (ulps:seed)" if p else "embeddings not perturbed") + f", {threads} torch thread(s)"

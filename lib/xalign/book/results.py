@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import platform
 import re
 import subprocess
@@ -240,6 +241,7 @@ class ChapterRun:
             "python": platform.python_version(), "packages": _package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             **kernel_usage(), "machine": machine_record(self.device()),  # provenance: in no table, no cache key
+            "perturbation": os.environ.get("XALIGN_PERTURB") or None,  # the variation harness's reruns only
             "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "overrides": self.overrides(),
             "notes": self.notes + ([blank_note] if blank else []),

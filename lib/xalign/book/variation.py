@@ -100,14 +100,23 @@ def is_measured(path: Path) -> bool:
 @dataclass(frozen=True)
 class TableVariation:
     """A table's measured variation: float32 cells of ``columns`` (all numeric ones if empty) may differ by
-    up to ``tolerance`` (absolute, in the cell's unit); ``source`` says what was measured."""
+    up to ``tolerance`` (absolute, in the cell's unit); ``source`` says what was measured. With
+    ``column_tolerances`` (the harness's per-column measurement), each column has its own and a column
+    absent from it has none (it did not move)."""
 
     tolerance: float
     source: str
     columns: tuple[str, ...] = ()
+    column_tolerances: tuple[tuple[str, float], ...] = ()
 
     def covers(self, column: str) -> bool:
         return not self.columns or column in self.columns
+
+    def for_column(self, column: str) -> float:
+        """The tolerance of one column (0 when the variation does not cover it)."""
+        if self.column_tolerances:
+            return dict(self.column_tolerances).get(column, 0.0)
+        return self.tolerance if self.covers(column) else 0.0
 
 
 def variation_path(reference_path: Path) -> Path:
@@ -133,8 +142,9 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
     out = {}
     for name, entry in tables.items():
         where = f"{path}: tables.{name}"
-        if not isinstance(entry, dict) or set(entry) - {"tolerance", "source", "columns"}:
-            raise ValueError(f"{where}: expected keys tolerance, source and optionally columns, got {entry!r}")
+        if not isinstance(entry, dict) or set(entry) - {"tolerance", "source", "columns", "column_tolerances"}:
+            raise ValueError(f"{where}: expected keys tolerance, source and optionally columns or "
+                             f"column_tolerances, got {entry!r}")
         tol = entry.get("tolerance")
         if not (isinstance(tol, (int, float)) and not isinstance(tol, bool)) or not math.isfinite(tol) or tol < 0:
             raise ValueError(f"{where}.tolerance must be a finite number >= 0, got {tol!r}")
@@ -144,5 +154,11 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
         columns = entry.get("columns") or []
         if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
             raise ValueError(f"{where}.columns must be a list of column names, got {columns!r}")
-        out[str(name)] = TableVariation(float(tol), source.strip(), tuple(columns))
+        per = entry.get("column_tolerances") or {}
+        if not isinstance(per, dict) or not all(
+                isinstance(c, str) and isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
+                and t >= 0 for c, t in per.items()):
+            raise ValueError(f"{where}.column_tolerances must map column names to finite numbers >= 0, got {per!r}")
+        out[str(name)] = TableVariation(float(tol), source.strip(), tuple(columns),
+                                        tuple((c, float(t)) for c, t in per.items()))
     return out
