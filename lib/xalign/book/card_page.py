@@ -380,6 +380,24 @@ def fold_receipts(md: str) -> str:
             + body + "\n:::\n")
 
 
+#: the sections of a card that a book page folds (the card's curves and best layers stay open)
+FOLDED_SECTIONS = ("Which layer is best", "Next to the papers' numbers", "Battery")
+
+
+def fold_details(md: str) -> str:
+    """A card's later sections (:data:`FOLDED_SECTIONS`: which layer wins the resamples, the papers' numbers,
+    the battery) folded into one dropdown on the book's pages, their headings as bold lines (a heading
+    cannot stand inside a dropdown); the curves and the best layer per measure stay open. Call after
+    :func:`fold_receipts` (the receipts' dropdown goes inside this one)."""
+    heads = [m for m in re.finditer(r"^(#+) (.+)\n", md, flags=re.MULTILINE) if m.group(2).strip() in FOLDED_SECTIONS]
+    if not heads:
+        return md
+    start = heads[0].start()
+    body = re.sub(r"^#+ (.+)\n", lambda m: f"**{m.group(1).strip()}**\n", md[start:], flags=re.MULTILINE)
+    return (md[:start] + "::::{dropdown} More of this card: which layer wins the resamples, the papers' numbers, "
+            "the battery and the receipts\n\n" + body.strip("\n") + "\n::::\n")
+
+
 def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_prefix: str = "card") -> str:
     """Every card as a section of a book page (``(card-<model>)=`` labels, or ``label_prefix``), with its
     per-layer curves drawn into ``image_dir`` and shown from ``image_url`` (the book's path to it)."""
@@ -390,7 +408,7 @@ def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_pre
         plot_curves(card, image_dir / f"{name}.png")
         md = card_markdown(card, f"{image_url}/{name}.png")
         md = re.sub(r"^(#+) ", lambda m: "#" + m.group(1) + " ", md, flags=re.MULTILINE)  # one level down
-        out += [f"({card_label(card['model'], label_prefix)})=", fold_receipts(md)]
+        out += [f"({card_label(card['model'], label_prefix)})=", fold_details(fold_receipts(md))]
     return "\n".join(out)
 
 

@@ -202,6 +202,7 @@ def run_it_markdown(chapter: str, source: str = "", run: dict | None = None, pub
     number = chapter.split("_", 1)[0]
     names = list(profiles[PROFILE_NAMES[0]])
     ranges = meta.ranges(paper)
+    n_params = len(names)
     head = "| parameter | what it sets | " + " | ".join(PROFILE_NAMES) + " | valid values |\n"
     head += "|---|---|" + "---|" * len(PROFILE_NAMES) + "---|\n"
     rows = "".join(
@@ -240,10 +241,12 @@ In Jupyter, or with papermill directly (`make notebooks` pairs every chapter):
 error before any work starts. The profiles and ranges (`xalign/papers/{paper}/profiles.yaml`, read when
 this page was built):
 
+````{{dropdown}} All {n_params} parameters: what each sets, its value in each profile and the values it accepts
 ```{{table}} The chapter's parameters: what each sets, its value in each profile and the values it accepts
 :name: run-it-parameters-{number}
 
 {head}{rows}```
+````
 """
 
 
