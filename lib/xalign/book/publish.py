@@ -83,12 +83,13 @@ def _tag(cell, tag: str) -> None:
 
 
 #: tags that already decide how a code cell's input shows
-_SHOWN, _DECIDED = {"parameters", "show-input"}, {"remove-input", "remove-cell", "hide-cell", "hide-input"}
+_SHOWN, _DECIDED = {"show-input"}, {"remove-input", "remove-cell", "hide-cell", "hide-input"}
 
 
 def collapse_code(nb) -> int:
-    """Fold every code cell's input with ``hide-input``, except the parameters cell, cells tagged
-    ``show-input`` and cells whose tags already decide (``remove-input``, ``remove-cell``, ...).
+    """Fold every code cell's input with ``hide-input`` (the parameters cell too: the page's "Run it" section
+    lists every parameter), except cells tagged ``show-input`` and cells whose tags already decide
+    (``remove-input``, ``remove-cell``, ...).
 
     Returns:
         How many cells were folded.
