@@ -162,8 +162,8 @@ def _f(v: float) -> str:
     return f"{v:.1f}"
 
 
-def _iv(lo: float, hi: float) -> str:
-    return interval(lo, hi) or "no interval"
+def _iv(lo: float, hi: float, signed: bool = False) -> str:
+    return interval(lo, hi, signed=signed) or "no interval"
 
 
 def _side(tables: dict, rows: list[dict], base: dict, selector: dict, ev: dict) -> dict | None:
@@ -266,7 +266,7 @@ def _judge(claim: dict, tables: dict, where_case: dict, m: float) -> tuple[str, 
     seeds = (_num(row.get(ev["seed_min"])), _num(row.get(ev["seed_max"]))) if ev.get("seed_min") else (None, None)
     agree = None if None in seeds else (seeds[0] > 0 or seeds[1] < 0)
     shows = (f"{ev['name']}: " if ev.get("name") else "") + \
-        f"{value:+.1f} {_iv(lo, hi) if lo is not None and hi is not None else '(no interval)'}"
+        f"{value:+.1f} {_iv(lo, hi, signed=True) if lo is not None and hi is not None else '(no interval)'}"
     if agree is not None:
         shows += f", seeds {seeds[0]:+.1f} to {seeds[1]:+.1f}"
     return shows, claim_verdict(expected, direction(lo, hi, m), far_bound=hi if expected == UP else lo, margin=m,

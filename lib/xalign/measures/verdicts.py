@@ -156,7 +156,8 @@ def claim_verdict(expected: str, change: str, *, far_bound=None, margin: float =
         if toward < -m:
             return Verdict(NOT_HELD, "our interval rules out an effect in the paper's direction, beyond the noise")
         if toward <= m:  # the bound could fall on either side of zero on another machine
-            return Verdict(NOT_TESTABLE, "our interval ends at zero within the noise of a rerun (unstable)")
+            return Verdict(NOT_TESTABLE, "our interval's bound on the paper's side lies within a rerun's noise of "
+                                         "zero (unstable)")
     return Verdict(NOT_TESTABLE, "our interval holds both no change and a change in the paper's direction")
 
 
