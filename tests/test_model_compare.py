@@ -164,3 +164,13 @@ def test_only_a_difference_whose_interval_excludes_zero_is_bold():
     assert _cell({"difference": 1.0, "lo": -1.0, "hi": 3.0}) == "+1.0 [-1.0, +3.0]"
     assert _cell({"difference": 1.0, "lo": float("nan"), "hi": float("nan")}) == "+1.0 (no interval)"
     assert _cell({"difference": float("nan"), "lo": float("nan"), "hi": float("nan")}) == "–"
+
+
+def test_the_precision_note_is_one_sentence_for_the_whole_table():
+    from xalign.book.model_compare import cards_in, precision_note
+
+    a, b, c = ({"model": m, "precision": p} for m, p in (("m1", "bfloat16"), ("m2", None), ("m3", None)))
+    pairs = [(a, b), (a, c), (b, c)]
+    assert [x["model"] for x in cards_in(pairs)] == ["m1", "m2", "m3"]
+    note = precision_note(cards_in(pairs))
+    assert note.count("Computed in different precisions") == 1 and all(m in note for m in ("m1", "m2", "m3"))

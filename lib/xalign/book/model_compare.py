@@ -207,10 +207,19 @@ def paired_page_markdown(cards: list[dict]) -> str:
     for i, mid in enumerate(MEASURES):
         t, _, unit = MEASURES[mid]
         lines.append(f"| {t} ({unit}) | " + " | ".join(_cell(df.iloc[i]) for df in frames.values()) + " |")
-    mixed = [precision_note([a, b]) for a, b in pairs]
-    if any(mixed):
-        lines += ["", *sorted({m for m in mixed if m})]
+    mixed = {c["model"] for a, b in pairs for c in (a, b) if precision_note([a, b])}  # in a pair of two precisions
+    if mixed:  # one sentence for the whole table, each card named once
+        lines += ["", precision_note([c for c in cards_in(pairs) if c["model"] in mixed])]
     return "\n".join(lines) + "\n"
+
+
+def cards_in(pairs: list[tuple[dict, dict]]) -> list[dict]:
+    """The cards of ``pairs``, each once, in order of appearance."""
+    seen: dict[str, dict] = {}
+    for a, b in pairs:
+        for c in (a, b):
+            seen.setdefault(c["model"], c)
+    return list(seen.values())
 
 
 def layer_choice_markdown(card: dict, n: int = 3) -> str:
