@@ -126,14 +126,14 @@ display.figure("ch03-layer-languages", figures.plot_language_layers(plain.per_la
 # over Tatoeba languages or validation pairs, both directions; dotted: the layer chosen.
 # ```
 #
+# ````{dropdown} Per language and layer: is the best layer shared? (a figure)
 # ```{glue:figure} ch03-layer-languages
 # :name: fig-ch03-layer-languages
-#
 # **Not a figure of the paper.** Tatoeba accuracy (%, both directions) per language (rows, sorted
 # at the chosen layer, framed) and layer: is the best layer shared, do some languages lag at all?
 # ```
-
-# %% [markdown]
+# ````
+#
 # ### The input prefix
 # e5's model card asks for `query: ` on symmetric tasks (bitext mining, similarity; MTEB's choice
 # too), `passage: ` only for the documents of asymmetric retrieval; the book uses `query: `. The
@@ -169,12 +169,13 @@ display.table(views.checkpoints_table(calib.checkpoints, calib.chosen, calib.run
 display.figure("ch03-losses", figures.plot_losses(calib.losses))
 
 # %% [markdown]
+# ````{dropdown} The training loss per optimiser step (a figure)
 # ```{glue:figure} ch03-losses
 # :name: fig-ch03-losses
-#
 # **Not a figure of the paper.** Training loss per optimiser step: ranking loss on NLI batches,
 # cosine-similarity loss on STS-B batches.
 # ```
+# ````
 
 # %% [markdown]
 # (ch03-fig2)=
@@ -302,13 +303,14 @@ display.figure("ch03-correlations", figures.plot_transfer_scatter(xnli.per_model
     "calibrated2023", "table8"), setup.counterpart.get(setup.models[0]), intervals=xnli.blocks))
 
 # %% [markdown]
+# ````{dropdown} Table 8 as points: zero-shot accuracy and transfer rate against calibrated retrieval (a figure)
 # ```{glue:figure} ch03-correlations
 # :name: fig-ch03-correlations
-#
 # **Not a figure of the paper; its Table 8 as points.** Per target language, zero-shot accuracy
 # (left) and transfer rate (right) against calibrated retrieval (%), bars: 95% intervals (test rows
 # resampled); open circles: the paper's counterpart model (machine-translated data, full fine-tuning).
 # ```
+# ````
 #
 # (ch03-table2)=
 # ### Table 2: Urdu as the source language
@@ -328,8 +330,7 @@ if xnli.urdu_rows is not None:
 # **The paper's Table 2 as a figure.** XNLI accuracy (%) per test language, trained on Urdu;
 # dotted: each model's accuracy on Urdu itself; black marks: the paper's counterpart model.
 # ```
-
-# %% [markdown]
+#
 # ### Known answers
 
 # %%
