@@ -76,8 +76,8 @@ def check_chapter02(res: dict) -> None:
 
 #: the headline's number: the seed mean with its range and the first seed's interval, or one seed's, named
 HEADLINE = (r"\d+\.\d % of [\d,]+ English test words (on average over \d+ seeds \(BTSR P@1, from \d+\.\d to "
-            r"\d+\.\d %; the first seed's 95% CI over the test words \d+\.\d–\d+\.\d\)|\(BTSR P@1, first seed, "
-            r"95% CI \d+\.\d–\d+\.\d\))")
+            r"\d+\.\d %; the first seed's 95% CI over the test words \[\d+\.\d, \d+\.\d\]\)|\(BTSR P@1, first seed, "
+            r"95% CI \[\d+\.\d, \d+\.\d\]\))")
 
 
 @pytest.mark.slow
@@ -229,7 +229,7 @@ def test_headline_gives_p1_with_a_wilson_interval_over_the_test_pairs():
     g, _, _, largest, stats, _ = _fixtures()
     line = headline(g, largest, stats, "multi_en->multi_zh", "multilingual-e5-small")
     ci = binomtest(round(0.373 * 347), 347).proportion_ci(method="wilson")
-    assert f"37.3 % of 347 English test words (BTSR P@1, first seed, 95% CI {100 * ci.low:.1f}–{100 * ci.high:.1f})" in line
+    assert f"37.3 % of 347 English test words (BTSR P@1, first seed, 95% CI [{100 * ci.low:.1f}, {100 * ci.high:.1f}])" in line
     assert "8,000 en-zh candidates" in line and "first seed, 95% CI" in line and re.search(HEADLINE, line)
     seeds = pd.DataFrame([{"variant": "multi_en->multi_zh", "level": "avg_type", "signal": "wa", "technique": "mim",
                            "measure": m, "mean": v, "min": v - 1.5, "max": v + 1.0, "n_seeds": 3}
@@ -237,7 +237,7 @@ def test_headline_gives_p1_with_a_wilson_interval_over_the_test_pairs():
     line = headline(g, largest, stats, "multi_en->multi_zh", "multilingual-e5-small", table3_seeds=seeds)
     # the seed mean is the number the sentence leads with, not the first seed's 37.3
     assert "36.2 % of 347 English test words on average over 3 seeds (BTSR P@1, from 34.7 to 37.2 %" in line
-    assert f"the first seed's 95% CI over the test words {100 * ci.low:.1f}–{100 * ci.high:.1f}" in line
+    assert f"the first seed's 95% CI over the test words [{100 * ci.low:.1f}, {100 * ci.high:.1f}]" in line
     assert re.search(HEADLINE, line)
     assert headline(g, largest, stats.assign(pair="en-es"), "multi_en->multi_zh", "m") == ""
 

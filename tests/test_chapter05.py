@@ -66,7 +66,7 @@ def check_chapter05(res: dict) -> None:
     assert all("selection on test" in r["selection"] for r in res["tables"]["table6"]["rows"] if r["ours"] is not None)
     # the front page's sentence: one number with its interval, from the run
     assert res["key_figure"] == "ch05-table4"
-    assert re.search(r"\d+\.\d % \(95% CI \d+\.\d–\d+\.\d\)", res["headline"]), res["headline"]
+    assert re.search(r"\d+\.\d % \(95% CI \[\d+\.\d, \d+\.\d\]\)", res["headline"]), res["headline"]
     assert {r["lang"] for r in res["tables"]["unk_share"]["rows"]} >= {"en", "zh"}
 
 
