@@ -9,6 +9,8 @@ import sys
 
 import yaml
 
+from xalign.book import harness  # the variation harness's options (stdlib imports only)
+
 
 def _parse_params(pairs: list[list[str]] | None) -> dict:
     """``-p NAME VALUE`` pairs; values are read as YAML (numbers, lists, booleans)."""
@@ -142,15 +144,7 @@ def _main(argv: list[str] | None = None) -> int:
                    help="absolute tolerance for cells without an interval (default 1e-6)")
     k.add_argument("--rerun", action="store_true",
                    help="run the chapter first (the reference's profile) into --results or a temporary folder")
-    k.add_argument("--measure-variation", action="store_true",
-                   help="rerun the chapter with its cached embeddings perturbed at float32 rounding scale and the other "
-                        "thread count, and write each table's measured tolerance to reference/<chapter>.variation.yaml")
-    k.add_argument("--variants", type=int, default=2, help="harness reruns (noise seeds 1..N; default 2)")
-    k.add_argument("--ulps", type=float, default=None,
-                   help="perturbation scale in float32 ulps of each vector's largest element (default: "
-                        "xalign.core.perturb.DEFAULT_ULPS)")
-    k.add_argument("--variant-results", metavar="DIR", action="append", default=None,
-                   help="with --measure-variation: measure from reruns already in DIR (repeatable) instead of running")
+    harness.add_arguments(k)  # --measure-variation, --variants, --ulps, --variant-results
 
     f = sub.add_parser("fetch", help="fetch data sets into the cache (mirror first)")
     f.add_argument("datasets", nargs="*", help="data set names (default: list them)")
@@ -422,7 +416,7 @@ def _check(args) -> int:
         return 2
     results = args.results
     if args.measure_variation:
-        return _measure_variation(args)
+        return harness.run_from_args(args)
     if args.rerun:
         import tempfile
         from pathlib import Path
@@ -454,13 +448,3 @@ if __name__ == "__main__":
     sys.exit(main())
 
 
-
-def _measure_variation(args) -> int:
-    """``xalign check --measure-variation``: :func:`xalign.book.harness.measure` on the chosen references."""
-    from xalign.book.harness import measure
-
-    try:
-        return measure(args.chapter, args.variants, args.ulps, args.results, args.reference, args.variant_results)
-    except ValueError as exc:
-        print(f"xalign: {exc}", file=sys.stderr)
-        return 2

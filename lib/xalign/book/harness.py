@@ -272,3 +272,29 @@ def _made_how(result: dict) -> str:
     threads = ((result.get("machine") or {}).get("threads") or {}).get("torch", "?")
     p = result.get("perturbation")
     return (f"embeddings perturbed {p} (ulps:seed)" if p else "embeddings not perturbed") + f", {threads} torch thread(s)"
+
+
+def add_arguments(parser) -> None:
+    """The harness's options of ``xalign check``."""
+    parser.add_argument("--measure-variation", action="store_true",
+                        help="rerun the chapter with its cached embeddings perturbed at float32 rounding scale and the "
+                             "other thread count, and write each table's measured tolerance to "
+                             "reference/<chapter>.variation.yaml")
+    parser.add_argument("--variants", type=int, default=2, help="harness reruns (noise seeds 1..N; default 2)")
+    parser.add_argument("--ulps", type=float, default=None,
+                        help="perturbation scale in float32 ulps of each vector's largest element (default: "
+                             "xalign.core.perturb.DEFAULT_ULPS)")
+    parser.add_argument("--variant-results", metavar="DIR", action="append", default=None,
+                        help="with --measure-variation: measure from reruns already in DIR (repeatable) instead of "
+                             "running")
+
+
+def run_from_args(args) -> int:
+    """``xalign check --measure-variation``: :func:`measure` on the parsed options; 2 on a bad value."""
+    import sys
+
+    try:
+        return measure(args.chapter, args.variants, args.ulps, args.results, args.reference, args.variant_results)
+    except ValueError as exc:
+        print(f"xalign: {exc}", file=sys.stderr)
+        return 2
