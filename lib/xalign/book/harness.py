@@ -210,7 +210,7 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
     from xalign.book.check import REFERENCE_DIR, fresh_result, result_precision
     from xalign.book.results import read_result
     from xalign.book.runner import run_chapter
-    from xalign.book.variation import variation_path
+    from xalign.book.variation import MEASURED_MARK, variation_path
     from xalign.core.machine import machine_line
     from xalign.core.perturb import DEFAULT_ULPS
 
@@ -258,8 +258,8 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
         echo(f"{ref['chapter']} ({ref['profile']}): {how}")
         for line in report_lines(moves):
             echo(f"  {line}")
-        header = (f"Measured variation of this chapter's reference (`xalign check {ref['chapter'][:2]} "
-                  f"--measure-variation`, {date.today().isoformat()}),\nreference commit {ref.get('git_commit')}; "
+        header = (f"{MEASURED_MARK.removeprefix('# ')} {ref['chapter'][:2]} --measure-variation`, "
+                  f"{date.today().isoformat()}),\nreference commit {ref.get('git_commit')}; "
                   f"machine: {machine_line(ref.get('machine'))}.\nTables absent here did not move (beyond "
                   f"{FLOOR:g}); flips (text or flags that changed, never tolerated): "
                   f"{sum(len(m.flips) for m in moves.values())}.")

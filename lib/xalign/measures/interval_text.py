@@ -12,14 +12,7 @@ None (a table shows it as "–"; prose says "no interval").
 
 from __future__ import annotations
 
-import math
-
-
-def _finite(*values) -> bool:
-    try:
-        return all(v is not None and math.isfinite(float(v)) for v in values)
-    except (TypeError, ValueError):
-        return False
+from xalign.measures.verdicts import finite
 
 
 def number(value, digits: int = 1, signed: bool = False) -> str:
@@ -32,14 +25,14 @@ def number(value, digits: int = 1, signed: bool = False) -> str:
 
 def interval(lo, hi, digits: int = 1, signed: bool = False) -> str | None:
     """``"[40.1, 50.2]"`` (``"[+0.5, +1.7]"`` when ``signed``); None when an end is missing or not finite."""
-    if not _finite(lo, hi):
+    if not finite(lo, hi):
         return None
     return f"[{number(lo, digits, signed)}, {number(hi, digits, signed)}]"
 
 
 def with_interval(value, lo, hi, digits: int = 1, signed: bool = False) -> str | None:
     """``"45.3 [40.1, 50.2]"``; the value alone when the interval is missing; None without a value."""
-    if not _finite(value):
+    if not finite(value):
         return None
     iv = interval(lo, hi, digits, signed)
     return number(value, digits, signed) + (f" {iv}" if iv else "")

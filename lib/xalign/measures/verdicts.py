@@ -33,7 +33,8 @@ COLLAPSED, LEARNS = "collapsed", "learns"
 HELD, NOT_HELD, NOT_TESTABLE = "held", "did not hold", "not testable"
 
 
-def _finite(*values) -> bool:
+def finite(*values) -> bool:
+    """Whether every value is a finite number (None, NaN, infinity and what is not a number are not)."""
     try:
         return all(v is not None and math.isfinite(float(v)) for v in values)
     except (TypeError, ValueError):
@@ -42,11 +43,11 @@ def _finite(*values) -> bool:
 
 def at_zero(x):
     """``x``, or exactly 0.0 when it lies within :data:`ZERO` of zero (an interval bound of -8.8e-16 is 0)."""
-    return 0.0 if _finite(x) and abs(float(x)) <= ZERO else x
+    return 0.0 if finite(x) and abs(float(x)) <= ZERO else x
 
 
 def _check_margin(margin: float) -> float:
-    if not _finite(margin) or float(margin) < 0:
+    if not finite(margin) or float(margin) < 0:
         raise ValueError(f"margin = {margin!r}: the noise margin must be a finite number >= 0")
     return max(float(margin), ZERO)
 
@@ -63,7 +64,7 @@ def direction(lo, hi, margin: float = 0.0) -> str:
         ``"unresolved"`` otherwise, ``"none"`` when a bound is missing or not finite.
     """
     m = _check_margin(margin)
-    if not _finite(lo, hi):
+    if not finite(lo, hi):
         return NONE
     if float(lo) > m:
         return UP
@@ -86,9 +87,9 @@ def collapse(share, bar: float, margin: float = 0.0) -> str:
         in between (a rerun could put it on either side), ``"none"`` when the share is missing.
     """
     m = _check_margin(margin)
-    if not _finite(bar) or not 0 < float(bar) <= 100:
+    if not finite(bar) or not 0 < float(bar) <= 100:
         raise ValueError(f"bar = {bar!r}: the collapse bar is a share in (0, 100] %")
-    if not _finite(share):
+    if not finite(share):
         return NONE
     if float(share) >= float(bar) - ZERO:
         return COLLAPSED
@@ -103,7 +104,7 @@ def separated(a_lo, a_hi, b_lo, b_hi, margin: float = 0.0) -> str:
     missing. Conservative: separate intervals are stricter than a paired interval of the difference.
     """
     m = _check_margin(margin)
-    if not _finite(a_lo, a_hi, b_lo, b_hi):
+    if not finite(a_lo, a_hi, b_lo, b_hi):
         return NONE
     if float(a_lo) - float(b_hi) > m:
         return UP
@@ -151,7 +152,7 @@ def claim_verdict(expected: str, change: str, *, far_bound=None, margin: float =
             return Verdict(NOT_TESTABLE, "the seeds disagree on the direction")
         return Verdict(HELD, "our interval excludes zero in the paper's direction")
     m = _check_margin(margin)
-    if _finite(far_bound):
+    if finite(far_bound):
         toward = float(far_bound) if expected == UP else -float(far_bound)  # > 0: reaches the paper's side
         if toward < -m:
             return Verdict(NOT_HELD, "our interval rules out an effect in the paper's direction, beyond the noise")

@@ -16,10 +16,11 @@ import pandas as pd
 
 from xalign.core import markup
 from xalign.data.paper_tables import paper_table
+from xalign.measures.verdicts import finite as _finite
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import report
 from xalign.papers.calibrated2023.seed_spread import seed_change_phrase, seed_verdict
-from xalign.papers.calibrated2023.wording import _finite, _list, change_phrase, ci_text, signed, verdict
+from xalign.papers.calibrated2023.wording import _list, change_phrase, ci_text, signed, verdict
 
 
 # ------------------------------------------------------------------ sentences of the method

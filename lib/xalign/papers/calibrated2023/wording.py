@@ -9,16 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from xalign.measures import interval_text, verdicts
-
-
-def _finite(*values) -> bool:
-    try:
-        return all(v is not None and np.isfinite(float(v)) for v in values)
-    except (TypeError, ValueError):
-        return False
+from xalign.measures.verdicts import finite
 
 
 def ci_text(lo, hi, digits: int = 1, sign: bool = True) -> str:
@@ -36,7 +28,7 @@ def verdict(lo, hi) -> str:
     """``"up"`` / ``"down"`` / ``"noise"`` by the book's one rule (:func:`xalign.measures.verdicts.direction`:
     the interval beyond zero; a bound zero up to rounding is zero), ``"none"`` (no interval), ``"exact"``
     (a zero-width interval at zero: nothing changed in any resample)."""
-    if not _finite(lo, hi):
+    if not finite(lo, hi):
         return "none"
     if lo == hi == 0:
         return "exact"
