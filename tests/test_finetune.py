@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -237,3 +239,39 @@ def test_freed_memory_returned_gives_large_blocks_back():
     out = subprocess.run([sys.executable, "-c", FREED_MEMORY_PROBE], capture_output=True, text=True, check=True)
     grown, after = map(float, out.stdout.split())
     assert grown > 0.45 and after < 0.1
+
+
+def test_a_harness_rerun_retrains_from_weights_moved_at_rounding_scale(tiny_model, tmp_path, monkeypatch):
+    """The variation harness (XALIGN_PERTURB) used to read the plain fine-tuned checkpoint: on a Xeon
+    chapter 3's fine-tuned encoder moved its STS by 0.025, four times what the harness measured."""
+    from safetensors.torch import load_file
+
+    cfg = ft.SentenceFinetuneConfig(batch_size=2, nli_epochs=1, sts_epochs=1, checkpoints=1, lr=1e-3)
+    monkeypatch.delenv("XALIGN_PERTURB", raising=False)
+    plain = ft.finetune_sentence_encoder(str(tiny_model), NLI, STS, cfg, cache_root=tmp_path, device="cpu",
+                                         progress=False)
+    monkeypatch.setenv("XALIGN_PERTURB", "4:1")
+    moved = ft.finetune_sentence_encoder(str(tiny_model), NLI, STS, cfg, cache_root=tmp_path, device="cpu",
+                                         progress=False)
+    assert moved.directory != plain.directory and not moved.cached  # retrained, under its own key
+    assert moved.info["key"]["perturbed"] == "4:1" and "perturbed" not in plain.info["key"]
+    a, b = (load_file(next(Path(r.final).glob("*.safetensors"))) for r in (plain, moved))
+    diff = sum(float((a[k] - b[k]).pow(2).sum()) for k in a) ** 0.5
+    norm = sum(float(a[k].pow(2).sum()) for k in a) ** 0.5
+    assert 0 < diff / norm < 0.1  # another arithmetic's result, not another model (Adam's first steps
+    # follow a gradient's sign, so a single near-zero weight may move by a lot)
+    monkeypatch.delenv("XALIGN_PERTURB")
+    assert ft.finetune_sentence_encoder(str(tiny_model), NLI, STS, cfg, cache_root=tmp_path).directory == plain.directory
+
+
+def test_perturb_weights_touches_nothing_on_a_plain_run():
+    import torch
+
+    from xalign.core import perturb
+
+    lin = torch.nn.Linear(8, 4)
+    before = lin.weight.detach().clone()
+    assert not perturb.perturb_weights(lin, "salt", None) and torch.equal(lin.weight, before)
+    assert perturb.perturb_weights(lin, "salt", (4.0, 1)) and not torch.equal(lin.weight, before)
+    ulps = ((lin.weight - before).abs() / before.abs().amax(dim=-1, keepdim=True)).max() / 2.0**-23
+    assert 0 < ulps < 8 * 4

@@ -189,7 +189,7 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
                     out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r}: not a finite number (NaN and "
                                         "infinity never agree; a missing value is stored as null)")
                     continue
-                measured = variation.for_column(col) if variation is not None else 0.0
+                measured = variation.for_cell(col, ra) if variation is not None else 0.0
                 tol = max(abs_tol + REL_TOL * abs(va), spread, measured)  # a sampled row: within its interval
                 if not abs(va - vb) <= tol:
                     out.ok = False

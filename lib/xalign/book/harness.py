@@ -115,33 +115,53 @@ def tolerance_of(move: TableMove | float) -> float | None:
     return math.ceil(round(t * 10**digits, 6)) / 10**digits  # round(): 2 x 0.030000000000001 is 0.06, not 0.0601
 
 
-def measured_entries(moves: dict[str, TableMove], how: str) -> dict[str, dict]:
+def measured_entries(moves: dict[str, TableMove], how: str, items: dict[str, dict[str, str]] | None = None
+                     ) -> dict[str, dict]:
     """Variation-file entries (:func:`xalign.book.variation.load_variation`'s form) for every table that
-    moved: ``{table: {tolerance, source}}``; ``how`` says what was rerun."""
+    moved or counts items: ``{table: {tolerance, source[, column_tolerances][, item_columns]}}``; ``how`` says
+    what was rerun, ``items`` the item columns of each table (:func:`xalign.book.item_steps.item_columns`)."""
+    items = items or {}
     out = {}
-    for name, m in sorted(moves.items()):
+    for name in sorted(set(moves) | {t for t, cols in items.items() if cols}):
+        m = moves.get(name) or TableMove(name)
         tol = tolerance_of(m)
-        if tol is None:
+        if tol is None and not items.get(name):
             continue
-        out[name] = {"tolerance": tol,
-                     "source": f"measured: {how}; the largest move was {m.largest:.3g} ({m.where}), "
-                               f"the tolerance is {MARGIN:g} x that, per column {MARGIN:g} x that column's "
-                               f"largest move (a column that did not move has none)"}
+        moved = (f"the largest move was {m.largest:.3g} ({m.where}), the tolerance is {MARGIN:g} x that, per column "
+                 f"{MARGIN:g} x that column's largest move (a column that did not move has none)" if tol is not None
+                 else "no cell moved")
+        out[name] = {"tolerance": tol or 0.0, "source": f"measured: {how}; {moved}"}
         if m.by_column:
             out[name]["column_tolerances"] = {c: tolerance_of(d) for c, d in sorted(m.by_column.items())}
+        if items.get(name):
+            out[name]["item_columns"] = dict(sorted(items[name].items()))
+            out[name]["source"] += ("; cells that count items may also move by the items the chapter's measured "
+                                    "item flip rate allows (item_flips)")
     return out
 
 
-def write_measured(path: Path, moves: dict[str, TableMove], how: str, header: str) -> Path:
-    """Write the measured variation file (every table that moved) with ``header`` as its comment lines."""
+def item_flips_entry(flipped: int, scored: int) -> dict:
+    """The variation file's ``item_flips``: items flipped and scored over the reruns, and the rate's upper
+    bound the check allows per cell (:mod:`xalign.book.item_steps`)."""
+    from xalign.book.item_steps import CELL_LEVEL, RATE_LEVEL, rate_upper
+
+    return {"flipped": int(flipped), "scored": int(scored), "rate_upper": float(f"{rate_upper(flipped, scored):.3g}"),
+            "rate_level": RATE_LEVEL, "cell_level": CELL_LEVEL}
+
+
+def write_measured(path: Path, moves: dict[str, TableMove], how: str, header: str,
+                   items: dict[str, dict[str, str]] | None = None, item_flips: dict | None = None) -> Path:
+    """Write the measured variation file (every table that moved or counts items) with ``header`` as its
+    comment lines; ``item_flips`` (:func:`item_flips_entry`) where tables count items."""
     import yaml
 
     from xalign.core.atomic import write_text
 
-    entries = measured_entries(moves, how)
+    body = {"tables": measured_entries(moves, how, items)}
+    if item_flips and any(items.values() if items else ()):
+        body["item_flips"] = item_flips
     comment = "".join(f"# {line}\n" for line in header.splitlines())
-    write_text(Path(path), comment + yaml.safe_dump({"tables": entries}, sort_keys=True, allow_unicode=True,
-                                                    width=100))
+    write_text(Path(path), comment + yaml.safe_dump(body, sort_keys=True, allow_unicode=True, width=100))
     return Path(path)
 
 
@@ -208,6 +228,7 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
     from datetime import date
 
     from xalign.book.check import REFERENCE_DIR, fresh_result, result_precision
+    from xalign.book.item_steps import RATE_LEVEL, count_steps, item_columns
     from xalign.book.results import read_result
     from xalign.book.runner import run_chapter
     from xalign.book.variation import MEASURED_MARK, variation_path
@@ -244,7 +265,7 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
             how = (f"{variants} rerun(s) of the reference's parameters, its cached embeddings perturbed by N(0, 1) x "
                    f"{ulps:g} float32 ulps of each vector's largest element (noise seeds 1-{variants}), on {threads} "
                    f"thread(s) where the reference ran on {3 - threads}")
-        runs, made = [], []
+        runs, made, flipped, scored = [], [], 0, 0
         for folder in folders:
             new = fresh_result(ref, folder)
             if new is None:
@@ -252,6 +273,8 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
                 return 1
             runs.append(table_moves(ref, new))
             made.append(new)
+            f, n = count_steps(ref, new)
+            flipped, scored = flipped + f, scored + n
         if how is None:
             how = f"{len(made)} rerun(s) read from results ({'; '.join(_made_how(r) for r in made)})"
         moves = combine(runs)
@@ -263,7 +286,12 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
                   f"machine: {machine_line(ref.get('machine'))}.\nTables absent here did not move (beyond "
                   f"{FLOOR:g}); flips (text or flags that changed, never tolerated): "
                   f"{sum(len(m.flips) for m in moves.values())}.")
-        echo(f"  wrote {write_measured(variation_path(path), moves, how, header)}")
+        items = {name: item_columns(t.get("rows", [])) for name, t in ref.get("tables", {}).items()}
+        flips = item_flips_entry(flipped, scored) if scored else None
+        if flips:
+            echo(f"  items: {flipped} flipped of {scored} scored; rate at most {flips['rate_upper']:.3g} "
+                 f"({RATE_LEVEL:.0%} bound)")
+        echo(f"  wrote {write_measured(variation_path(path), moves, how, header, items, flips)}")
     return 0
 
 

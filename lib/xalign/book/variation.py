@@ -108,6 +108,9 @@ class TableVariation:
     source: str
     columns: tuple[str, ...] = ()
     column_tolerances: tuple[tuple[str, float], ...] = ()
+    #: (column, denominator) of the columns that count items, and the chapter's item flip rate (upper bound)
+    item_columns: tuple[tuple[str, str], ...] = ()
+    item_rate: float = 0.0
 
     def covers(self, column: str) -> bool:
         return not self.columns or column in self.columns
@@ -118,14 +121,29 @@ class TableVariation:
             return dict(self.column_tolerances).get(column, 0.0)
         return self.tolerance if self.covers(column) else 0.0
 
+    def for_cell(self, column: str, row: dict) -> float:
+        """The tolerance of one cell: its column's, or, where the column counts items, the items the
+        measured flip rate allows over that row's count (:mod:`xalign.book.item_steps`), whichever is larger."""
+        from xalign.book.item_steps import row_item_tolerance
+
+        den = dict(self.item_columns).get(column)
+        by_items = row_item_tolerance(row, den, self.item_rate) if den and self.item_rate > 0 else 0.0
+        return max(self.for_column(column), by_items)
+
 
 def variation_path(reference_path: Path) -> Path:
     """``reference/<chapter>[.<precision>].json`` -> ``reference/<chapter>.variation.yaml``."""
     return reference_path.with_name(reference_path.name.split(".")[0] + ".variation.yaml")
 
 
+ITEM_FLIP_KEYS = {"flipped", "scored", "rate_upper", "rate_level", "cell_level"}
+
+
 def load_variation(path: Path) -> dict[str, TableVariation]:
-    """Read a variation file: ``tables: {<table>: {tolerance: >= 0, source: text, columns: [..]}}``.
+    """Read a variation file: ``tables: {<table>: {tolerance: >= 0, source: text, columns: [..],
+    column_tolerances: {column: >= 0}, item_columns: {column: denominator}}}`` and, where tables count
+    items, ``item_flips: {flipped, scored, rate_upper, rate_level, cell_level}`` (the harness's measured item
+    flip rate, :mod:`xalign.book.item_steps`).
 
     A missing file is no variation ({}). Raises ValueError naming the file and the entry when a
     tolerance is not a finite number >= 0, a source is empty, or a key is unknown.
@@ -139,12 +157,18 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
     tables = raw.get("tables") if isinstance(raw, dict) else None
     if not isinstance(tables, dict):
         raise ValueError(f"{path}: expected a mapping 'tables: {{<table>: {{tolerance, source, columns}}}}'")  # noqa: TRY004 (bad file content)
+    flips = raw.get("item_flips") or {}
+    rate = flips.get("rate_upper", 0.0) if isinstance(flips, dict) else None
+    if (not isinstance(flips, dict) or set(flips) - ITEM_FLIP_KEYS or not _finite(rate) or not 0 <= rate <= 1):
+        raise ValueError(f"{path}: item_flips must map {sorted(ITEM_FLIP_KEYS)} to numbers, rate_upper in [0, 1], "
+                         f"got {flips!r}")
     out = {}
     for name, entry in tables.items():
         where = f"{path}: tables.{name}"
-        if not isinstance(entry, dict) or set(entry) - {"tolerance", "source", "columns", "column_tolerances"}:
-            raise ValueError(f"{where}: expected keys tolerance, source and optionally columns or "
-                             f"column_tolerances, got {entry!r}")
+        if not isinstance(entry, dict) or set(entry) - {"tolerance", "source", "columns", "column_tolerances",
+                                                        "item_columns"}:
+            raise ValueError(f"{where}: expected keys tolerance, source and optionally columns, "
+                             f"column_tolerances or item_columns, got {entry!r}")
         tol = entry.get("tolerance")
         if not (isinstance(tol, (int, float)) and not isinstance(tol, bool)) or not math.isfinite(tol) or tol < 0:
             raise ValueError(f"{where}.tolerance must be a finite number >= 0, got {tol!r}")
@@ -159,6 +183,10 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
                 isinstance(c, str) and isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t)
                 and t >= 0 for c, t in per.items()):
             raise ValueError(f"{where}.column_tolerances must map column names to finite numbers >= 0, got {per!r}")
+        items = entry.get("item_columns") or {}
+        if not isinstance(items, dict) or not all(isinstance(c, str) and isinstance(d, str) for c, d in items.items()):
+            raise ValueError(f"{where}.item_columns must map column names to their count column, got {items!r}")
         out[str(name)] = TableVariation(float(tol), source.strip(), tuple(columns),
-                                        tuple((c, float(t)) for c, t in per.items()))
+                                        tuple((c, float(t)) for c, t in per.items()),
+                                        tuple(items.items()), float(rate) if items else 0.0)
     return out

@@ -56,6 +56,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from xalign.core import perturb
 from xalign.core.cache import key_digest, text_hash
 from xalign.core.decoder import ensure_pad_token
 from xalign.core.memory import freed_memory_returned
@@ -355,7 +356,7 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
     if nli and len({len(ex) for ex in nli}) != 1:
         raise ValueError("nli examples must all be pairs or all be triplets")
     source, revision = resolve_base(base)
-    key = run_key(str(base), revision, prefix, nli, sts, config)
+    key = perturb.variant_key(run_key(str(base), revision, prefix, nli, sts, config))  # a harness rerun retrains
     root = Path(cache_root) if cache_root else cache_dir("finetuned")
     out = root / key_digest(key)[:20]
     if (out / "done.json").exists():
@@ -369,6 +370,7 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
     started = time.time()
     try:
         model = build_sentence_transformer(source, config.max_length, device)
+        perturb.perturb_weights(model, key_digest(key))  # the variation harness only: weights moved at rounding scale
         ensure_pad_token(model[0].tokenizer)  # a decoder-only LLM's (Llama's) has none; padding is masked out
         if activation_budget_gb == "auto":
             activation_budget_gb = ACTIVATION_BUDGET_GB if model.device.type == "cpu" else None
