@@ -330,7 +330,7 @@ display.myst(claims.verdict_table(run));
 
 # %% tags=["remove-input"]
 display.prose(RP.evidence(result.table1, result.table2, result.alignment.table3, result.alignment.table4,
-                          result.fig8, MODEL, paper_model, P.runs));
+                          result.fig8, MODEL, paper_model, P.runs, RP.word_sample(result.extraction.counts, P.runs)));
 
 # %%
 run.set_headline(RP.headline(result.alignment.table3, MODEL, paper_model, P.runs), key_figure="ch01-fig6")

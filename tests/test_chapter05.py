@@ -439,3 +439,20 @@ def test_the_chapters_noise_margin_covers_the_measured_variation():
     judged = [("mlp_lr_gap", "MLP − LR"), ("table4", "repaired"), ("table4", "ours")]
     measured = {(t, c): tol[t].for_column(c) for t, c in judged if t in tol}
     assert measured and all(NOISE_POINTS >= m for m in measured.values()), measured
+
+
+def test_chance_level_is_chance_plus_its_binomial_band_not_a_typed_number():
+    """report.py said "chance level (<= 34.5 %)" and the figures "chance (33.3 %)" beside a computed chance()."""
+    import pandas as pd
+
+    from xalign.papers.nyholm2020 import inputs as CH
+    from xalign.papers.nyholm2020.report import diagnosis_summary
+
+    assert CH.chance_band("XNLI", CH.XNLI_TEST_ITEMS) == pytest.approx(1.305, abs=0.01)
+    assert CH.chance_band("XNLI", 500) > CH.chance_band("XNLI", 5000)  # fewer items, a wider band
+    paper = pd.DataFrame([{"lang": "zh", "classifier": c, "value": v} for c, v in (("MLP", 33.3), ("LR", 34.3))]
+                         + [{"lang": "th", "classifier": c, "value": v} for c, v in (("MLP", 35.0), ("LR", 36.3))])
+    ladder = pd.DataFrame(columns=["task", "step", "acc"])
+    text = diagnosis_summary(ladder, {"zh": 0.95, "th": 0.97}, paper, with_steps=False)
+    assert "chance level (<= 34.6 %, chance plus the 95% binomial half-width over XNLI's 5,010 test items) for zh" in text
+    assert "above chance for th" in text

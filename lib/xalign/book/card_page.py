@@ -416,10 +416,9 @@ def cards_markdown(cards: list[dict], image_dir: Path, image_url: str, label_pre
 FULL_CARDS = COMMITTED_CARDS / "full"
 
 
-def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CARDS, timings: Path | None = None) -> str:
-    """The "Full-size card" page's generated part: each committed full card with what it ran on (from its
-    settings and its per-measure sample sizes) and how long it took cold and warm (the newest full-profile
-    run of that model in ``timings``, default :data:`xalign.book.pages.CARD_TIMINGS`), then the card itself."""
+def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CARDS, timings: Path | None = None, note=None) -> str:
+    """The "Full-size card" page's generated part: each full card's sizes and cold / warm time (newest run in
+    ``timings``, default :data:`xalign.book.pages.CARD_TIMINGS`), ``note(cards)``'s paragraph, the card."""
     from xalign.book.pages import CARD_TIMINGS, load_timings
 
     cards = _read_cards(folder)
@@ -447,4 +446,5 @@ def full_cards_markdown(image_dir: Path, image_url: str, folder: Path = FULL_CAR
             f"{text(cfg['word_runs'])} "
             f"draws of {text(format(cfg['word_n'], ','))} word pairs; STS 2017 {_list(cfg['sts_tracks'])} in full "
             f"({n.get('sts', 0):,} pairs).")
+    out += [note(cards)] if note else []
     return "\n\n".join(out) + "\n\n" + cards_markdown(cards, image_dir, image_url, label_prefix="full-card")

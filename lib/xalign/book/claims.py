@@ -297,7 +297,7 @@ def judge_claims(paper: str, results, reference: Path | None = None) -> list[Cla
             else:
                 shows, v = _judge(c, tables, case, m)
             measured = m > 0 and shows != "–"
-            reason = v.reason + (f" (noise margin {m:.1f}: {source})" if measured else "")
+            reason = v.reason + (f" (noise margin {m:.2g}: {source})" if measured else "")
             out.append(ClaimRow(c["id"], c["claim"], ", ".join(str(x) for x in case.values()), shows, v.verdict,
                                 reason, c["link"], c["see"]))
     return out

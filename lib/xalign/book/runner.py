@@ -335,6 +335,8 @@ def write_pages(root: Path, profile: str) -> None:
     )
     from xalign.book.publish import PUBLIC
     from xalign.book.relative_depth import relative_depth_markdown
+    from xalign.book.word_sample import CHAPTER as WORD_CHAPTER
+    from xalign.book.word_sample import word_sample_note
 
     gen = root / "book" / "_generated"
     chapters_dir = root / "book" / "chapters"
@@ -344,10 +346,13 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "status.md", status_markdown(profile, labels=book_labels(chapters_dir)))
     write_text(gen / "datasets.md", datasets_markdown())
     cards = book_cards()
-    write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + precision_markdown(cards) + "\n"
+    chapter1 = chapter_results(profile).get(WORD_CHAPTER)
+    write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + word_sample_note(cards, chapter1) + "\n"
+               + precision_markdown(cards) + "\n"
                + relative_depth_markdown(cards, gen / "cards", "/book/_generated/cards") + "\n"
                + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
-    write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards"))
+    write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards",
+                                                          note=lambda c: word_sample_note(c, chapter1)))
     write_text(gen / "errata.md", errata_markdown(root / "book" / "errata", chapter_results(profile)))
     write_text(gen / "performance.md", performance_markdown(profile))
     write_text(gen / "card_timings.md", card_timings_markdown())

@@ -275,8 +275,23 @@ def _compare_sentence(items, model: str, paper_model: str, what: str) -> str:
     return f"{what} ({model} vs the paper's {paper_model}; {listing}): {verdict}."
 
 
+def word_sample(counts: pd.DataFrame, runs: int) -> str:
+    """The sample S_weak and S_strong score, in words: "N = 5,000 word pairs per run (ru-en 4,597), 10 runs".
+
+    Both scores fall as N grows (each pair competes with the other N - 1), so every number of them names
+    its N. ``counts``: the extraction's counts (``pair``, ``N used per run``); "" when it has none.
+    """
+    if counts is None or "N used per run" not in counts or counts.empty:
+        return ""
+    ns = {r["pair"]: int(r["N used per run"]) for r in counts.to_dict("records")}
+    common = max(ns.values(), key=list(ns.values()).count)
+    others = ", ".join(f"{p} {n:,}" for p, n in ns.items() if n != common)
+    return (f"N = {common:,} word pairs per run" + (f" ({others})" if others else "")
+            + f", {runs} run{'s' if runs != 1 else ''}")
+
+
 def evidence(table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, table4: pd.DataFrame,
-             fig8: pd.DataFrame | None, model: str, paper_model: str, runs: int) -> str:
+             fig8: pd.DataFrame | None, model: str, paper_model: str, runs: int, sample: str = "") -> str:
     """The chapter's closing section, every number and every verdict taken from the results.
 
     Args:
@@ -284,6 +299,7 @@ def evidence(table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, t
         fig8: Fig. 8's tidy scores (layer, run, value in [0, 1], input) or None.
         model: the model that ran; paper_model: the paper's row it is compared with.
         runs: runs per score (the intervals are 95% CIs of the mean over them).
+        sample: the S_weak / S_strong sample in words (:func:`word_sample`), named beside their numbers.
 
     Returns:
         Markdown: one bullet per claim. A comparison inside the runs' spread is called level,
@@ -330,8 +346,9 @@ def evidence(table1: pd.DataFrame, table2: pd.DataFrame, table3: pd.DataFrame, t
                    "is level with the first token within the runs' spread" if dirs == {"level with"} else
                    "does not beat the first token for every pair (unstable or reversed)")
         out.append(f"**Table I.** At {model}'s best layer, mean pooling {verdict} (avg vs CLS, S_weak: {listing}).")
-    s3 = _compare_sentence(_vs_paper(table3, "best", runs), model, paper_model, "**Table III, best layer, S_weak**")
-    s4 = _compare_sentence(_vs_paper(table4, "best", runs), model, paper_model, "**Table IV, best layer, S_strong**")
+    of = f" ({sample})" if sample else ""
+    s3 = _compare_sentence(_vs_paper(table3, "best", runs), model, paper_model, f"**Table III, best layer, S_weak**{of}")
+    s4 = _compare_sentence(_vs_paper(table4, "best", runs), model, paper_model, f"**Table IV, best layer, S_strong**{of}")
     out += [s for s in (s3, s4) if s]
     s4l = _compare_sentence(_vs_paper(table4, "last", runs), model, paper_model, "At the last layer, S_strong")
     if s4l:

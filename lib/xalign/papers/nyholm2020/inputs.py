@@ -30,9 +30,20 @@ STEPS = ("A thesis: Latin-1, whole words, first token, last layer", "B read UTF-
          "D mean pooling", "E our probes (CV-selected L2)", "F layer chosen on held-out data")
 
 
+#: XNLI's test items per language (the thesis' Table 4 scores them all)
+XNLI_TEST_ITEMS = 5010
+
+
 def chance(task_name: str) -> float:
     """Chance accuracy (%) of a task named ``"XNLI <lang>"`` or ``"XED <lang>"``."""
     return CHANCE["XNLI"] if task_name.startswith("XNLI") else CHANCE["XED"]
+
+
+def chance_band(task_name: str, n_items: int) -> float:
+    """Half-width (points) of the 95% binomial interval of a chance-level accuracy over ``n_items`` test
+    items: an accuracy within ``chance(task) + chance_band(...)`` is chance level (XNLI, 5,010 items: 1.3)."""
+    p = chance(task_name) / 100
+    return 100 * 1.96 * (p * (1 - p) / n_items) ** 0.5
 
 
 # --------------------------------------------------------------------------- data

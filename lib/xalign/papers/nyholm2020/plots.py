@@ -73,7 +73,7 @@ def plot_table4(t4: pd.DataFrame, model: str, classifier: str = "LR"):
             yerr = np.where(np.isfinite(yerr), yerr, 0)
         ax.bar(x + (i - (len(series) - 1) / 2) * width, np.nan_to_num(y), width, yerr=yerr, capsize=1.5,
                label=TABLE4_SERIES[col].format(model=model), error_kw={"lw": 0.7})
-    ax.axhline(chance("XNLI"), color="k", ls=":", lw=1, label="chance (33.3 %)")
+    ax.axhline(chance("XNLI"), color="k", ls=":", lw=1, label=f"chance ({chance('XNLI'):.1f} %)")
     ax.set_xticks(x, langs)
     ax.set_xlabel("XNLI language")
     ax.set_ylabel("test accuracy (%)")
@@ -104,7 +104,7 @@ def plot_unk_correlation(points: pd.DataFrame):
                 ax.annotate(", ".join(sorted(c["lang"])), (c["UNK %"].min(), c["thesis acc (%)"].max()), fontsize=7,
                             xytext=(-50, 40), textcoords="offset points", ha="right",
                             arrowprops={"arrowstyle": "-", "lw": 0.5, "color": "grey"})
-    ax.axhline(chance("XNLI"), color="k", ls=":", lw=1, label="chance (33.3 %)")
+    ax.axhline(chance("XNLI"), color="k", ls=":", lw=1, label=f"chance ({chance('XNLI'):.1f} %)")
     ax.set_xlabel("words turned into <unk> on the thesis' input path (%, e5 tokenizer)")
     ax.set_ylabel("thesis XNLI test accuracy (%)")
     ax.set_xlim(0, 105)

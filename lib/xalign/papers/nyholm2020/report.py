@@ -20,6 +20,7 @@ import pandas as pd
 
 from xalign.data.scripts import scripts_of
 from xalign.measures.interval_text import with_interval
+from xalign.papers.nyholm2020 import inputs as CH
 from xalign.papers.nyholm2020.wording import COLLAPSED_SHARE, NOISE_POINTS, change_phrase, runs_with
 
 KEYS = ["lang", "classifier"]
@@ -310,11 +311,13 @@ def diagnosis_summary(ladder: pd.DataFrame, unk: Mapping[str, float], paper_t4: 
     p = paper_t4.pivot_table(index="lang", columns="classifier", values="value")
     lost = [lang for lang in p.index if 100 * unk.get(lang, 0) >= 90]
     if lost:
-        chance = [lang for lang in lost if (p.loc[lang] <= 34.5).all()]
+        level = CH.chance("XNLI") + CH.chance_band("XNLI", CH.XNLI_TEST_ITEMS)  # the thesis gives no intervals
+        chance = [lang for lang in lost if (p.loc[lang] <= level).all()]
         above = [lang for lang in lost if lang not in chance]
         out += (" " if out else "**Languages that lose nearly every word** ") + (
             f"(at least 90 % on the path, our proxy): {', '.join(lost)}; the thesis reports chance level "
-            f"(<= 34.5 %) for {', '.join(chance) or 'none of them'}")
+            f"(<= {level:.1f} %, chance plus the 95% binomial half-width over XNLI's "
+            f"{CH.XNLI_TEST_ITEMS:,} test items) for {', '.join(chance) or 'none of them'}")
         if above:
             out += ", but above chance for " + ", ".join(
                 f"{lang} ({' / '.join(f'{c} {p.loc[lang, c]:.1f}' for c in p.columns)})" for lang in above)
