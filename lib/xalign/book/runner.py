@@ -326,6 +326,8 @@ def write_pages(root: Path, profile: str) -> None:
     from xalign.book.citation import cite_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
+    from xalign.book.model_runs import COMMITTED as COMMITTED_RUNS
+    from xalign.book.model_runs import find_runs, model_runs_markdown
     from xalign.book.pages import (
         book_timings_markdown,
         build_time_markdown,
@@ -337,6 +339,7 @@ def write_pages(root: Path, profile: str) -> None:
     from xalign.book.relative_depth import relative_depth_markdown
     from xalign.book.word_sample import CHAPTER as WORD_CHAPTER
     from xalign.book.word_sample import word_sample_note
+    from xalign.core.paths import results_dir
 
     gen = root / "book" / "_generated"
     chapters_dir = root / "book" / "chapters"
@@ -350,6 +353,7 @@ def write_pages(root: Path, profile: str) -> None:
     write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + word_sample_note(cards, chapter1) + "\n"
                + precision_markdown(cards) + "\n"
                + relative_depth_markdown(cards, gen / "cards", "/book/_generated/cards") + "\n"
+               + model_runs_markdown(find_runs(COMMITTED_RUNS, results_dir())) + "\n"
                + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
     write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards",
                                                           note=lambda c: word_sample_note(c, chapter1)))

@@ -179,12 +179,16 @@ def checkpoint_steps(total: int, checkpoints: int) -> list[int]:
 
 # ------------------------------------------------------------------ model
 def resolve_base(base: str | Path) -> tuple[str, str]:
-    """(loadable source, revision) for a model name: the offline e5 alias, a directory or a hub id."""
+    """(loadable source, revision) for a model name: the offline e5 alias, the packaged Gemma 3 270M (its
+    converted folder, no network), a directory or a hub id."""
+    from xalign.core.gemma_model import GEMMA_ALIASES, gemma_revision, materialize_gemma
     from xalign.core.offline_model import _OFFLINE_ALIASES, _local_revision, materialize_offline_model
 
     if str(base) in _OFFLINE_ALIASES:
         path = materialize_offline_model()
         return str(path), _local_revision(path)
+    if str(base) in GEMMA_ALIASES:
+        return str(materialize_gemma()), gemma_revision()
     if Path(base).expanduser().is_dir():
         path = Path(base).expanduser()
         return str(path), _local_revision(path)
