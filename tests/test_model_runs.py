@@ -38,4 +38,6 @@ def test_the_section_shows_headline_profile_and_model_terms_as_page_text(tmp_pat
 
 def test_gemma_runs_of_chapters_1_and_3_are_committed():
     runs = {(r["chapter"], r["params"]["model"]) for r in find_runs(COMMITTED)}
-    assert ("01_weak_strong_alignment", "gemma-3-270m") in runs
+    assert {("01_weak_strong_alignment", "gemma-3-270m"), ("03_calibrated_retrieval_transfer_rate", "gemma-3-270m")} <= runs
+    for r in find_runs(COMMITTED):  # each names the model's quantisation and license, as every Gemma result does
+        assert "Q4_K_M" in r["model_terms"]["quantisation"] and "Gemma Terms" in r["model_terms"]["license"]
