@@ -8,7 +8,7 @@ from xalign.book.model_runs import COMMITTED, find_runs, model_runs_markdown
 def _result(folder, chapter, model, profile="smoke", headline="h", **extra):
     path = folder / chapter / profile / f"{model}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    r = {"chapter": chapter, "profile": profile, "params": {"model": model}, "finished": "2026-11-28T09:00:00",
+    r = {"chapter": chapter, "profile": profile, "model": model, "params": {"model": model}, "finished": "2026-11-28T09:00:00",
          "tables": {}, "headline": headline, "precision": "torch.float32", **extra}
     path.write_text(json.dumps(r), encoding="utf-8")
     return path
@@ -22,7 +22,7 @@ def test_runs_of_other_models_are_found_and_the_newest_folder_wins(tmp_path):
     _result(b, "03_calibrated_retrieval_transfer_rate", "tiny", perturbation="4:1")  # a harness rerun: never shown
     (b / "01_weak_strong_alignment" / "smoke" / "broken.json").write_text("{not json")
     runs = find_runs(a, b, tmp_path / "absent")
-    assert [(r["chapter"], r["params"]["model"], r["headline"]) for r in runs] == \
+    assert [(r["chapter"], r["model"], r["headline"]) for r in runs] == \
         [("01_weak_strong_alignment", "gemma-3-270m", "new")]
 
 
@@ -37,7 +37,7 @@ def test_the_section_shows_headline_profile_and_model_terms_as_page_text(tmp_pat
 
 
 def test_gemma_runs_of_chapters_1_and_3_are_committed():
-    runs = {(r["chapter"], r["params"]["model"]) for r in find_runs(COMMITTED)}
+    runs = {(r["chapter"], r["model"]) for r in find_runs(COMMITTED)}
     assert {("01_weak_strong_alignment", "gemma-3-270m"), ("03_calibrated_retrieval_transfer_rate", "gemma-3-270m")} <= runs
     for r in find_runs(COMMITTED):  # each names the model's quantisation and license, as every Gemma result does
         assert "Q4_K_M" in r["model_terms"]["quantisation"] and "Gemma Terms" in r["model_terms"]["license"]

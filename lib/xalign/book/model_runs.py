@@ -22,12 +22,16 @@ COMMITTED = Path(__file__).resolve().parents[3] / "reference" / "model_runs"
 
 
 def _default_model(chapter: str) -> str | None:
-    from xalign.papers import meta
+    """The model of the chapter's committed reference run (the model the chapter itself shows)."""
+    path = COMMITTED.parent / f"{chapter}.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8")).get("model")
+    except (OSError, ValueError):
+        return None
 
-    for paper in meta.PAPERS:
-        if meta.metadata(paper)["chapter"] == chapter:
-            return (meta.profiles(paper).get("default") or {}).get("model")
-    return None
+
+def _model(r: dict) -> str | None:
+    return r.get("model") or (r.get("params") or {}).get("model")
 
 
 def find_runs(*folders: Path) -> list[dict]:
@@ -46,11 +50,11 @@ def find_runs(*folders: Path) -> list[dict]:
                 continue
             if not isinstance(r, dict) or not r.get("finished") or not isinstance(r.get("tables"), dict):
                 continue
-            chapter, model = r.get("chapter"), (r.get("params") or {}).get("model")
+            chapter, model = r.get("chapter"), _model(r)
             if not chapter or not model or model == _default_model(chapter) or r.get("perturbation"):
                 continue
             found[(chapter, r.get("profile"), model)] = {**r, "_path": str(path)}
-    return sorted(found.values(), key=lambda r: (r["params"]["model"], r["chapter"], str(r.get("profile"))))
+    return sorted(found.values(), key=lambda r: (_model(r), r["chapter"], str(r.get("profile"))))
 
 
 def model_runs_markdown(runs: list[dict]) -> str:
@@ -68,7 +72,7 @@ def model_runs_markdown(runs: list[dict]) -> str:
             "profile's."), ""]
     by_model: dict[str, list[dict]] = {}
     for r in runs:
-        by_model.setdefault(r["params"]["model"], []).append(r)
+        by_model.setdefault(_model(r), []).append(r)
     for model, rs in by_model.items():
         out += [f"**{text(model)}**", "", "| Chapter | Profile | What the run shows |", "|---|---|---|"]
         for r in rs:
