@@ -30,6 +30,7 @@ def test_a_cards_sample_is_named_with_n_draws_sentences_and_precision():
 
 def test_the_note_sets_chapter_1s_number_with_its_own_sample_beside_the_cards():
     note = word_sample_note([_card("m<x>", 200, 1, 150, 97.0)], _chapter())
+    assert note.count("This card: N = 200") == 1
     assert "N = 200 de-en word pairs" in note and "N - 1" in note
     assert ("Chapter 1 draws N = 5,000 de-en word pairs per run from 4,002 WMT19 + WMT21 sentence pairs, 10 runs, "
             "in float32") in note

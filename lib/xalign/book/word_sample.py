@@ -64,7 +64,8 @@ def word_sample_note(cards: list[dict], chapter1: dict | None) -> str:
     parts = [("S_weak and S_strong ask whether a word's translation beats the other N - 1 pairs of its draw, so "
               "both fall as N grows, and they depend on which words the sentences hold; a card's values compare with "
               "another's drawn the same way only. "
-              + ("These cards: " + next(iter(samples)) + "." if len(samples) == 1 else
+              + (("This card: " if len(with_words) == 1 else "These cards: ") + next(iter(samples)) + "."
+                 if len(samples) == 1 else
                  "These cards: " + "; ".join(f"{text(c['model'])}: {card_sample(c)}" for c in with_words) + "."))]
     for c in with_words:
         ch = chapter_strong(chapter1, c["model"])
