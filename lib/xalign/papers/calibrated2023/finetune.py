@@ -374,7 +374,8 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
     started = time.time()
     try:
         model = build_sentence_transformer(source, config.max_length, device)
-        perturb.perturb_weights(model, key_digest(key))  # the variation harness only: weights moved at rounding scale
+        perturb.perturb_weights(model, key_digest(key))  # the variation harness only: weights moved at rounding scale,
+        perturb.perturb_gradients(model, key_digest(key))  # and every gradient of every step
         ensure_pad_token(model[0].tokenizer)  # a decoder-only LLM's (Llama's) has none; padding is masked out
         if activation_budget_gb == "auto":
             activation_budget_gb = ACTIVATION_BUDGET_GB if model.device.type == "cpu" else None
