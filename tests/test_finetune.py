@@ -255,6 +255,7 @@ def test_a_harness_rerun_retrains_from_weights_moved_at_rounding_scale(tiny_mode
                                          progress=False)
     assert moved.directory != plain.directory and not moved.cached  # retrained, under its own key
     assert moved.info["key"]["perturbed"] == "4:1" and "perturbed" not in plain.info["key"]
+    assert "every gradient" in moved.info["key"]["training_noise"]  # another perturbation method retrains
     a, b = (load_file(next(Path(r.final).glob("*.safetensors"))) for r in (plain, moved))
     diff = sum(float((a[k] - b[k]).pow(2).sum()) for k in a) ** 0.5
     norm = sum(float(a[k].pow(2).sum()) for k in a) ** 0.5

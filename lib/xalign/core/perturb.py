@@ -142,6 +142,17 @@ def perturb_gradients(module, salt: str, s: tuple[float, int] | None = None) -> 
     return True
 
 
+#: how a harness rerun perturbs training (part of a perturbed training run's key: another method retrains)
+TRAINING_NOISE = "starting weights and every gradient of every step (perturb_weights, perturb_gradients)"
+
+
+def training_key(key: dict, s: tuple[float, int] | None = None) -> dict:
+    """A training run's cache key with the active perturbation and :data:`TRAINING_NOISE` added (``key``
+    itself on a plain run)."""
+    s = spec() if s is None else s
+    return key if s is None else {**variant_key(key, s), "training_noise": TRAINING_NOISE}
+
+
 def variant_key(key: dict, s: tuple[float, int] | None = None) -> dict:
     """``key`` with the active perturbation added (``key`` itself when none is active)."""
     s = spec() if s is None else s

@@ -360,7 +360,7 @@ def finetune_sentence_encoder(base: str | Path, nli: Sequence[tuple], sts: Seque
     if nli and len({len(ex) for ex in nli}) != 1:
         raise ValueError("nli examples must all be pairs or all be triplets")
     source, revision = resolve_base(base)
-    key = perturb.variant_key(run_key(str(base), revision, prefix, nli, sts, config))  # a harness rerun retrains
+    key = perturb.training_key(run_key(str(base), revision, prefix, nli, sts, config))  # a harness rerun retrains
     root = Path(cache_root) if cache_root else cache_dir("finetuned")
     out = root / key_digest(key)[:20]
     if (out / "done.json").exists():
