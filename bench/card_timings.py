@@ -94,16 +94,20 @@ def written_card(out: Path) -> dict:
 
 
 def record_run(path: Path, model: str, profile: str, times: dict[str, float], card: dict,
-               cold_steps: dict | None = None) -> dict:
+               cold_steps: dict | None = None, note: str | None = None) -> dict:
     """Add one run to the JSON list at ``path`` (created if missing) and return the record: model, profile,
     the precision the card ran in, the machine, the cold / warm wall seconds of the two commands
     (interpreter start and model load included) and each step's seconds in both."""
     from datetime import datetime, timezone
 
-    rec = {"model": model, "profile": profile, "precision": card.get("precision"), **machine(),
+    precision = card.get("precision")
+    precision = precision.removeprefix("torch.") if isinstance(precision, str) else precision  # "float32", as the page says
+    rec = {"model": model, "profile": profile, "precision": precision, **machine(),
            "seconds": {k: round(v, 1) for k, v in times.items()},
            "cold_step_seconds": cold_steps, "warm_step_seconds": card.get("step_seconds"),
            "date": datetime.now(timezone.utc).date().isoformat()}
+    if note:
+        rec["note"] = note  # what the machine was doing besides (a shared machine's times are upper bounds)
     return append_timing(path, rec)
 
 
@@ -117,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="passed on to xalign card (e.g. --set n_boot 200)")
     ap.add_argument("--record", type=Path, help="add this run to a JSON list of card timings (the Performance page's)")
     ap.add_argument("--keep", type=Path, help="keep the card this run wrote in this cards folder")
+    ap.add_argument("--note", help="recorded with the run: what else the machine was doing")
     args = ap.parse_args(argv)
     if args.warm_only and args.cache is None:
         ap.error("--warm-only needs --cache (a cache that already holds the card's encodings)")
@@ -133,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.keep is not None:
             shutil.copytree(out, args.keep, dirs_exist_ok=True)
         if args.record is not None:
-            record_run(args.record, args.model, args.profile, times, written_card(out), cold_steps)
+            record_run(args.record, args.model, args.profile, times, written_card(out), cold_steps, args.note)
     finally:
         shutil.rmtree(out, ignore_errors=True)
         if args.cache is None:
