@@ -14,6 +14,7 @@ chapter, profile and model.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 
 from xalign.core.markup import code, text
@@ -21,6 +22,7 @@ from xalign.core.markup import code, text
 COMMITTED = Path(__file__).resolve().parents[3] / "reference" / "model_runs"
 
 
+@cache
 def _default_model(chapter: str) -> str | None:
     """The model of the chapter's committed reference run (the model the chapter itself shows)."""
     path = COMMITTED.parent / f"{chapter}.json"

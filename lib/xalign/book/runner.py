@@ -343,13 +343,14 @@ def write_pages(root: Path, profile: str) -> None:
 
     gen = root / "book" / "_generated"
     chapters_dir = root / "book" / "chapters"
-    thumbs = write_thumbnails(chapters_dir, gen / "thumbs", chapter_results(profile))
+    results = chapter_results(profile)  # read once: the thumbnails, the word-sample note and the errata use it
+    thumbs = write_thumbnails(chapters_dir, gen / "thumbs", results)
     write_text(gen / "landing.md", landing_markdown(profile, thumbnails=thumbs, public=PUBLIC))
     write_text(gen / "cite.md", cite_markdown(public=PUBLIC))
     write_text(gen / "status.md", status_markdown(profile, labels=book_labels(chapters_dir)))
     write_text(gen / "datasets.md", datasets_markdown())
     cards = book_cards()
-    chapter1 = chapter_results(profile).get(WORD_CHAPTER)
+    chapter1 = results.get(WORD_CHAPTER)
     write_text(gen / "compare.md", compare_page_markdown(cards) + "\n" + word_sample_note(cards, chapter1) + "\n"
                + precision_markdown(cards) + "\n"
                + relative_depth_markdown(cards, gen / "cards", "/book/_generated/cards") + "\n"
@@ -357,7 +358,7 @@ def write_pages(root: Path, profile: str) -> None:
                + paired_page_markdown(cards) + "\n" + cards_markdown(cards, gen / "cards", "/book/_generated/cards"))
     write_text(gen / "full_cards.md", full_cards_markdown(gen / "full_cards", "/book/_generated/full_cards",
                                                           note=lambda c: word_sample_note(c, chapter1)))
-    write_text(gen / "errata.md", errata_markdown(root / "book" / "errata", chapter_results(profile)))
+    write_text(gen / "errata.md", errata_markdown(root / "book" / "errata", results))
     write_text(gen / "performance.md", performance_markdown(profile))
     write_text(gen / "card_timings.md", card_timings_markdown())
     write_text(gen / "book_timings.md", book_timings_markdown())

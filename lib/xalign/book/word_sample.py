@@ -9,10 +9,9 @@ show card values, each number with its N, draws, sentences and precision, chapte
 
 from __future__ import annotations
 
-import math
-
 from xalign.core.markup import text
 from xalign.measures.interval_text import with_interval
+from xalign.papers.gaschi2022.report import ci95
 
 CHAPTER = "01_weak_strong_alignment"
 
@@ -42,7 +41,7 @@ def chapter_strong(result: dict | None, model: str) -> dict | None:
         return None
     p = result["params"]
     runs = int(p.get("runs") or 1)
-    half = 1.96 * float(row.get("ours_std") or 0.0) / math.sqrt(runs)
+    half = ci95(float(row.get("ours_std") or 0.0), runs)  # chapter 1's own interval, as its page prints it
     counts = next((r for r in ((result["tables"].get("pair_counts") or {}).get("rows") or []) if r.get("pair") == "de-en"),
                   {})
     layer = row.get("our layer")
