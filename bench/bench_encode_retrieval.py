@@ -186,11 +186,11 @@ def csls_contenders(U, V, k: int = 10, large: bool = False) -> tuple[dict, dict]
     import torch
 
     from xalign.measures.csls import csls_topk
-    from xalign.measures.retrieval import _block_rows
+    from xalign.measures.neighbours import block_rows
 
     t32 = {"u": torch.from_numpy(U), "v": torch.from_numpy(V)}
     t16 = {name: x.bfloat16() for name, x in t32.items()}
-    sizes = {"256 MiB blocks": _block_rows(len(V), None), "cache blocks": cache_block_rows(len(V))}
+    sizes = {"256 MiB blocks": block_rows(len(V)), "cache blocks": cache_block_rows(len(V))}
 
     def floor(t, rows):
         out = torch.empty(rows, len(V), dtype=t["u"].dtype)  # one block, reused (no page faults per block)
@@ -238,12 +238,13 @@ def sampled_csls(n: int, blocks: int, repeats: int, k: int = 10, floors_only: bo
     ``floors_only``: the floors alone; ``pairs``: (U, V) already drawn."""
     import torch
 
-    from xalign.measures.csls import block_rows, csls_block, density_block, product_block, score_layout
-    from xalign.measures.retrieval import _block_rows
+    from xalign.measures import neighbours
+    from xalign.measures.csls import block_rows, csls_block, score_layout
+    from xalign.measures.neighbours import density_block, product_block
 
     U, V = pairs if pairs is not None else random_pairs(n)
     base = peak_rss_mib()
-    rows, sub_cache = _block_rows(n, None), cache_block_rows(n)
+    rows, sub_cache = neighbours.block_rows(n), cache_block_rows(n)
     starts = np.linspace(0, n - rows, blocks).astype(int)
     # csls_topk's own blocks (block_rows), about as many rows in all as the floors' sample
     fast_rows = block_rows(n)

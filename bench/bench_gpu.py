@@ -106,14 +106,14 @@ def csls_contenders(U, V, t32, t16, rows: int) -> dict:
 def bench_csls(sizes: list[int], repeats: int) -> None:
     import torch
 
-    from xalign.measures.retrieval import _block_rows
+    from xalign.measures.neighbours import block_rows
 
     print(f"\n## CSLS top-1 (k = 10) on the GPU: N queries x N candidates, d = 384, best of {repeats} "
           f"interleaved runs after a warm-up, inputs as NumPy arrays (the copy to the GPU is timed)\n")
     print(f"{'N':>8s} {'method':42s} {'seconds':>9s} {'x floor':>8s} {'GPU MiB beyond inputs':>22s}")
     for n in sizes:
         U, V = random_pairs(n)
-        rows = _block_rows(n, None, "cuda")  # the library's GPU blocks (retrieval.block_bytes)
+        rows = block_rows(n, None, "cuda")  # the library's GPU blocks (neighbours.block_bytes)
         t32 = (torch.from_numpy(U).cuda(), torch.from_numpy(V).cuda())
         t16 = tuple(x.bfloat16() for x in t32)
 

@@ -8,7 +8,7 @@ the three-product float32 search the library used before (``U V^T`` for r_V, ``V
 
 import numpy as np
 
-from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _mean_topk
+from xalign.measures.neighbours import block_rows, densities, unit_rows
 
 
 def unit(x):
@@ -31,10 +31,10 @@ def topk_lowest_index_first(S, topn):
 
 def csls_topk_three_products(U, V, k=10, topn=1, block=None, device="cpu"):
     """The ``topn`` best CSLS candidates, three blocked float32 products; (indices, scores), (n_U, topn)."""
-    u, v = _as_unit_tensor(U, device), _as_unit_tensor(V, device)
-    r_v = _mean_topk(u, v, k, False, block)
-    r_u = _mean_topk(v, u, k, False, block)
-    rows = _block_rows(v.shape[0], block, v.device)
+    u, v = unit_rows(U, device), unit_rows(V, device)
+    r_v = densities(u, v, k, block)
+    r_u = densities(v, u, k, block)
+    rows = block_rows(v.shape[0], block, v.device)
     idx = np.empty((u.shape[0], topn), np.int64)
     val = np.empty((u.shape[0], topn), np.float32)
     for s in range(0, u.shape[0], rows):

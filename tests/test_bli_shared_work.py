@@ -10,7 +10,7 @@ from xalign.measures import rcsls
 from xalign.measures.bli import evaluate_bli, rank_targets, retrieve, target_densities
 from xalign.measures.bli_grid import evaluate_directions
 from xalign.measures.csls import csls_topk
-from xalign.measures.retrieval import cosine_topk
+from xalign.measures.neighbours import cosine_topk
 
 
 class _ProductLog:

@@ -138,14 +138,14 @@ def test_blocks_are_sized_for_the_device(monkeypatch):
 
     import torch
 
-    from xalign.measures import retrieval
+    from xalign.measures import neighbours
     from xalign.measures.csls import BLOCK_ROWS, block_rows
 
-    assert retrieval._block_rows(200_000, None) == retrieval._block_rows(200_000, None, "cpu") == 335
+    assert neighbours.block_rows(200_000) == neighbours.block_rows(200_000, None, "cpu") == 335
     assert block_rows(20_000) == block_rows(20_000, device=torch.device("cpu")) == BLOCK_ROWS
     assert block_rows(20_000, 700, "cuda") == 700  # an explicit block wins everywhere
     for memory, rows_200k in ((80 * 2**30, 2 * 2**30 // 800_000), (16 * 2**30, 2**30 // 800_000)):
         monkeypatch.setattr(torch.cuda, "get_device_properties", lambda d, m=memory: types.SimpleNamespace(total_memory=m))
-        assert retrieval.block_bytes("cuda") == min(2 * 2**30, memory // 16)
-        assert block_rows(200_000, device="cuda") == retrieval._block_rows(200_000, None, "cuda:0") == rows_200k
+        assert neighbours.block_bytes("cuda") == min(2 * 2**30, memory // 16)
+        assert block_rows(200_000, device="cuda") == neighbours.block_rows(200_000, None, "cuda:0") == rows_200k
         assert block_rows(20_000, device=torch.device("cuda")) == 8192  # at most 8,192 rows

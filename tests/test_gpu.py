@@ -114,7 +114,7 @@ def random_pairs(n, dim, seed=0):
 def test_gpu_retrieval_matches_cpu():
     from csls_reference import csls_topk_three_products
     from xalign.measures.csls import csls_topk
-    from xalign.measures.retrieval import cosine_topk, csls, mean_topk_similarity
+    from xalign.measures.neighbours import cosine_topk, csls, mean_topk_similarity
 
     U, V = random_pairs(3000, 64)
     for fn in (csls_topk, cosine_topk):

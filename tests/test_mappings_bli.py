@@ -8,8 +8,8 @@ from xalign.data.static import StaticVectors
 from xalign.measures.bli import evaluate_bli
 from xalign.measures.bli_maps import apply_map, fit_map
 from xalign.measures.mapping import procrustes
+from xalign.measures.neighbours import cosine_topk
 from xalign.measures.rcsls import fit_rcsls, rcsls_loss_and_grad
-from xalign.measures.retrieval import cosine_topk
 from xalign.measures.vecmap import fit_vecmap, whitening_matrix
 
 

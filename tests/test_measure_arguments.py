@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from xalign.measures import neighbours as N
 from xalign.measures import retrieval as R
 from xalign.measures.csls import csls_topk
 
@@ -12,7 +13,7 @@ def spaces(rng):
     return rng.normal(size=(30, 8)).astype(np.float32), rng.normal(size=(30, 8)).astype(np.float32)
 
 
-@pytest.mark.parametrize("fn", [R.alignment_scores, R.s_weak, R.s_strong, R.csls, csls_topk])
+@pytest.mark.parametrize("fn", [R.alignment_scores, R.s_weak, R.s_strong, N.csls, csls_topk])
 def test_k_must_be_positive(spaces, fn):
     with pytest.raises(ValueError, match=r"k must be >= 1, got 0"):
         fn(*spaces, k=0)
@@ -26,7 +27,7 @@ def test_block_must_be_positive(spaces, block):
         R.alignment_scores(*spaces, block=block)
 
 
-@pytest.mark.parametrize("fn", [csls_topk, R.cosine_topk])
+@pytest.mark.parametrize("fn", [csls_topk, N.cosine_topk])
 def test_topn_cannot_exceed_the_candidates(spaces, fn):
     with pytest.raises(ValueError, match=r"topn must be <= 30 \(the number of candidates\), got 31"):
         fn(*spaces, topn=31)
@@ -34,7 +35,7 @@ def test_topn_cannot_exceed_the_candidates(spaces, fn):
         fn(*spaces, topn=0)
 
 
-@pytest.mark.parametrize("fn", [R.alignment_scores, csls_topk, R.cosine_topk, R.csls])
+@pytest.mark.parametrize("fn", [R.alignment_scores, csls_topk, N.cosine_topk, N.csls])
 def test_widths_must_agree(spaces, fn):
     with pytest.raises(ValueError, match="dimension 8 but V of dimension 5"):
         fn(spaces[0], spaces[1][:, :5])

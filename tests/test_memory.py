@@ -11,7 +11,7 @@ import torch
 from xalign.core.memory import blocks_reused, scratch
 from xalign.measures import rcsls
 from xalign.measures.bli import rank_targets, target_densities
-from xalign.measures.retrieval import _as_unit_tensor
+from xalign.measures.neighbours import unit_rows
 
 
 def test_scratch_is_fresh_outside_and_reused_inside():
@@ -37,7 +37,7 @@ def _spaces(n_t=900, n_s=700, d=16, seed=0):
 def test_target_densities_are_bit_for_bit_those_of_fresh_blocks():
     T, S = _spaces()
     mask = np.arange(len(S)) % 3 == 0
-    t, s = _as_unit_tensor(T, "cpu"), _as_unit_tensor(S, "cpu")
+    t, s = unit_rows(T, "cpu"), unit_rows(S, "cpu")
     full = t @ s.T  # one product: what the blocks compute
     want = [full.topk(10, dim=1).values.mean(1).numpy(),
             full[:, torch.as_tensor(np.flatnonzero(mask))].topk(10, dim=1).values.mean(1).numpy()]
@@ -50,7 +50,7 @@ def test_target_densities_are_bit_for_bit_those_of_fresh_blocks():
 def test_rank_targets_and_rcsls_are_bit_for_bit_those_of_fresh_blocks():
     T, S = _spaces()
     Q = S[:150]
-    t, q = _as_unit_tensor(T, "cpu"), _as_unit_tensor(Q, "cpu")
+    t, q = unit_rows(T, "cpu"), unit_rows(Q, "cpu")
     want_nn = (q @ t.T).topk(10, dim=1).indices.numpy()
     got = rank_targets(Q, T, 10, ("nn", "csls"), S=S, block=40)
     np.testing.assert_array_equal(got["nn"], want_nn)
@@ -126,7 +126,7 @@ def test_alignment_hits_are_bit_for_bit_those_of_fresh_matrices():
     with blocks_reused():
         for n, noise in ((400, 1.0), (300, 1.5)):
             U = rng.normal(size=(n, 24)).astype(np.float32)
-            u, v = _as_unit_tensor(U, "cpu"), _as_unit_tensor(U + noise * rng.normal(size=U.shape), "cpu")
+            u, v = unit_rows(U, "cpu"), unit_rows(U + noise * rng.normal(size=U.shape), "cpu")
             got, want = _hits_in_memory(u, v, 10, xalign01=True), _hits_reference(u, v, 10)
             assert 0.05 < want[0].mean() < 0.95  # not a trivial all-hit case
             for g, w in zip(got, want):

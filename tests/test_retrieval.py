@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 import torch
 
+from xalign.measures import neighbours as N
 from xalign.measures import retrieval as R
 from xalign.measures.csls import csls_topk
 
@@ -86,12 +87,12 @@ def test_unrelated_spaces_score_near_chance(rng):
 def test_csls_matches_brute_force(noisy_pairs):
     U, V = noisy_pairs
     for block in (None, 7, 1000):
-        np.testing.assert_allclose(R.csls(U, V, k=10, block=block), brute_csls(U, V, 10), atol=1e-5)
+        np.testing.assert_allclose(N.csls(U, V, k=10, block=block), brute_csls(U, V, 10), atol=1e-5)
 
 
 def test_csls_on_rectangular_sets(rng):
     U, V = rng.normal(size=(50, 8)), rng.normal(size=(130, 8))
-    np.testing.assert_allclose(R.csls(U, V, k=5), brute_csls(U, V, 5), atol=1e-5)
+    np.testing.assert_allclose(N.csls(U, V, k=5), brute_csls(U, V, 5), atol=1e-5)
     idx, val = csls_topk(U, V, k=5, topn=3, block=11)
     ref = brute_csls(U, V, 5)
     np.testing.assert_array_equal(idx[:, 0], ref.argmax(1))
@@ -110,7 +111,7 @@ def test_weak_and_strong_match_brute_force(noisy_pairs):
 def test_torch_input_and_cosine_topk(noisy_pairs):
     U, V = noisy_pairs
     assert R.s_weak(torch.tensor(U), torch.tensor(V)) == pytest.approx(brute_weak(U, V, 10))
-    idx, _ = R.cosine_topk(U, V, topn=1, block=5)
+    idx, _ = N.cosine_topk(U, V, topn=1, block=5)
     np.testing.assert_array_equal(idx[:, 0], (unit(U) @ unit(V).T).argmax(1))
 
 
@@ -118,7 +119,7 @@ def test_mean_topk_excludes_self(rng):
     X = rng.normal(size=(30, 6))
     C = unit(X) @ unit(X).T
     np.fill_diagonal(C, -np.inf)
-    np.testing.assert_allclose(R.mean_topk_similarity(X, X, k=4, exclude_self=True),
+    np.testing.assert_allclose(N.mean_topk_similarity(X, X, k=4, exclude_self=True),
                                np.sort(C, 1)[:, -4:].mean(1), atol=1e-6)
 
 
@@ -134,9 +135,9 @@ def test_bad_inputs_are_rejected(rng):
     with pytest.raises(ValueError, match="infinite"):
         R.s_weak(U, bad)
     huge = U * 1e30   # finite (its squared norm overflows float32): accepted, as before
-    assert np.isfinite(R.csls(huge, U)).all()
+    assert np.isfinite(N.csls(huge, U)).all()
     with pytest.raises(ValueError, match="2-d"):
-        R.csls(U[0], U)
+        N.csls(U[0], U)
 
 
 def test_alignment_scores_in_one_pass(noisy_pairs):

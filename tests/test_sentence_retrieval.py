@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from xalign.measures.retrieval import csls
+from xalign.measures.neighbours import csls
 from xalign.measures.sentence_retrieval import (
     add_mean_direction,
     best_layer,

@@ -27,9 +27,9 @@ __version__ = "0.2.0"
 _FACE = {
     "load_encoder": "xalign.core.loading",
     "Encoder": "xalign.core.encoders",
-    "csls": "xalign.measures.retrieval",
+    "csls": "xalign.measures.neighbours",
     "csls_topk": "xalign.measures.csls",
-    "cosine_topk": "xalign.measures.retrieval",
+    "cosine_topk": "xalign.measures.neighbours",
     "alignment_scores": "xalign.measures.retrieval",
     "s_weak": "xalign.measures.retrieval",
     "s_strong": "xalign.measures.retrieval",

@@ -55,6 +55,7 @@ from xalign.core.gemma_model import terms_field
 from xalign.core.names import unique_name
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
 from xalign.measures.sts import mean_track_spearman
+from xalign.measures.transfer import transfer_rate
 
 MEASURES = {  # id: (title, level, unit)
     "tatoeba_nn_xx-en": ("Tatoeba retrieval, NN, xx->en", "sentence", "accuracy %"),
@@ -260,9 +261,8 @@ def sts(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
 
 
 def _rate_stat(items: np.ndarray) -> float:
-    """items (n_test, n_targets, 2): zero-shot and translate-train-all correctness -> mean rate x 100."""
-    tta = items[:, :, 1].mean(0)
-    return float(np.mean(100 * items[:, :, 0].mean(0) / np.maximum(tta, 1e-9)))
+    """items (n_test, n_targets, 2): zero-shot and translate-train-all correctness -> mean transfer rate (%)."""
+    return float(np.mean(transfer_rate(items[:, :, 0].mean(0), items[:, :, 1].mean(0), floor=1e-9)))
 
 
 def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:

@@ -30,8 +30,7 @@ import pandas as pd
 
 from xalign.core.memory import blocks_reused, scratch
 from xalign.data.static import StaticVectors
-from xalign.measures.group_topk import topk_values
-from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
+from xalign.measures.neighbours import block_rows, csls_scores, resolve_device, topk_mean, unit_rows
 from xalign.measures.validate import positive_int, same_width
 
 RETRIEVALS = ("nn", "csls")
@@ -124,11 +123,11 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
 
     positive_int("k", k)
     same_width(T, S)
-    dev = _device(device)
-    t, s = _as_unit_tensor(T, dev), _as_unit_tensor(S, dev)
+    dev = resolve_device(device)
+    t, s = unit_rows(T, dev), unit_rows(S, dev)
     cols = [None if m is None else _mask_index(m, s.shape[0], dev) for m in source_masks]
     sizes = [s.shape[0] if c is None else len(c) for c in cols]
-    rows = _block_rows(s.shape[0], block, s.device)
+    rows = block_rows(s.shape[0], block, s.device)
     out = [np.full(t.shape[0], np.nan, np.float32) for _ in cols]
     if not any(sizes):
         return out
@@ -149,8 +148,7 @@ def target_densities(T, S, k: int = 10, source_masks: Sequence = (None,), block:
                 else:
                     part = sim if c is None else torch.index_select(
                         sim, 1, c, out=scratch("similarity columns", (q.shape[0], n), t.dtype, dev))
-                # the k largest via group maxima: the values torch's topk gives, in the same order
-                out[i][b:b + rows] = topk_values(part, min(k, n)).mean(1).cpu().numpy()
+                out[i][b:b + rows] = topk_mean(part, min(k, n)).cpu().numpy()  # n: the columns kept
     return out
 
 
@@ -201,8 +199,8 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
     topn = min(topn, len(T))
     positive_int("topn", topn)
     same_width(Q, T)
-    dev = _device(device)
-    q, t = _as_unit_tensor(Q, dev), _as_unit_tensor(T, dev)
+    dev = resolve_device(device)
+    q, t = unit_rows(Q, dev), unit_rows(T, dev)
     r_t = None
     if "csls" in retrievals:
         positive_int("k", k)
@@ -211,7 +209,7 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
         if len(tgt_density) != t.shape[0]:
             raise ValueError(f"tgt_density has {len(tgt_density)} entries for {t.shape[0]} targets")
         r_t = torch.as_tensor(np.asarray(tgt_density, np.float32), device=dev)
-    rows = _block_rows(t.shape[0], block, t.device)
+    rows = block_rows(t.shape[0], block, t.device)
     out = {r: np.empty((q.shape[0], topn), np.int64) for r in retrievals}
     with blocks_reused():  # one similarity block for all query blocks
         for s in range(0, q.shape[0], rows):
@@ -220,8 +218,7 @@ def rank_targets(Q, T, topn: int = 10, retrievals: Sequence[str] = RETRIEVALS, k
             if "nn" in out:
                 out["nn"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
             if r_t is not None:  # the scores overwrite the block in place (one block in memory, not four)
-                r_q = sim.topk(min(k, t.shape[0]), dim=1).values.mean(1)
-                sim.mul_(2).sub_(r_q[:, None]).sub_(r_t[None, :])
+                csls_scores(sim, topk_mean(sim, k), r_t, out=sim)  # r_q: each query's density among T
                 out["csls"][s:s + rows] = sim.topk(topn, dim=1).indices.cpu().numpy()
     return out
 

@@ -30,12 +30,12 @@ candidates out sorted by r_U, so that each group holds candidates of about the s
 layout is a permutation of V's rows, undone in the returned indices). Any N: the columns beyond the
 last whole group (N mod 16) are a tail that is always read.
 
-Blocks hold :data:`BLOCK_ROWS` queries (fewer where 256 MiB of float32 scores, :mod:`xalign.measures.retrieval`'s
+Blocks hold :data:`BLOCK_ROWS` queries (fewer where 256 MiB of float32 scores, :mod:`xalign.measures.neighbours`'s
 blocks, hold fewer: 335 at N = 200,000). With group maxima, measured on an AMX Xeon (2 cores) at
 N = 20,000: 512 rows were the fastest in bf16 (1.14x the three-product floor; 128 rows 1.63x, 256
 1.25x, 1,024 1.22x) and within 5% of the fastest in float32 (256 rows 0.81x, 512 0.69x, 1,024 0.66x).
 With full-width top-k (before) 256 rows had been the fastest on a Zen 4. A GPU takes the blocks of
-:func:`xalign.measures.retrieval.block_bytes` instead (2 GiB of float32 scores: 2,684 rows at
+:func:`xalign.measures.neighbours.block_bytes` instead (2 GiB of float32 scores: 2,684 rows at
 N = 200,000), since there launches and small products, not caches, bound the time.
 """
 
@@ -45,8 +45,9 @@ from typing import NamedTuple
 
 import numpy as np
 
+from xalign.measures import neighbours
 from xalign.measures.group_topk import GROUP, top_groups, topk_values
-from xalign.measures.retrieval import _as_unit_tensor, _block_rows, _device
+from xalign.measures.neighbours import csls_scores, product_block, resolve_device, unit_rows
 from xalign.measures.validate import positive_int, same_width
 
 PRECISIONS = ("float32", "bfloat16")
@@ -63,9 +64,9 @@ def block_rows(n_cols: int, block: int | None = None, device=None) -> int:
 
     Returns:
         ``block`` if given; on a CPU :data:`BLOCK_ROWS` or fewer where 256 MiB of float32 scores hold
-        fewer; on a GPU as many as its block budget (:func:`xalign.measures.retrieval.block_bytes`) holds.
+        fewer; on a GPU as many as its block budget (:func:`xalign.measures.neighbours.block_bytes`) holds.
     """
-    return _block_rows(n_cols, block, device, cpu_rows=BLOCK_ROWS)
+    return neighbours.block_rows(n_cols, block, device, cpu_rows=BLOCK_ROWS)
 
 
 def _product_dtype(precision: str):
@@ -74,61 +75,6 @@ def _product_dtype(precision: str):
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {PRECISIONS}, got {precision!r}")
     return torch.float32 if precision == "float32" else torch.bfloat16
-
-
-def product_block(q, keys, out):
-    """``q @ keys.T`` into the first rows of ``out``.
-
-    Args:
-        q: (rows, d) queries (torch).
-        keys: (n_keys, d) candidates.
-        out: a (>= rows, n_keys) buffer of q's dtype.
-
-    Returns:
-        The (rows, n_keys) block of ``out``.
-    """
-    import torch
-
-    return torch.mm(q, keys.T, out=out[: q.shape[0]])
-
-
-def density_block(q, keys, k: int, out, group: int = GROUP):
-    """Mean of the k largest cosines of each row of ``q`` against ``keys``.
-
-    Args:
-        q: (rows, d) unit queries (torch).
-        keys: (n_keys, d) unit candidates.
-        k: neighbours averaged (capped at n_keys).
-        out: a (>= rows, n_keys) buffer of q's dtype.
-        group: columns per group of :mod:`xalign.measures.group_topk`.
-
-    Returns:
-        (rows,) float32.
-    """
-    return topk_values(product_block(q, keys, out), min(k, keys.shape[0]), group).float().mean(1)
-
-
-def densities(q, keys, k: int, block: int | None = None, group: int = GROUP):
-    """r_keys(q) for every row of q, in blocks of rows.
-
-    Args:
-        q: (n_q, d) unit vectors (torch).
-        keys: (n_keys, d) unit vectors.
-        k: neighbours averaged.
-        block: rows per block (default :func:`block_rows`).
-        group: columns per group.
-
-    Returns:
-        (n_q,) float32.
-    """
-    import torch
-
-    rows = block_rows(keys.shape[0], block, keys.device)
-    buf = torch.empty(min(rows, q.shape[0]), keys.shape[0], dtype=q.dtype, device=q.device)
-    out = torch.empty(q.shape[0], device=q.device)
-    for s in range(0, q.shape[0], rows):
-        out[s : s + rows] = density_block(q[s : s + rows], keys, k, buf, group)
-    return out
 
 
 class ScoreLayout(NamedTuple):
@@ -183,14 +129,14 @@ def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
     import torch
 
     chosen = top_groups(S, min(k, S.shape[1]), group)
-    r_v = topk_values(S, min(k, S.shape[1]), group, chosen).float().mean(1)
+    r_v = topk_values(S, min(k, S.shape[1]), group, chosen).float().mean(1)  # topk_mean from the chosen groups
     # every group's best possible 2 S - r_U; the chosen groups' entries (and the tail's) are scored exactly
     if chosen.groups.shape[1] < chosen.bounds.shape[1]:
-        bound = torch.add(-layout.min_density, chosen.bounds.float(), alpha=2)
+        bound = csls_scores(chosen.bounds.float(), None, layout.min_density)
         bound = bound.scatter_(1, chosen.groups, float("-inf")).amax(1)
     else:  # every group was taken
         bound = torch.full((S.shape[0],), float("-inf"), device=S.device)
-    scores = torch.add(-layout.density[chosen.positions], chosen.entries, alpha=2)
+    scores = csls_scores(chosen.entries, None, layout.density[chosen.positions])  # 2 S - r_U; r_V comes last
     if topn <= scores.shape[1]:
         best = scores.topk(topn, dim=1) if topn > 1 else scores.max(1, keepdim=True)
         columns, values = chosen.positions.gather(1, best.indices), best.values
@@ -200,7 +146,7 @@ def csls_block(S, layout: ScoreLayout, k: int, topn: int, group: int = GROUP):
         unsure = torch.ones(S.shape[0], dtype=torch.bool, device=S.device)
     if bool(unsure.any()):  # a better candidate may lie in another group: score the whole row
         rows = torch.nonzero(unsure).flatten()
-        full = torch.add(-layout.density, S[rows], alpha=2).topk(topn, dim=1)
+        full = csls_scores(S[rows], None, layout.density).topk(topn, dim=1)
         if columns is None:
             columns, values = full.indices, full.values
         else:
@@ -236,9 +182,9 @@ def csls_topk(U, V, k: int = 10, topn: int = 1, block: int | None = None, device
     positive_int("group", group)
     same_width(U, V)
     dtype = _product_dtype(precision)
-    dev = _device(device)
-    u, v = _as_unit_tensor(U, dev).to(dtype), _as_unit_tensor(V, dev).to(dtype)
-    r_u = densities(v, u, k, block, group)  # each candidate's density among the queries
+    dev = resolve_device(device)
+    u, v = unit_rows(U, dev).to(dtype), unit_rows(V, dev).to(dtype)
+    r_u = neighbours.densities(v, u, k, block, group=group, cpu_rows=BLOCK_ROWS)  # candidates' density among queries
     layout = score_layout(v, r_u, group)
     rows = block_rows(v.shape[0], block, v.device)
     buf = torch.empty(min(rows, u.shape[0]), v.shape[0], dtype=dtype, device=dev)

@@ -6,7 +6,7 @@ looks for its nearest neighbour among all y_j; it is correct when that
 neighbour is y_i (a duplicate translation elsewhere in Y counts as a miss,
 as in XTREME). Similarities are cosines (``method="cosine"``, the paper's
 setting) or CSLS (``method="csls"``); the search runs in blocks
-(:mod:`xalign.measures.retrieval`).
+(:mod:`xalign.measures.neighbours`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.measures.csls import csls_topk
-from xalign.measures.retrieval import cosine_topk
+from xalign.measures.neighbours import cosine_topk
 
 METHODS = ("cosine", "csls")
 DIRECTIONS = ("xx->en", "en->xx")

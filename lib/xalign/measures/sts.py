@@ -1,5 +1,8 @@
 """Semantic textual similarity: Spearman correlation of cosine similarities with gold scores.
 
+:func:`spearman` is the library's one Spearman's rho (STS, the card, chapters 2, 3 and 5 call it;
+:func:`spearman_test` adds a p-value).
+
 The STS convention (SemEval 2017, SentEval): score each sentence pair by the
 cosine of its two sentence vectors and report Spearman's rank correlation
 with the gold similarities, times 100.
@@ -71,6 +74,22 @@ def spearman(x, y) -> float:
     return float(np.corrcoef(np.column_stack((average_ranks(x), average_ranks(y))), rowvar=False)[1, 0])
 
 
+def spearman_test(x, y) -> tuple[float, float]:
+    """Spearman's rho with its two-sided p-value (scipy's t approximation, n - 2 degrees of freedom).
+
+    For a table that reports p; a statistic alone (a bootstrap's) is :func:`spearman`.
+
+    Args:
+        x: (n,) values, n >= 3.
+        y: (n,) values.
+
+    Returns:
+        (rho in [-1, 1], p in [0, 1]); NaN for both if either array is constant.
+    """
+    res = spearmanr(x, y)
+    return float(res.statistic), float(res.pvalue)
+
+
 def mean_track_spearman(rows: np.ndarray) -> float:
     """Mean over STS tracks of Spearman's rho x 100 between pair cosines and gold scores.
 
@@ -101,8 +120,7 @@ def sts_spearman(U: np.ndarray, V: np.ndarray, gold) -> float:
         raise ValueError(f"{len(gold)} gold scores for {len(U)} sentence pairs")
     if len(gold) < 3:
         raise ValueError("need at least three pairs for a rank correlation")
-    rho = spearmanr(pair_cosines(U, V), gold).statistic
-    return float(100 * rho)
+    return float(100 * spearman(pair_cosines(U, V), gold))
 
 
 def layerwise_sts(U: np.ndarray, V: np.ndarray, gold, layers: list[int] | None = None) -> pd.DataFrame:

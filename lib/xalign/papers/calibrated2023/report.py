@@ -31,6 +31,7 @@ import pandas as pd
 from xalign.measures.interval_text import with_interval
 from xalign.measures.intervals import accuracy_ci, paired_bootstrap_ci, stratified_bootstrap_ci
 from xalign.measures.sts import spearman
+from xalign.measures.transfer import transfer_rate
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import correlations, finetune, transfer
 
@@ -231,7 +232,7 @@ def rate_rows(zs: dict, tta: dict, avg_over: Sequence[str], seed: int = 0) -> pd
         rows = []
         for lang, value in zip(rate["lang"], rate["value"]):
             pair = [d.loc[d.lang == lang, "hits"].item() for d in (z, t)] if hits else []
-            lo, hi = _joint_ci(pair, lambda a, b: 100 * a.mean() / b.mean(), seed)
+            lo, hi = _joint_ci(pair, lambda a, b: transfer_rate(a.mean(), b.mean()), seed)
             rows.append({"lang": lang, "value": value, "ci_lo": lo, "ci_hi": hi})
         r = pd.DataFrame(rows)
         sub = r[r.lang.isin(avg_over)]
@@ -240,7 +241,7 @@ def rate_rows(zs: dict, tta: dict, avg_over: Sequence[str], seed: int = 0) -> pd
                   + [t.set_index("lang").loc[lang, "hits"] for lang in sub.lang]) if hits else []
 
         def avg_rate(*h, k=k):
-            return float(np.mean([100 * h[i].mean() / h[k + i].mean() for i in range(k)]))
+            return float(np.mean([transfer_rate(h[i].mean(), h[k + i].mean()) for i in range(k)]))
         lo, hi = _joint_ci(arrays, avg_rate, seed)
         r = pd.concat([r, pd.DataFrame([{"lang": "avg", "value": sub["value"].mean(), "ci_lo": lo, "ci_hi": hi}])],
                       ignore_index=True)

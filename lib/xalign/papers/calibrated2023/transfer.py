@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from xalign.data.taskdata import NLI_LABELS, XNLI_LANGUAGES, premise_groups
+from xalign.measures import transfer as rates
 from xalign.measures.probe import pair_features
 from xalign.papers.calibrated2023.control import control_intervals
 
@@ -423,7 +424,8 @@ def finetune_transfer(model_name: str, data: XNLIManual, train_langs: Sequence[s
 # ------------------------------------------------------------------ indexes
 def transfer_rate(zero_shot: pd.DataFrame, translate_train_all: pd.DataFrame,
                   keys: Sequence[str] = ("lang",)) -> pd.DataFrame:
-    """100 x zero-shot / translate-train-all accuracy, per key (e.g. lang, or model and lang)."""
+    """100 x zero-shot / translate-train-all accuracy (:func:`xalign.measures.transfer.transfer_rate`), per key
+    (e.g. lang, or model and lang); frames of ``keys`` and ``value`` in, the same out."""
     keys = list(keys)
     m = zero_shot[keys + ["value"]].merge(translate_train_all[keys + ["value"]], on=keys,
                                           suffixes=("_zs", "_tta"), how="inner")
@@ -431,7 +433,7 @@ def transfer_rate(zero_shot: pd.DataFrame, translate_train_all: pd.DataFrame,
         raise ValueError("zero-shot and translate-train-all results must cover the same keys")
     if (m["value_tta"] <= 0).any():
         raise ValueError("translate-train-all accuracy must be positive")
-    m["value"] = 100 * m["value_zs"] / m["value_tta"]
+    m["value"] = rates.transfer_rate(m["value_zs"].to_numpy(), m["value_tta"].to_numpy())
     return m[keys + ["value"]]
 
 

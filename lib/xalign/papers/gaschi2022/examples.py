@@ -16,18 +16,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from xalign.measures.neighbours import csls_scores, topk_mean64, unit_rows64
+
 #: the margin's precision for ranking (CSLS units; the CSLS score lies in [-4, 4])
 DECIMALS = 2
-
-
-def _unit(X, name: str) -> np.ndarray:
-    A = np.asarray(X, dtype=np.float64)
-    if A.ndim != 2 or not len(A):
-        raise ValueError(f"{name} must be (n, dim) vectors with n >= 1, got shape {A.shape}")
-    if not np.isfinite(A).all():
-        raise ValueError(f"{name} holds NaN or infinite values")
-    norm = np.linalg.norm(A, axis=1, keepdims=True)
-    return A / np.where(norm > 0, norm, 1.0)
 
 
 def csls_margins(U, V, k: int = 10) -> tuple[np.ndarray, np.ndarray]:
@@ -41,7 +33,7 @@ def csls_margins(U, V, k: int = 10) -> tuple[np.ndarray, np.ndarray]:
         (retrieved, margin): (n,) the index of the best candidate other than the translation and (n,) its
         CSLS margin over the translation in float64 (> 0: an error).
     """
-    u, v = _unit(U, "U"), _unit(V, "V")
+    u, v = unit_rows64(U, "U"), unit_rows64(V, "V")
     if u.shape != v.shape:
         raise ValueError(f"U and V must hold the same pairs (one shape), got {u.shape} and {v.shape}")
     n = len(u)
@@ -49,11 +41,9 @@ def csls_margins(U, V, k: int = 10) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"k = {k}: the CSLS neighbourhood must be 1 to the number of pairs ({n})")
     k = int(k)
     C = u @ v.T  # cosines, then CSLS in place (one (n, n) float64 matrix besides the partitions)
-    r_v = np.partition(C, n - k, axis=1)[:, n - k:].mean(1)  # each source word's density among the targets
-    r_u = np.partition(C, n - k, axis=0)[n - k:, :].mean(0)  # each target word's density among the sources
-    C *= 2
-    C -= r_v[:, None]
-    C -= r_u[None, :]
+    r_v = topk_mean64(C, k, axis=1)  # each source word's density among the targets
+    r_u = topk_mean64(C, k, axis=0)  # each target word's density among the sources
+    csls_scores(C, r_v, r_u, out=C)
     gold = np.diag(C).copy()
     np.fill_diagonal(C, -np.inf)
     retrieved = C.argmax(1)
