@@ -168,6 +168,33 @@ def test_left_and_right_padding_give_the_same_vectors(decoders, family):
         np.testing.assert_allclose(left[k], right[k], atol=1e-5, err_msg=k)
 
 
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_padding_on_the_tokenizers_side_and_a_nan_in_it_does_not_leak(decoders, side, monkeypatch):
+    """A decoder's batches are padded on the tokenizer's side and its padding rows are zeroed before pooling, not
+    only weighted 0 (0 * NaN is NaN): a model whose fully masked rows hold NaN (as some attention kernels give)
+    still pools finite, unchanged vectors."""
+    enc = decoders["llama"]
+    spans = [[(4, 7), (12, 14)], [(4, 7)], [(2, 3)], [(2, 5)]]
+    kinds = ("mean", "weighted", "last", "mexa", "first", "tokens")
+    monkeypatch.setattr(enc.tokenizer, "padding_side", side)
+    clean = enc.encode(TEXTS, spans=spans, poolings=kinds)
+    forward = enc.model.forward
+
+    def nan_in_padding(*args, attention_mask=None, **kwargs):
+        res = forward(*args, attention_mask=attention_mask, **kwargs)
+        pad = (attention_mask == 0)[..., None]
+        assert not attention_mask[:, 0 if side == "left" else -1].all()  # padded, on the tokenizer's side
+        res.hidden_states = tuple(h.masked_fill(pad, float("nan")) for h in res.hidden_states)
+        return res
+
+    monkeypatch.setattr(enc.model, "forward", nan_in_padding)
+    got = enc.encode(TEXTS, spans=spans, poolings=kinds)
+    for k in (*kinds, "words"):
+        np.testing.assert_array_equal(got[k], clean[k], err_msg=k)
+    monkeypatch.setattr(DecoderEncoder, "_zero_padding", False)  # the NaN does reach the pooling
+    assert np.isnan(enc.encode(TEXTS, poolings=("mean",))["mean"]).any()
+
+
 @pytest.mark.parametrize("family", DECODER_FAMILIES)
 def test_word_spans_take_exactly_the_words_tokens(decoders, family, monkeypatch):
     """Leading-space tokens ('Ġcat', '▁cat') and byte pieces belong to the word they spell."""

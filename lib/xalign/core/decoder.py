@@ -2,14 +2,16 @@
 
 :func:`xalign.core.loading.load_encoder` returns a :class:`DecoderEncoder` for any causal-LM
 checkpoint (:func:`is_decoder_only`). It is an :class:`~xalign.core.encoders.Encoder` (every
-layer's hidden states, the cache, word spans by character offsets) with what decoders need:
+layer's hidden states, the cache, word spans by character offsets; the same ``encode`` and
+``forward_ids``, through the encoder's hooks) with what decoders need:
 
 - sentence poolings ``"mean"``, ``"weighted"`` (SGPT position weights over the text's tokens),
   ``"mexa"`` (the same weights over every real token, BOS included, as MEXA's extractor) and
   ``"last"`` (the last real token), see :mod:`xalign.core.decoder_pooling`; ``"first"`` (BOS where the
   tokenizer adds one) and ``"tokens"`` as for encoders;
 - the tokenizer's padding side honoured (left or right: the same vectors), with the position
-  ids counted from each text's first real token;
+  ids counted from each text's first real token, no key-value cache, and padding rows zeroed
+  before pooling (a fully masked row may hold NaN);
 - a pad token where the tokenizer has none (Llama, Mistral: its EOS), recorded;
 - half precision (``load_encoder(half=True)``, the GPU default) as bfloat16 where the device has it:
   LLM activations overflow float16;
@@ -28,19 +30,15 @@ word's characters and only the space before it, which belongs to no word.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from xalign.core.decoder_pooling import DECODER_POOLINGS, content_range, decoder_pooling_matrix
-from xalign.core.encoders import Encoder, Span, _check_spans
-from xalign.core.out_of_memory import named_out_of_memory
-from xalign.core.precision import resolve_autocast
-from xalign.core.text_checks import count_truncated, count_unknown_only, is_blank
+from xalign.core.encoders import Encoder
 
 #: the sentence poolings a decoder gives
 DECODER_SENTENCE_POOLINGS = (*DECODER_POOLINGS, "first", "tokens")
@@ -111,11 +109,20 @@ class DecoderEncoder(Encoder):
     token used to mask words when the tokenizer has no mask token, else None) and ``template`` (a
     prompt with one ``{text}``; its head becomes ``prefix``, the rest follows every text; None: no
     template).
+
+    What differs from an encoder's encoding is in the :class:`~xalign.core.encoders.Encoder` hooks overridden
+    here: ``sentence_poolings``, ``_counted_texts`` and ``_cut_note``, ``_check_can_mask``, ``padding_side``,
+    ``_model_inputs``, ``_pooling_matrix`` and ``_zero_padding``; the pad id is the tokenizer's (one is always set).
     """
 
     pad_token_set: str | None = None
     mask_stand_in: str | None = None
     template: str | None = None
+
+    sentence_poolings: ClassVar[tuple[str, ...]] = DECODER_SENTENCE_POOLINGS
+    _cut_note: ClassVar[str] = ("(a template's tail included) and were cut there, before the tail; texts differing "
+                                "only after the cut get the same vector")
+    _zero_padding: ClassVar[bool] = True  # a fully masked padding row may hold NaN: zeroed, not only weighted 0
 
     def __post_init__(self):
         self._suffix = ""
@@ -224,121 +231,25 @@ class DecoderEncoder(Encoder):
             key["mask_token"] = self.tokenizer.mask_token
         return key
 
-    def encode(self, texts: Sequence[str], spans: Sequence[Sequence[Span]] | None = None,
-               poolings: Sequence[str] = ("mean",), layers=None, mask: bool = False,
-               desc: str | None = None, layer_mean: bool = False) -> dict[str, np.ndarray]:
-        """Run the model once per chunk and return every requested representation.
+    # ---------------------------------------------------------------- Encoder's hooks
+    def _counted_texts(self, texts: list[str]) -> list[str]:
+        return [t + self._suffix for t in texts]  # the template's tail counts against max_length
 
-        :meth:`Encoder.encode <xalign.core.encoders.Encoder.encode>`'s steps, with the decoder's poolings
-        accepted and a template's tail counted in truncation. (The steps are repeated here rather than
-        the encoder's pooling check made overridable: the ``Encoder`` class is part of memo keys, and
-        an edit of it would re-key every encoder's memoised values.)
-
-        Args:
-            texts: the n_texts sentences (cached per chunk of ``chunk_size`` texts).
-            spans: per text, (start, end) character spans of words (adds ``"words"``).
-            poolings: sentence poolings among :data:`DECODER_SENTENCE_POOLINGS`.
-            layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers).
-            mask: replace each span by one mask token (or the unknown token standing in for it).
-            desc: progress bar label.
-            layer_mean: average the selected layers before pooling and caching (L = 1).
-
-        Returns:
-            pooling -> (n_texts, L, dim) float32 per sentence pooling and, with ``spans``,
-            ``"words"``: (n_spans_total, L, dim).
-
-        Raises:
-            ValueError: an unknown pooling, bad spans, or ``mask=True`` for a tokenizer with neither a mask
-                nor an unknown token.
-        """
-        from xalign.core.progress import bar
-
-        if isinstance(texts, str):
-            raise TypeError("texts must be a sequence of strings, got one str (it would be encoded character "
-                            "by character); wrap it: [text]")
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError(f"texts[{i}] is {type(t).__name__}, expected str")
-        blank = sum(1 for t in texts if is_blank(t)) + count_unknown_only(self.tokenizer, texts)
-        if blank:
-            self.n_blank_texts += blank
-            warnings.warn(f"{self.name}: {blank} of {len(texts)} texts are empty, whitespace-, control- or "
-                          "zero-width-only, or unknown tokens only; "
-                          "they all get the same vector (counted in encoder.n_blank_texts)", RuntimeWarning,
-                          stacklevel=2)
-        cut = count_truncated(self.tokenizer, [t + self._suffix for t in texts], self.prefix, self.max_length)
-        if cut:
-            self.n_truncated_texts += cut
-            warnings.warn(f"{self.name}: {cut} of {len(texts)} texts are longer than max_length={self.max_length} "
-                          "tokens (a template's tail included) and were cut there, before the tail; texts differing "
-                          "only after the cut get the same vector (counted in encoder.n_truncated_texts)",
-                          RuntimeWarning, stacklevel=2)
-        if spans is not None:
-            spans = [list(s) for s in spans]
-            if len(spans) != len(texts):
-                raise ValueError(f"{len(spans)} span lists for {len(texts)} texts")
-            _check_spans(texts, spans)
-            if cut:
-                self._check_spans_within_limit(texts, spans)
-        if mask and spans is None:
-            raise ValueError("mask=True needs spans to mask")
-        if mask and not self.can_mask:
+    def _check_can_mask(self) -> None:
+        if not self.can_mask:
             raise ValueError(f"{self.name}: mask=True needs a mask or unknown token; this tokenizer has neither "
                              f"(check encoder.can_mask first)")
-        layers = self._layers(layers)
-        poolings = tuple(poolings)
-        for p in poolings:
-            if p not in DECODER_SENTENCE_POOLINGS:
-                raise ValueError(f"pooling must be one of {DECODER_SENTENCE_POOLINGS}, got {p!r}")
-        if not texts:  # nothing to encode: empty arrays of the right shape, no tokenizer call
-            L = 1 if layer_mean else len(layers)
-            out = {p: np.zeros((0, L, self.dim), np.float32) for p in poolings}
-            if spans is not None:
-                out["words"] = np.zeros((0, L, self.dim), np.float32)
-            return out
 
-        # filled chunk by chunk (no list of parts and no concatenated copy: half the peak memory)
-        n_layers = 1 if layer_mean else len(layers)
-        outputs = {p: np.empty((len(texts), n_layers, self.dim), np.float32) for p in poolings}
-        if spans is not None:
-            outputs["words"] = np.empty((sum(len(s) for s in spans), n_layers, self.dim), np.float32)
-        filled = dict.fromkeys(outputs, 0)
-        starts = list(range(0, len(texts), self.chunk_size)) or [0]
-        progress = bar(total=len(texts), desc=desc or f"encode {self.name}", unit="text",
-                       disable=not self.progress or len(texts) < 2 * self.chunk_size)
-        for start in starts:
-            chunk = texts[start : start + self.chunk_size]
-            chunk_spans = spans[start : start + self.chunk_size] if spans is not None else None
-            keys = self._chunk_keys(chunk, chunk_spans, poolings, layers, mask, layer_mean)
-            got = {name: self.cache.get(k) for name, k in keys.items()}
-            missing = [name for name, v in got.items() if v is None]
-            if missing:
-                fresh = self._forward(chunk, chunk_spans, [p for p in poolings if p in missing],
-                                      "words" in missing, layers, mask, layer_mean)
-                for name in missing:
-                    self.cache.put(keys[name], x=fresh[name])
-                    got[name] = {"x": fresh[name]}
-            for name, dest in outputs.items():
-                part = got[name]["x"]
-                a = filled[name]
-                if part.shape[1:] != dest.shape[1:] or a + len(part) > len(dest):
-                    raise RuntimeError(f"{self.name}: cached entry for {name!r} has shape {part.shape}, expected "
-                                       f"(..., {n_layers}, {self.dim}); clear the cache (xalign cache clear)")
-                dest[a : a + len(part)] = part
-                filled[name] = a + len(part)
-            progress.update(len(chunk))
-        progress.close()
-        short = {name: (filled[name], len(dest)) for name, dest in outputs.items() if filled[name] != len(dest)}
-        if short:
-            raise RuntimeError(f"{self.name}: filled rows vs expected {short}; clear the cache (xalign cache clear)")
-        return outputs
+    def _model_inputs(self, attention_mask) -> dict:
+        # position ids counted from each text's first real token (left padding: the same vectors as right
+        # padding, absolute position tables included); ALiBi models (BLOOM) take none
+        extra = {"position_ids": (attention_mask.cumsum(1) - 1).clamp(min=0)} if self._position_ids else {}
+        return {"use_cache": False, **extra}
 
-    def encode_sentences(self, texts: Sequence[str], pooling: str = "mean", layers=None) -> np.ndarray:
-        """Sentence vectors of one pooling among :data:`DECODER_SENTENCE_POOLINGS`: (n_texts, n_layers_selected, dim)."""
-        if pooling not in DECODER_SENTENCE_POOLINGS:
-            raise ValueError(f"pooling must be one of {DECODER_SENTENCE_POOLINGS}, got {pooling!r}")
-        return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
+    def _pooling_matrix(self, ids, batch, lengths, T: int, out, span_tokens, word_rows, own_tokens, left_padded: bool):
+        contents = {b: content_range(ids[b], self._lead, self._trail) for b in batch}
+        return decoder_pooling_matrix(batch, lengths, T, contents, out, span_tokens, word_rows, own_tokens,
+                                      left_padded=left_padded)
 
     def _tokenize(self, texts: list[str]):
         if self._suffix:
@@ -376,68 +287,12 @@ class DecoderEncoder(Encoder):
     def forward_ids(self, ids: Sequence[Sequence[int]], poolings: Sequence[str], layers: list[int],
                     span_tokens: list[list[list[int]]] | None = None,
                     layer_mean: bool = False, own_tokens: list[list[int]] | None = None) -> dict[str, np.ndarray]:
-        """The model on ready token ids (no cache), padded on the tokenizer's side.
-
-        Args:
-            ids: per text, its token ids (the tokens the tokenizer adds and a prefix included).
-            poolings: among :data:`DECODER_SENTENCE_POOLINGS`.
-            layers: layer indices, 0 to n_layers - 1.
-            span_tokens: per text, per word, its token indices (adds ``"words"``).
-            layer_mean: average the layers first (L = 1).
-            own_tokens: per text, the indices of its own tokens (for ``"tokens"``).
-
-        Returns:
-            pooling -> (n, L, dim) float32, and ``"words"``: (n_words_total, L, dim).
-        """
-        import torch
-
+        """:meth:`Encoder.forward_ids <xalign.core.encoders.Encoder.forward_ids>`, padded on the tokenizer's side,
+        with the poolings among :data:`DECODER_SENTENCE_POOLINGS` and every sequence at least one token long."""
         bad = [p for p in poolings if p not in DECODER_SENTENCE_POOLINGS]
         if bad:
             raise ValueError(f"pooling must be one of {DECODER_SENTENCE_POOLINGS}, got {bad}")
         empty = [i for i, x in enumerate(ids) if len(x) == 0]
         if empty:
             raise ValueError(f"ids: sequences {empty[:5]} are empty; each needs at least one token")
-        want_words = span_tokens is not None
-        order = np.argsort([len(x) for x in ids], kind="stable")[::-1]
-        n_out = 1 if layer_mean else len(layers)
-        out = {p: np.zeros((len(ids), n_out, self.dim), np.float32) for p in poolings}
-        word_rows = np.cumsum([0] + [len(s) for s in span_tokens]) if want_words else None
-        if want_words:
-            out["words"] = np.zeros((int(word_rows[-1]), n_out, self.dim), np.float32)
-        contents = [content_range(x, self._lead, self._trail) for x in ids]
-        left = self.padding_side == "left"
-        pad_id = self.tokenizer.pad_token_id
-        dtype = resolve_autocast(self.autocast, self.device)
-        device_kind = self.device.split(":")[0]
-        autocast = torch.autocast(device_kind, dtype=getattr(torch, dtype)) if dtype else contextlib.nullcontext()
-        pos = 0
-        with torch.no_grad(), autocast, named_out_of_memory(self.name, self.batch_tokens):
-            while pos < len(order):
-                size = max(1, self.batch_tokens // max(len(ids[order[pos]]), 1))
-                batch = order[pos: pos + size]
-                pos += size
-                lengths = np.array([len(ids[b]) for b in batch])
-                T = int(lengths.max())
-                flat = np.full((len(batch), T), pad_id, dtype=np.int64)
-                real = np.zeros((len(batch), T), dtype=bool)
-                for r, b in enumerate(batch):
-                    cols = slice(T - lengths[r], T) if left else slice(0, lengths[r])
-                    flat[r, cols], real[r, cols] = ids[b], True
-                attn = torch.from_numpy(real.astype(np.int64)).to(self.device)
-                extra = {"position_ids": (attn.cumsum(1) - 1).clamp(min=0)} if self._position_ids else {}
-                res = self.model(input_ids=torch.from_numpy(flat).to(self.device), attention_mask=attn,
-                                 output_hidden_states=True, use_cache=False, **extra)
-                pool, slots = decoder_pooling_matrix(batch, lengths, T, contents, out, span_tokens, word_rows,
-                                                     own_tokens, left_padded=left)
-                pool = pool.to(self.device)
-                keep = torch.from_numpy(real.reshape(-1, 1)).to(self.device)
-                with torch.autocast(device_kind, enabled=False):
-                    # padding rows are zeroed, not only weighted 0: a fully masked row may hold NaN
-                    pooled = torch.stack([pool @ torch.where(keep, res.hidden_states[li].reshape(-1, self.dim).float(),
-                                                             0.0) for li in layers], 1)  # (rows, L, H)
-                if layer_mean:
-                    pooled = pooled.mean(1, keepdim=True)
-                pooled = pooled.cpu().numpy()
-                for name, (lo, hi, target) in slots.items():
-                    out[name][target] = pooled[lo:hi]
-        return out
+        return super().forward_ids(ids, poolings, layers, span_tokens, layer_mean, own_tokens)

@@ -14,6 +14,9 @@ Pooling:
   with ``mask=True`` every span is replaced by a single mask token and the
   mask token's vector is returned (the paper's masked-target experiment).
 
+A decoder-only LLM (:class:`xalign.core.decoder.DecoderEncoder`) runs through the same
+:meth:`Encoder.encode` and :meth:`Encoder.forward_ids`, overriding the encoder's hooks.
+
 Inputs are processed in cache-sized chunks, each sorted by length into
 token-budgeted batches; results are cached per chunk (see :mod:`xalign.core.cache`).
 """
@@ -25,6 +28,7 @@ import json
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 
@@ -58,7 +62,15 @@ class Encoder:
     Attributes: ``name`` (as given), ``revision`` (commit hash or image hash),
     ``prefix`` (prepended to every input, e.g. e5's ``"query: "``),
     ``n_layers`` (hidden-state count, embedding layer included), ``dim``.
+    Hooks (a subclass's changes, :class:`xalign.core.decoder.DecoderEncoder`'s): the class attributes,
+    :attr:`padding_side` and the methods under "hooks".
     """
+
+    sentence_poolings: ClassVar[tuple[str, ...]] = SENTENCE_POOLINGS  # what encode() accepts
+    padding_side: ClassVar[str] = "right"  # the side batches are padded on (a decoder's: its tokenizer's)
+    # the truncation warning's words after "longer than max_length=N tokens"
+    _cut_note: ClassVar[str] = "and were cut there; texts differing only after it get the same vector"
+    _zero_padding: ClassVar[bool] = False  # zero padding rows before pooling (0 * NaN is NaN), not only weight them 0
 
     name: str
     model: object
@@ -102,14 +114,15 @@ class Encoder:
 
         Args:
             texts: the n_texts sentences (the encoder's ``prefix`` is prepended).
-            pooling: ``"mean"`` (real tokens), ``"first"`` (``[CLS]`` / ``<s>``) or ``"tokens"`` (the text's own tokens).
+            pooling: ``"mean"`` (real tokens), ``"first"`` (``[CLS]`` / ``<s>``) or ``"tokens"`` (the text's own
+                tokens): :attr:`sentence_poolings`.
             layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
 
         Returns:
             (n_texts, n_layers_selected, dim) float32.
         """
-        if pooling not in SENTENCE_POOLINGS:
-            raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {pooling!r}")
+        if pooling not in self.sentence_poolings:
+            raise ValueError(f"pooling must be one of {self.sentence_poolings}, got {pooling!r}")
         return self.encode(texts, poolings=(pooling,), layers=layers)[pooling]
 
     def encode_words(self, texts: Sequence[str], spans: Sequence[Sequence[Span]],
@@ -137,7 +150,7 @@ class Encoder:
         Args:
             texts: the n_texts sentences (cached per chunk of ``chunk_size`` texts).
             spans: per text, (start, end) character spans of words (adds ``"words"``).
-            poolings: sentence poolings among ``"mean"``, ``"first"``, ``"tokens"``.
+            poolings: sentence poolings among :attr:`sentence_poolings` (``"mean"``, ``"first"``, ``"tokens"``).
             layers: any :func:`xalign.core.layers.parse_layers` spec (None: all n_layers; ``-1``: the last; ``"1-12"``).
             mask: replace each span by one mask token (the paper's masked-target experiment).
             desc: progress bar label.
@@ -164,12 +177,12 @@ class Encoder:
                           "zero-width-only, or unknown tokens only; "
                           "they all get the same vector (counted in encoder.n_blank_texts)", RuntimeWarning,
                           stacklevel=2)
-        cut = count_truncated(self.tokenizer, texts, self.prefix, self.max_length)
+        cut = count_truncated(self.tokenizer, self._counted_texts(texts), self.prefix, self.max_length)
         if cut:
             self.n_truncated_texts += cut
             warnings.warn(f"{self.name}: {cut} of {len(texts)} texts are longer than max_length={self.max_length} "
-                          "tokens and were cut there; texts differing only after it get the same vector (counted "
-                          "in encoder.n_truncated_texts)", RuntimeWarning, stacklevel=2)
+                          f"tokens {self._cut_note} (counted in encoder.n_truncated_texts)", RuntimeWarning,
+                          stacklevel=2)
         if spans is not None:
             spans = [list(s) for s in spans]
             if len(spans) != len(texts):
@@ -179,11 +192,13 @@ class Encoder:
                 self._check_spans_within_limit(texts, spans)
         if mask and spans is None:
             raise ValueError("mask=True needs spans to mask")
+        if mask:
+            self._check_can_mask()
         layers = self._layers(layers)
         poolings = tuple(poolings)
         for p in poolings:
-            if p not in SENTENCE_POOLINGS:
-                raise ValueError(f"pooling must be one of {SENTENCE_POOLINGS}, got {p!r}")
+            if p not in self.sentence_poolings:
+                raise ValueError(f"pooling must be one of {self.sentence_poolings}, got {p!r}")
         if not texts:  # nothing to encode: empty arrays of the right shape, no tokenizer call
             L = 1 if layer_mean else len(layers)
             out = {p: np.zeros((0, L, self.dim), np.float32) for p in poolings}
@@ -268,6 +283,22 @@ class Encoder:
                 k["layer_reduce"] = "mean"
         return keys
 
+    # ---------------------------------------------------------------- hooks
+    def _counted_texts(self, texts: list[str]) -> list[str]:
+        """Hook: the texts whose tokens (after ``prefix``) count against ``max_length`` (a decoder adds a template's tail)."""
+        return texts
+
+    def _check_can_mask(self) -> None:
+        """Hook: raise ValueError when words cannot be masked (an encoder can always)."""
+
+    def _model_inputs(self, attention_mask) -> dict:
+        """Hook: the model's keyword arguments besides ids, attention mask and ``output_hidden_states`` (none)."""
+        return {}
+
+    def _pooling_matrix(self, ids, batch, lengths, T: int, out, span_tokens, word_rows, own_tokens, left_padded: bool):
+        """Hook: the weights over one batch's B*T token rows (``batch``: its indices into ``ids``); right-padded."""
+        return pooling_matrix(batch, lengths, T, out, span_tokens, word_rows, own_tokens)
+
     def _tokenize(self, texts: list[str]):
         enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=True,
                              truncation=True, max_length=self.max_length,
@@ -324,7 +355,7 @@ class Encoder:
                     layer_mean: bool = False, own_tokens: list[list[int]] | None = None) -> dict[str, np.ndarray]:
         """The model on ready token ids (no cache).
 
-        Batches are sorted by length and sized by ``batch_tokens``.
+        Batches are sorted by length, sized by ``batch_tokens`` and padded on :attr:`padding_side`.
 
         Args:
             ids: per text, its token ids (special tokens and a prefix included).
@@ -348,11 +379,12 @@ class Encoder:
         if want_words:
             out["words"] = np.zeros((int(word_rows[-1]), n_out, self.dim), np.float32)
         pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        left = self.padding_side == "left"
         pos = 0
         # the model runs under autocast; pooling (below) is float32
         dtype = resolve_autocast(self.autocast, self.device)
-        autocast = torch.autocast(self.device.split(":")[0], dtype=getattr(torch, dtype)) \
-            if dtype else contextlib.nullcontext()
+        device_kind = self.device.split(":")[0]
+        autocast = torch.autocast(device_kind, dtype=getattr(torch, dtype)) if dtype else contextlib.nullcontext()
         # no_grad, not inference_mode: under inference_mode autocast does not reuse its bf16 weight casts
         # (every linear casts its weights again, ~3x slower on CPU); one autocast region for the whole call
         with torch.no_grad(), autocast, named_out_of_memory(self.name, self.batch_tokens):
@@ -364,18 +396,23 @@ class Encoder:
                 lengths = np.array([len(ids[b]) for b in batch])
                 T = int(lengths.max())
                 flat = np.full((len(batch), T), pad_id, dtype=np.int64)
+                real = np.zeros((len(batch), T), dtype=bool)
                 for r, b in enumerate(batch):
-                    flat[r, : lengths[r]] = ids[b]
-                attn = torch.from_numpy((np.arange(T)[None, :] < lengths[:, None]).astype(np.int64))
-                res = self.model(input_ids=torch.from_numpy(flat).to(self.device),
-                                 attention_mask=attn.to(self.device), output_hidden_states=True)
+                    cols = slice(T - lengths[r], T) if left else slice(0, lengths[r])
+                    flat[r, cols], real[r, cols] = ids[b], True
+                attn = torch.from_numpy(real.astype(np.int64)).to(self.device)
+                res = self.model(input_ids=torch.from_numpy(flat).to(self.device), attention_mask=attn,
+                                 output_hidden_states=True, **self._model_inputs(attn))
                 # every pooling is a weighted sum of token rows: one (rows x B*T) matrix, one product per
                 # layer, so the (B, L, T, H) stack of all hidden states is never built
-                pool, slots = pooling_matrix(batch, lengths, T, out, span_tokens, word_rows, own_tokens)
+                pool, slots = self._pooling_matrix(ids, batch, lengths, T, out, span_tokens, word_rows, own_tokens, left)
                 pool = pool.to(self.device)
-                with torch.autocast(self.device.split(":")[0], enabled=False):
-                    pooled = torch.stack([pool @ res.hidden_states[li].reshape(-1, self.dim).float()
-                                          for li in layers], 1)  # (rows, L, H) float32
+                with torch.autocast(device_kind, enabled=False):
+                    hidden = (res.hidden_states[li].reshape(-1, self.dim).float() for li in layers)  # B*T rows each
+                    if self._zero_padding:
+                        keep = torch.from_numpy(real.reshape(-1, 1)).to(self.device)
+                        hidden = (torch.where(keep, h, 0.0) for h in hidden)
+                    pooled = torch.stack([pool @ h for h in hidden], 1)  # (rows, L, H) float32
                 if layer_mean:
                     pooled = pooled.mean(1, keepdim=True)
                 pooled = pooled.cpu().numpy()
