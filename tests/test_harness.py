@@ -180,3 +180,43 @@ def test_a_claims_margin_is_its_columns_measured_tolerance(tmp_path):
     H.write_measured(tmp_path / f"{CHAPTER}.variation.yaml", moves, "a test", "Measured variation (a test)")
     assert margin(CHAPTER, "t", tmp_path, "ours") == (1.0, "the measured rerun tolerance of 'ours'")
     assert margin(CHAPTER, "t", tmp_path)[0] == 40.0  # no column named: the table's largest
+
+
+def test_a_second_measurement_merges_with_the_first_and_never_loses_it(tmp_path):
+    # issue 46: the harness's reruns and a run on a real second machine are two measurements of one
+    # variation; measuring again with --merge-variation keeps the larger of both, per column, both sources named
+    from xalign.book.variation import MEASURED_MARK
+
+    ref = {"tables": {"t": {"rows": [{"acc": 50.0, "sd": 1.0}]}, "u": {"rows": [{"x": 1.0}]}}}
+    first = H.table_moves(ref, {"tables": {"t": {"rows": [{"acc": 50.4, "sd": 1.0}]}, "u": {"rows": [{"x": 1.0}]}}})
+    second = H.table_moves(ref, {"tables": {"t": {"rows": [{"acc": 50.1, "sd": 1.3}]}, "u": {"rows": [{"x": 1.5}]}}})
+    path = tmp_path / "x.variation.yaml"
+    H.write_measured(path, first, "the harness", MEASURED_MARK.removeprefix("# ") + " a test)", item_flips=None)
+    H.write_measured(path, second, "a second machine", "a later one", merge=True)
+    v = load_variation(path)
+    assert v["t"].for_column("acc") == pytest.approx(0.8) and v["t"].for_column("sd") == pytest.approx(0.6)
+    assert v["u"].for_column("x") == pytest.approx(1.0)  # measured by the second run only
+    assert "the harness" in v["t"].source and "a second machine" in v["t"].source
+    text = path.read_text()
+    assert text.startswith(MEASURED_MARK) and "a later one" in text
+    # without merge the second measurement replaces the first (the old behaviour stays the default)
+    H.write_measured(path, second, "a second machine", MEASURED_MARK.removeprefix("# ") + " b)")
+    assert load_variation(path)["t"].for_column("acc") == pytest.approx(0.2)
+
+
+def test_merged_item_flips_add_up():
+    a = {"tables": {}, "item_flips": H.item_flips_entry(3, 1000)}
+    b = {"tables": {}, "item_flips": H.item_flips_entry(1, 3000)}
+    merged = H.merge_measured(a, b)["item_flips"]
+    assert merged["flipped"] == 4 and merged["scored"] == 4000
+    assert merged["rate_upper"] == H.item_flips_entry(4, 4000)["rate_upper"]
+
+
+def test_a_rerun_made_on_another_machine_says_so():
+    amd = {"cpu": {"vendor": "AuthenticAMD", "model": "AMD EPYC", "isa": ["AVX2"], "torch_capability": "AVX2"},
+           "threads": {"torch": 1, "blas": 1}}
+    xeon = {"cpu": {"vendor": "GenuineIntel", "model": "Xeon", "isa": ["AVX2", "AMX"], "torch_capability": "AVX512"},
+            "threads": {"torch": 1, "blas": 1}}
+    assert "another machine" in H._made_how({"machine": xeon}, {"machine": amd})
+    assert "another machine" not in H._made_how({"machine": {**amd, "threads": {"torch": 2, "blas": 2}}},
+                                                 {"machine": amd})

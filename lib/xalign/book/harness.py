@@ -150,16 +150,26 @@ def item_flips_entry(flipped: int, scored: int) -> dict:
 
 
 def write_measured(path: Path, moves: dict[str, TableMove], how: str, header: str,
-                   items: dict[str, dict[str, str]] | None = None, item_flips: dict | None = None) -> Path:
+                   items: dict[str, dict[str, str]] | None = None, item_flips: dict | None = None,
+                   merge: bool = False) -> Path:
     """Write the measured variation file (every table that moved or counts items) with ``header`` as its
-    comment lines; ``item_flips`` (:func:`item_flips_entry`) where tables count items."""
+    comment lines; ``item_flips`` (:func:`item_flips_entry`) where tables count items. With ``merge``, a
+    measured file already there is kept and combined with this measurement (:func:`merge_measured`), its
+    header lines kept above the new ones."""
     import yaml
 
+    from xalign.book.variation import is_measured
     from xalign.core.atomic import write_text
 
     body = {"tables": measured_entries(moves, how, items)}
     if item_flips and any(items.values() if items else ()):
         body["item_flips"] = item_flips
+    path = Path(path)
+    if merge and is_measured(path):
+        text = path.read_text(encoding="utf-8")
+        body = merge_measured(yaml.safe_load(text) or {}, body)
+        kept = [line.removeprefix("# ") for line in text.splitlines() if line.startswith("# ")]
+        header = "\n".join(kept) + "\nMerged with a later measurement: " + header
     comment = "".join(f"# {line}\n" for line in header.splitlines())
     write_text(Path(path), comment + yaml.safe_dump(body, sort_keys=True, allow_unicode=True, width=100))
     return Path(path)
@@ -210,7 +220,8 @@ def other_threads(ref: dict) -> int:
 
 
 def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = None, results: str | None = None,
-            reference: str | None = None, variant_results: list[str] | None = None, echo=print) -> int:
+            reference: str | None = None, variant_results: list[str] | None = None, echo=print,
+            merge: bool = False) -> int:
     """Measure every float32 reference (or ``chapter``'s) under the harness and write its variation file.
 
     Args:
@@ -220,6 +231,8 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
         results: where the reruns go (default: a temporary folder).
         reference: the reference folder (default ``reference/``); the variation files are written there.
         variant_results: measure from reruns already made (folders of results) instead of running.
+        merge: keep the measured variation file already there and combine it with this measurement
+            (:func:`merge_measured`: per table and column the larger tolerance, both sources).
 
     Returns:
         0, or 1 when a rerun left no result. Raises ValueError on a bad ``variants`` or ``ulps``.
@@ -276,7 +289,7 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
             f, n = count_steps(ref, new)
             flipped, scored = flipped + f, scored + n
         if how is None:
-            how = f"{len(made)} rerun(s) read from results ({'; '.join(_made_how(r) for r in made)})"
+            how = f"{len(made)} rerun(s) read from results ({'; '.join(_made_how(r, ref) for r in made)})"
         moves = combine(runs)
         echo(f"{ref['chapter']} ({ref['profile']}): {how}")
         for line in report_lines(moves):
@@ -291,15 +304,53 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
         if flips:
             echo(f"  items: {flipped} flipped of {scored} scored; rate at most {flips['rate_upper']:.3g} "
                  f"({RATE_LEVEL:.0%} bound)")
-        echo(f"  wrote {write_measured(variation_path(path), moves, how, header, items, flips)}")
+        echo(f"  wrote {write_measured(variation_path(path), moves, how, header, items, flips, merge=merge)}")
     return 0
 
 
-def _made_how(result: dict) -> str:
-    """How one rerun was made, from its own record: its perturbation and thread count."""
+def _made_how(result: dict, ref: dict | None = None) -> str:
+    """How one rerun was made, from its own record: its perturbation and thread count, and the machine it
+    ran on where that is of another kind than the reference's (a real second machine, not the harness)."""
+    from xalign.core.machine import KIND_FIELDS, machine_differences, machine_line
+
     threads = ((result.get("machine") or {}).get("threads") or {}).get("torch", "?")
     p = result.get("perturbation")
-    return (f"embeddings perturbed {p} (ulps:seed)" if p else "embeddings not perturbed") + f", {threads} torch thread(s)"
+    how = (f"embeddings perturbed {p} (ulps:seed)" if p else "embeddings not perturbed") + f", {threads} torch thread(s)"
+    kinds = {f"{group} {name}" for group, name in KIND_FIELDS}
+    other = [d for d in machine_differences((ref or {}).get("machine"), result.get("machine"))
+             if d.split(":")[0] in kinds]
+    if other:
+        how += f", made on another machine: {machine_line(result.get('machine'))}"
+    return how
+
+
+def merge_measured(old: dict, new: dict) -> dict:
+    """Two variation files' bodies (``{"tables": ..., "item_flips": ...}``) as one: per table the larger
+    tolerance, per column the larger column tolerance, both sources, every item column; the item flips of
+    both measurements added up (their rate's bound recomputed). A measurement is never lost by measuring
+    again with other reruns (the harness's own reruns and a run made on a real second machine, say)."""
+    tables: dict[str, dict] = {}
+    for name in sorted(set(old.get("tables", {})) | set(new.get("tables", {}))):
+        a, b = old.get("tables", {}).get(name), new.get("tables", {}).get(name)
+        if a is None or b is None:
+            tables[name] = dict(a or b)
+            continue
+        entry = {"tolerance": max(float(a["tolerance"]), float(b["tolerance"])),
+                 "source": a["source"] if a["source"] == b["source"] else f"{a['source']}; and {b['source']}"}
+        if "column_tolerances" in a or "column_tolerances" in b:
+            ca, cb = a.get("column_tolerances") or {}, b.get("column_tolerances") or {}
+            entry["column_tolerances"] = {c: max(float(ca.get(c) or 0.0), float(cb.get(c) or 0.0))
+                                          for c in sorted(set(ca) | set(cb))}
+        if "item_columns" in a or "item_columns" in b:
+            entry["item_columns"] = dict(sorted({**(a.get("item_columns") or {}), **(b.get("item_columns") or {})}.items()))
+        tables[name] = entry
+    out = {"tables": tables}
+    fa, fb = old.get("item_flips"), new.get("item_flips")
+    if fa or fb:
+        flipped = int((fa or {}).get("flipped", 0)) + int((fb or {}).get("flipped", 0))
+        scored = int((fa or {}).get("scored", 0)) + int((fb or {}).get("scored", 0))
+        out["item_flips"] = item_flips_entry(flipped, scored)
+    return out
 
 
 def add_arguments(parser) -> None:
@@ -315,6 +366,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--variant-results", metavar="DIR", action="append", default=None,
                         help="with --measure-variation: measure from reruns already in DIR (repeatable) instead of "
                              "running")
+    parser.add_argument("--merge-variation", action="store_true",
+                        help="with --measure-variation: keep the measured variation file and combine it with this "
+                             "measurement (per table and column the larger tolerance, both sources named)")
 
 
 def run_from_args(args) -> int:
@@ -322,7 +376,8 @@ def run_from_args(args) -> int:
     import sys
 
     try:
-        return measure(args.chapter, args.variants, args.ulps, args.results, args.reference, args.variant_results)
+        return measure(args.chapter, args.variants, args.ulps, args.results, args.reference, args.variant_results,
+                       merge=args.merge_variation)
     except ValueError as exc:
         print(f"xalign: {exc}", file=sys.stderr)
         return 2
