@@ -155,3 +155,12 @@ def test_every_module_imports():
     for f in sorted(ROOT.rglob("*.py")):
         parts = f.relative_to(ROOT.parent).with_suffix("").parts
         importlib.import_module(".".join(p for p in parts if p != "__init__"))
+
+
+def test_every_paper_has_the_same_shape():
+    """Each paper package runs its chapter from ``experiments``, words it in ``report``, draws it in ``figures``."""
+    from xalign.papers.meta import PAPERS
+
+    missing = [f"papers/{p}/{m}.py" for p in PAPERS for m in ("experiments", "report", "figures")
+               if not (ROOT / "papers" / p / f"{m}.py").is_file()]
+    assert missing == []
