@@ -164,3 +164,14 @@ def test_every_paper_has_the_same_shape():
     missing = [f"papers/{p}/{m}.py" for p in PAPERS for m in ("experiments", "report", "figures")
                if not (ROOT / "papers" / p / f"{m}.py").is_file()]
     assert missing == []
+
+
+def test_the_book_names_no_chapter_parameter():
+    """The chapter registry (titles, the parameters naming a chapter's encoder) is the papers' data (paper.yaml,
+    read through xalign.papers.meta), not the book's."""
+    import re
+
+    words = re.compile(r"\b(table1_models|multi_model|CHAPTERS)\b")
+    found = [f"{f.relative_to(ROOT)}:{i}" for f in sorted((ROOT / "book").rglob("*.py"))
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if words.search(line)]
+    assert found == []
