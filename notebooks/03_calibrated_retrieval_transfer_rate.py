@@ -93,7 +93,7 @@ prefix = C3.run_prefix_choice(P, setup, plain, run)           # e5's two documen
 calib = C3.run_calibration(P, setup, plain, run)              # English Sentence-BERT fine-tuning; Tables 5, 6
 control = C3.run_control(P, setup, plain, calib, run)         # XNLI control in place of NER; Table 1
 xnli = X3.run_transfer(P, setup, plain, calib, control, run)  # zero-shot, transfer rate: Tables 2, 3, 4, 8, 9
-known = X3.run_known_answers(P, setup, plain, run)            # checks whose answer is known in advance
+known = C3.run_known_answers(P, setup, plain, run)            # checks whose answer is known in advance
 
 # %% [markdown]
 # ## Method
@@ -345,5 +345,5 @@ display.prose(evidence.evidence(P, setup, plain, calib, control, xnli), before=c
 
 # %%
 run.set_headline(evidence.headline(P, setup, calib), key_figure="ch03-fig2")
-X3.finish(P, calib, run)
+C3.finish(P, calib, run)
 saved = run.save()

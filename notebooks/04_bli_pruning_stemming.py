@@ -67,10 +67,10 @@ from xalign.book.results import ChapterRun, paper_table
 from xalign.data.datasets import get
 from xalign.data.scripts import RULE_LABELS
 from xalign.papers.meta import parameters
-from xalign.papers.wickramasinghe import bli_report as BR
 from xalign.papers.wickramasinghe import experiments as EX
 from xalign.papers.wickramasinghe import figures as FG
 from xalign.papers.wickramasinghe import findings as FD
+from xalign.papers.wickramasinghe import report as BR
 
 display.book_style()
 P = parameters("wickramasinghe", profile, globals())  # the profile's values; -p overrides win

@@ -67,7 +67,7 @@ from xalign.book import claims, display
 from xalign.book.results import ChapterRun
 from xalign.core.loading import load_encoder
 from xalign.papers.meta import check_model_layers, parameters
-from xalign.papers.nyholm2020 import experiments, gap, plots, report
+from xalign.papers.nyholm2020 import experiments, figures, gap, report
 
 display.book_style()
 P = parameters("nyholm2020", profile, globals())  # the profile's values; -p overrides win
@@ -78,7 +78,7 @@ enc.autocast = P.autocast or None
 run.use_encoder(enc)
 
 # %% tags=["show-input"]
-result = experiments.run_chapter(P, run, enc)  # every table below, recorded in run; figures from plots.*
+result = experiments.run_chapter(P, run, enc)  # every table below, recorded in run; figures drawn by figures.*
 
 # %% [markdown]
 # ## Data
@@ -190,7 +190,7 @@ display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 # %%
 display.table(*report.shown(result.table4.table, ["lang", "classifier"]), full_label="Full table (CBOW, zero-shot, F1)")
 display.prose(report.table4_summary(result.table4.table))
-display.figure("ch05-table4", plots.plot_table4(result.table4.table, result.model));
+display.figure("ch05-table4", figures.plot_table4(result.table4.table, result.model));
 
 # %% [markdown]
 # ```{glue:figure} ch05-table4
@@ -205,7 +205,7 @@ display.figure("ch05-table4", plots.plot_table4(result.table4.table, result.mode
 # words its inferred input path loses (e5's tokenizer; an upper bound for zh, th).
 
 # %%
-display.figure("ch05-unk-correlation", plots.plot_unk_correlation(result.unk_points));
+display.figure("ch05-unk-correlation", figures.plot_unk_correlation(result.unk_points));
 
 # %% [markdown]
 # ```{glue:figure} ch05-unk-correlation
@@ -270,7 +270,7 @@ display.prose(report.xed_summary(result.xed.table5));
 # %%
 display.table(result.layers.best_layer[["task", "layer", "dev_acc", "acc"]].rename(
     columns={"dev_acc": "held-out acc (%)", "acc": "test acc (%)"}), caption="Each task's layer, chosen on held-out data")
-display.figure("ch05-layer-sweep", plots.plot_layer_sweep(result.layers.sweep, result.layers.cbow))
+display.figure("ch05-layer-sweep", figures.plot_layer_sweep(result.layers.sweep, result.layers.cbow))
 display.prose(report.sweep_summary(result.layers.sweep, result.layers.best_layer, result.layers.cbow));
 
 # %% [markdown]
@@ -290,7 +290,7 @@ display.prose(report.sweep_summary(result.layers.sweep, result.layers.best_layer
 # MLPs of growing hidden size on the repaired features (the thesis used 5).
 
 # %%
-display.figure("ch05-classifier-size", plots.plot_classifier_size(result.classifier_size));
+display.figure("ch05-classifier-size", figures.plot_classifier_size(result.classifier_size));
 
 # %% [markdown]
 # ```{glue:figure} ch05-classifier-size
@@ -308,7 +308,7 @@ display.figure("ch05-classifier-size", plots.plot_classifier_size(result.classif
 # thesis'* (probably segmented) input.
 
 # %%
-display.figure("ch05-learning-curve", plots.plot_learning_curve(result.learning_curve));
+display.figure("ch05-learning-curve", figures.plot_learning_curve(result.learning_curve));
 
 # %% [markdown]
 # ```{glue:figure} ch05-learning-curve
@@ -329,7 +329,7 @@ display.figure("ch05-learning-curve", plots.plot_learning_curve(result.learning_
 
 # %%
 display.table(report.diagnosis_table(result.diagnosis), caption="Undoing the thesis' pipeline one step at a time (A-F)")
-display.figure("ch05-diagnosis", plots.plot_diagnosis(result.diagnosis));
+display.figure("ch05-diagnosis", figures.plot_diagnosis(result.diagnosis));
 
 # %% [markdown]
 # ```{glue:figure} ch05-diagnosis

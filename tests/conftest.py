@@ -112,7 +112,7 @@ def tiny_models(tmp_path_factory):
     import glob
     from pathlib import Path
 
-    from xalign.core.tiny import FAMILIES, build_tiny_model
+    from xalign.testing.tiny import FAMILIES, build_tiny_model
 
     if not mirror_available():
         pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR) for tokenizer training text")

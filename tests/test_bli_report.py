@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from xalign.data.paper_tables import paper_table
-from xalign.papers.wickramasinghe.bli_report import (
+from xalign.papers.wickramasinghe.report import (
     MULTILINGUAL,
     identical_strings,
     label,

@@ -275,17 +275,17 @@ def test_run_known_answers_stops_the_chapter_on_a_failed_check(monkeypatch):
     from types import SimpleNamespace
 
     from xalign.book.results import ChapterRun
-    from xalign.papers.calibrated2023 import report, transfer_experiments
+    from xalign.papers.calibrated2023 import experiments, report
 
     _fake_data(monkeypatch)
     P = _params()
     run = ChapterRun("03", "calibrated2023", "smoke", {})
     setup = SimpleNamespace(tatoeba_langs=["de"], all_encoders={"fake": FakeEncoder()})
-    known = transfer_experiments.run_known_answers(P, setup, SimpleNamespace(best={"fake": 1}), run)
+    known = experiments.run_known_answers(P, setup, SimpleNamespace(best={"fake": 1}), run)
     assert known["ok"].all() and run.tables["known_answers"].rows
     monkeypatch.setattr(report.cal, "paired_retrieval", lambda *a, **k: pd.DataFrame({"value": [90.0]}))
     with pytest.raises(AssertionError, match="retrieves its identical copy"):  # 90%, not 100%
-        transfer_experiments.run_known_answers(P, setup, SimpleNamespace(best={"fake": 1}), run)
+        experiments.run_known_answers(P, setup, SimpleNamespace(best={"fake": 1}), run)
 
 
 def _artists(fig):

@@ -170,9 +170,12 @@ def test_evidence_states_only_differences_of_one_sign_for_every_seed():
     from xalign.papers.liu2020.report import evidence
 
     *_, stats, paper_t3 = _p1_fixtures()
-    text = evidence(_runs(_p1_fixtures()), ["multi_en->multi_zh"], stats, paper_t3)
+    text = evidence(_runs(_p1_fixtures()), ["multi_en->multi_zh"], stats, paper_t3, model="my/encoder")
     assert "14.8-35.4 %" in text and "45 times less" in text and "en-zh: 8,000" in text
-    assert "a different model (multilingual-e5-small, not the paper's mBERT)" in text
+    # the model the run used, named and set against the paper's (not the default argument's name)
+    assert "a different model (my/encoder, not the paper's mBERT)" in text and "multilingual-e5-small" not in text
+    own = evidence(_runs(_p1_fixtures()), ["multi_en->multi_zh"], stats, paper_t3, model="bert-base-multilingual-cased")
+    assert "the paper's own model (bert-base-multilingual-cased)" in own and "a different model" not in own
     assert "**One seed (0).**" in text and "spread is not measured" in text
     # one seed: +3.1 points is that seed's finding, said to rest on one seed
     assert "MIM on `avg_type wa`: it helps (+3.1 points, one seed)" in text
@@ -294,3 +297,27 @@ def test_evidence_states_the_word_form_ceiling_beside_every_p5_and_reports_every
     assert "P@5 cannot tell senses apart on this set" in text
     # the range over the maps is each map's change over the seeds' runs (one seed here), not ``every``'s
     assert "the 16 maps change BTSR P@1 by +0.0 to +4.6 points" in text and "best map" not in text
+
+
+def test_the_self_retrieval_known_answer_fails_on_a_broken_map_or_scorer(monkeypatch):
+    """Chapter 2's "each candidate retrieves itself" runs through the Procrustes fit and the P@k code on a
+    rotated, shuffled copy: an identity map or a scorer that ignores the gold indices fails it (retrieving
+    the unturned candidates in their own order, the check's first form, passed both)."""
+    from dataclasses import replace
+
+    from xalign.papers.liu2020 import audit
+
+    rng = np.random.default_rng(3)
+    C = rng.standard_normal((300, 16)).astype(np.float32)
+    C[7] = 2 * C[3]  # a planted duplicate direction: kept once, not a tie
+    assert audit.retrieves_itself(C) == 1.0
+    fit, p_at_k = audit.fit_alignment, audit.precision_at_k
+    with monkeypatch.context() as m:  # a map that does not undo the rotation
+        m.setattr(audit, "fit_alignment", lambda X, Y, **kw: replace(fit(X, Y, **kw), W=np.eye(X.shape[1])))
+        assert audit.retrieves_itself(C) < 0.5
+    with monkeypatch.context() as m:  # a scorer that takes the i-th candidate as every i-th query's gold
+        m.setattr(audit, "precision_at_k", lambda q, c, gold, ks, **kw: p_at_k(q, c, np.arange(len(q)), ks, **kw))
+        assert audit.retrieves_itself(C) < 0.5
+        unit = C / np.linalg.norm(C, axis=1, keepdims=True)
+        U = C[~np.triu(unit @ unit.T >= 0.999, k=1).any(0)]
+        assert audit.precision_at_k(U, U, np.arange(len(U)), (1,))[1] == 1.0  # the first form did not see it

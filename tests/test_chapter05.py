@@ -211,18 +211,18 @@ def test_log_axes_carry_ticks_only_at_the_plotted_values():
     import matplotlib
 
     matplotlib.use("Agg")
-    from xalign.papers.nyholm2020 import plots
+    from xalign.papers.nyholm2020 import figures
 
     size = pd.DataFrame({"task": ["XNLI en"] * 5, "hidden units": [0, 5, 20, 50, 200],
                          "acc": [50.0, 52.0, 53.0, 54.0, 55.0]})
-    fig = plots.plot_classifier_size(size)
+    fig = figures.plot_classifier_size(size)
     ax = fig.axes[0]
     fig.canvas.draw()
     assert [t.get_text() for t in ax.get_xticklabels()] == ["LR", "5", "20", "50", "200"]
     assert not [t for t in ax.get_xticklabels(minor=True) if t.get_text()]
     curves = pd.DataFrame({"task": ["XED en"] * 4, "features": ["repaired", "repaired", "thesis", "thesis"],
                            "n_train": [250, 5773, 250, 5773], "acc": [30.0, 40.0, 20.0, 21.0]})
-    fig = plots.plot_learning_curve(curves)
+    fig = figures.plot_learning_curve(curves)
     fig.canvas.draw()
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["250", "5,773"]
@@ -236,11 +236,11 @@ def test_languages_that_overlap_in_the_scatter_share_one_label():
     import matplotlib
 
     matplotlib.use("Agg")
-    from xalign.papers.nyholm2020 import plots
+    from xalign.papers.nyholm2020 import figures
 
     pts = pd.DataFrame({"lang": ["en", "ar", "bg", "ru"], "classifier": "LR", "UNK %": [28.0, 97.0, 98.0, 99.0],
                         "thesis acc (%)": [54.4, 33.8, 33.6, 33.0]})
-    texts = [t.get_text() for t in plots.plot_unk_correlation(pts).axes[0].texts]
+    texts = [t.get_text() for t in figures.plot_unk_correlation(pts).axes[0].texts]
     assert sorted(texts) == ["ar, bg, ru", "en"]
 
 

@@ -19,8 +19,8 @@ from xalign.core.decoder_pooling import (
     shift_to_left_padding,
 )
 from xalign.core.encoders import Encoder
-from xalign.core.tiny import build_tiny_model
-from xalign.core.tiny_decoders import DECODER_FAMILIES
+from xalign.testing.tiny import build_tiny_model
+from xalign.testing.tiny_decoders import DECODER_FAMILIES
 
 SUBJECTS = ["The cat", "A dog", "Das Haus", "Der Garten", "这是房子", "Un gato", "The old man", "Die Katze"]
 VERBS = ["sat on the mat", "is very big", "ist sehr schön", "läuft schnell", "很大", "come pescado", "reads a book"]

@@ -11,7 +11,7 @@ import pytest
 
 from chapter_smoke import run_smoke
 from conftest import mirror_available, mirror_root
-from xalign.core.tiny_decoders import DECODER_FAMILIES
+from xalign.testing.tiny_decoders import DECODER_FAMILIES
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not mirror_available(), reason="needs the data mirror (XALIGN_DATA_MIRROR)")]
@@ -24,7 +24,7 @@ def tiny_decoders(tmp_path_factory):
     import os
     from pathlib import Path
 
-    from xalign.core.tiny import build_tiny_model
+    from xalign.testing.tiny import build_tiny_model
 
     files = sorted(glob.glob(os.path.join(str(mirror_root()), "wmt19_newstest2019", "*", "*")))
     sentences = [s for f in files for s in Path(f).read_text(encoding="utf-8").split("\n")[:150]]

@@ -28,7 +28,7 @@ def tiny_gemma3(tmp_path_factory):
     import torch
     from transformers import Gemma3ForCausalLM, Gemma3TextConfig, PreTrainedTokenizerFast
 
-    from xalign.core.tiny_decoders import _special_tokens, train_decoder_tokenizer
+    from xalign.testing.tiny_decoders import _special_tokens, train_decoder_tokenizer
 
     out = tmp_path_factory.mktemp("gemma3")
     tok = PreTrainedTokenizerFast(tokenizer_object=train_decoder_tokenizer("gemma", SENTENCES, 400),

@@ -10,7 +10,7 @@ import pytest
 from chapter_smoke import run_smoke
 from conftest import mirror_available
 from xalign.book.runner import chapter_ids
-from xalign.core.tiny import FAMILIES
+from xalign.testing.tiny import FAMILIES
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not mirror_available(), reason="needs the data mirror (XALIGN_DATA_MIRROR)")]

@@ -1,4 +1,5 @@
-"""The package's layers import one way only: core <- data <- measures <- papers <- book."""
+"""The package's layers import one way only: core <- data <- measures <- papers <- book; the test
+fixtures (``xalign.testing``) sit beside them: they import only core, and no layer imports them."""
 
 import ast
 import importlib
@@ -9,6 +10,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "lib" / "xalign"
 LAYERS = ["core", "data", "measures", "papers", "book"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
+#: packages beside the layers -> the layers they may import (no layer may import them)
+SIDE = {"testing": {"core"}}
 
 
 def imported_modules(path: pathlib.Path) -> list[str]:
@@ -31,10 +34,16 @@ def upward_imports() -> list[str]:
     bad = []
     for f in ROOT.rglob("*.py"):
         layer = f.relative_to(ROOT).parts[0]
+        if layer in SIDE:
+            bad += [f"{f.relative_to(ROOT)} imports xalign.{mod}" for mod in imported_modules(f)
+                    if mod.split(".")[0] not in SIDE[layer] | {layer}]
+            continue
         if layer not in RANK:
             continue
         for mod in imported_modules(f):
             top = mod.split(".")[0]
+            if top in SIDE:
+                bad.append(f"{f.relative_to(ROOT)} imports the test fixtures: xalign.{mod}")
             if top in RANK and RANK[top] > RANK[layer]:
                 bad.append(f"{f.relative_to(ROOT)} imports xalign.{mod}")
             # papers.meta (profiles, ranges, the ledger's paper.yaml) is the papers' shared layer, not a paper
@@ -53,6 +62,17 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     (fake / "core" / "bad.py").write_text("from xalign.book.results import ChapterRun\nfrom ..measures import x\n")
     monkeypatch.setattr(__import__(__name__), "ROOT", fake)
     assert len(upward_imports()) == 2
+
+
+def test_the_check_sees_the_test_fixtures_imported_or_importing_upward(tmp_path, monkeypatch):
+    fake = tmp_path / "xalign"
+    (fake / "core").mkdir(parents=True)
+    (fake / "testing").mkdir()
+    (fake / "core" / "bad.py").write_text("from xalign.testing.tiny import build_tiny_model\n")
+    (fake / "testing" / "bad.py").write_text("from xalign.measures.retrieval import s_weak\nfrom xalign.core import x\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", fake)
+    assert sorted(upward_imports()) == ["core/bad.py imports the test fixtures: xalign.testing.tiny",
+                                        "testing/bad.py imports xalign.measures.retrieval"]
 
 
 def module_name(path: pathlib.Path) -> str:
@@ -155,3 +175,23 @@ def test_every_module_imports():
     for f in sorted(ROOT.rglob("*.py")):
         parts = f.relative_to(ROOT.parent).with_suffix("").parts
         importlib.import_module(".".join(p for p in parts if p != "__init__"))
+
+
+def test_every_paper_has_the_same_shape():
+    """Each paper package runs its chapter from ``experiments``, words it in ``report``, draws it in ``figures``."""
+    from xalign.papers.meta import PAPERS
+
+    missing = [f"papers/{p}/{m}.py" for p in PAPERS for m in ("experiments", "report", "figures")
+               if not (ROOT / "papers" / p / f"{m}.py").is_file()]
+    assert missing == []
+
+
+def test_the_book_names_no_chapter_parameter():
+    """The chapter registry (titles, the parameters naming a chapter's encoder) is the papers' data (paper.yaml,
+    read through xalign.papers.meta), not the book's."""
+    import re
+
+    words = re.compile(r"\b(table1_models|multi_model|CHAPTERS)\b")
+    found = [f"{f.relative_to(ROOT)}:{i}" for f in sorted((ROOT / "book").rglob("*.py"))
+             for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if words.search(line)]
+    assert found == []

@@ -9,7 +9,7 @@ import torch
 
 from xalign.core.cache import EmbeddingCache
 from xalign.core.decoder_pooling import sentence_weights
-from xalign.core.tiny import build_tiny_model
+from xalign.testing.tiny import build_tiny_model
 
 SUBJECTS = ["The cat", "A dog", "Das Haus", "Der Garten", "这是房子", "Un gato", "The old man", "Die Katze"]
 VERBS = ["sat on the mat", "is very big", "ist sehr schön", "läuft schnell", "很大", "come pescado", "reads a book"]

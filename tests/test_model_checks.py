@@ -16,7 +16,7 @@ SENTENCES = [" ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(3 + i % 9))
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """A tiny mBERT-like and a tiny LaBSE-like (sentence-transformers) model, built offline."""
-    from xalign.core.tiny import build_tiny_model
+    from xalign.testing.tiny import build_tiny_model
 
     root = tmp_path_factory.mktemp("tiny-checks")
     return {fam: build_tiny_model(fam, root / fam, SENTENCES, vocab_size=300) for fam in ("mbert", "labse")}

@@ -35,7 +35,7 @@ LIB = Path(__file__).resolve().parents[1] / "lib" / "xalign"
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     """A tiny mBERT-like and a tiny LaBSE-like (sentence-transformers) model, built offline."""
-    from xalign.core.tiny import build_tiny_model
+    from xalign.testing.tiny import build_tiny_model
 
     root = tmp_path_factory.mktemp("tiny-trust")
     return {fam: build_tiny_model(fam, root / fam, SENTENCES, vocab_size=300) for fam in ("mbert", "labse")}

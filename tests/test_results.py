@@ -5,7 +5,8 @@ import json
 import pandas as pd
 import pytest
 
-from xalign.book.results import ChapterRun, code_hash, load_results, params_model, safe_name
+from xalign.book.results import ChapterRun, code_hash, load_results, safe_name
+from xalign.papers.meta import params_model
 
 
 def paper():

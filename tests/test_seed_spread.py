@@ -141,7 +141,7 @@ def test_bench_writes_the_record_and_prints_a_table(tmp_path, monkeypatch):
 
     if not mirror_available():
         pytest.skip("needs the data mirror (XALIGN_DATA_MIRROR)")
-    from xalign.core.tiny import build_tiny_model
+    from xalign.testing.tiny import build_tiny_model
 
     monkeypatch.setenv("XALIGN_CACHE", str(tmp_path / "cache"))
     files = sorted(glob.glob(os.path.join(str(mirror_root()), "wmt19_newstest2019", "*", "*")))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from xalign.core.loading import load_encoder
-from xalign.core.tiny import build_tiny_model
+from xalign.testing.tiny import build_tiny_model
 
 
 @pytest.mark.parametrize("family", ["mbert", "xlmr", "mbart"])
@@ -41,7 +41,7 @@ def test_tiny_labse_builds_without_deprecated_sentence_transformers_imports(tmp_
     import sys
 
     code = ("import warnings; warnings.filterwarnings('error', message='Importing from', category=DeprecationWarning)\n"
-            "from xalign.core.tiny import build_tiny_model\n"
+            "from xalign.testing.tiny import build_tiny_model\n"
             f"build_tiny_model('labse', {str(tmp_path / 'labse')!r}, ['Das ist ein Haus.', 'the cat sat'] * 40, "
             "vocab_size=200)")
     got = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=300)

@@ -9,9 +9,9 @@ import pytest
 
 from xalign.data.static import StaticVectors
 from xalign.papers.meta import profiles
-from xalign.papers.wickramasinghe import bli_report as BR
 from xalign.papers.wickramasinghe import experiments as EX
 from xalign.papers.wickramasinghe import findings as FD
+from xalign.papers.wickramasinghe import report as BR
 
 
 def test_every_profile_prunes_with_the_authors_rule():

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from xalign.book.claims import ClaimRow, claims, judge_claims
-from xalign.book.results import code_hash, load_results, params_model, result_files, safe_name
+from xalign.book.results import code_hash, load_results, result_files, safe_name
 from xalign.core.paths import REFERENCE_DIR
 from xalign.measures.probe_seeds import COLLAPSED_SHARE
 from xalign.measures.verdicts import HELD, NOT_HELD, NOT_TESTABLE
@@ -133,7 +133,7 @@ def pick_result(paper: str, profile: str, root: Path | None = None,
     if not results:
         return None, []
     try:
-        want = params_model(meta.profiles(paper)[profile])
+        want = meta.params_model(meta.profiles(paper)[profile])
     except KeyError:
         want = None
     own = [r for r in results if not r.get("overrides")]  # a rerun with -p overrides never stands for the profile

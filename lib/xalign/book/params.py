@@ -11,9 +11,6 @@ from xalign.core.model_checks import ModelFolderError, check_model_folder, layer
 from xalign.core.profiles import PROFILE_NAMES, ParameterError, as_list
 from xalign.papers import meta
 
-#: the parameters that name a chapter's encoder(s); layer parameters are checked against each one's layer count
-MODEL_NAMES = ("model", "multi_model", "models")
-
 
 def check_parameters(chapter: str, parameters: dict) -> None:
     """Raise :class:`ParameterError` for an unknown profile, an unknown name or a value outside its declared range.
@@ -34,7 +31,7 @@ def check_parameters(chapter: str, parameters: dict) -> None:
     if unknown:
         raise ParameterError(f"{chapter}: unknown parameter(s) {unknown}; valid names: {', '.join(known)}")
     values = meta.checked_parameters(paper, profile, {k: v for k, v in parameters.items() if k != "profile"})
-    for name in MODEL_NAMES:
+    for name in meta.model_parameters(paper)[:1]:  # the encoder(s): layers are checked against each one's count
         for model in as_list(getattr(values, name, None)):
             try:
                 check_model_folder(model)  # a local path that is no model: named now, not in the first cell

@@ -41,6 +41,7 @@ from xalign.core.gemma_model import terms_field
 from xalign.core.names import case_safe, unique_name
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT, results_dir
 from xalign.data.paper_tables import paper_table
+from xalign.papers.meta import params_model
 
 STATUSES = ("reproduced", "partly", "not run here")
 
@@ -94,7 +95,7 @@ class ChapterRun:
 
     def model_name(self) -> str:
         """The model the numbers come from: the encoder recorded by :meth:`use_encoder`,
-        else the parameters' ``model``, ``multi_model`` or first of ``models``."""
+        else the one its parameters name (:func:`xalign.papers.meta.params_model`)."""
         return self.model or params_model(self.params) or "unknown-model"
 
     def use_encoder(self, encoder) -> None:
@@ -267,12 +268,9 @@ def kernel_usage() -> dict[str, float | None]:
             "system_time_s": round(ru.ru_stime, 1), "page_faults": int(ru.ru_minflt)}
 
 
-#: parameters that name the encoder(s) (or map them): they are in a result's file name already
-MODEL_PARAMETERS = ("model", "multi_model", "models", "table1_models")
-
-
 def profile_overrides(paper: str, profile: str, params: dict) -> dict:
-    """The parameters in ``params`` whose value differs from the profile's (model parameters aside).
+    """The parameters in ``params`` whose value differs from the profile's (the parameters naming the
+    encoder aside: :func:`xalign.papers.meta.model_parameters`).
 
     Args:
         paper: the paper package ("gaschi2022").
@@ -288,9 +286,10 @@ def profile_overrides(paper: str, profile: str, params: dict) -> dict:
         declared = meta.profiles(paper)[profile]
     except (KeyError, ValueError):
         return {}
+    models = meta.model_parameters(paper)
     same = lambda a, b: json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
     return {k: params[k] for k in sorted(params)
-            if k in declared and k not in MODEL_PARAMETERS and not same(_plain(params[k]), _plain(declared[k]))}
+            if k in declared and k not in models and not same(_plain(params[k]), _plain(declared[k]))}
 
 
 def _plain(value):
@@ -311,19 +310,6 @@ def overrides_suffix(overrides: dict, limit: int = 80) -> str:
         digest = hashlib.sha256(json.dumps(overrides, sort_keys=True, default=str).encode()).hexdigest()[:10]
         out = out[:limit - 11] + "." + digest
     return out
-
-
-def params_model(params: dict) -> str | None:
-    """The model named by a chapter's parameters: ``model``, ``multi_model`` or first of ``models``."""
-    for name in ("model", "multi_model"):
-        if isinstance(params.get(name), str) and params[name]:
-            return params[name]
-    models = params.get("models")
-    if isinstance(models, str) and models:
-        return models.split(",")[0].strip()
-    if isinstance(models, (list, tuple)) and models:
-        return str(models[0])
-    return None
 
 
 def safe_name(name: str) -> str:

@@ -19,11 +19,12 @@ from pathlib import Path
 
 from xalign.book.parallel import default_jobs, quickest_order, run_chapters_parallel
 from xalign.book.params import check_parameters
-from xalign.book.status import CHAPTERS, status_markdown
+from xalign.book.status import status_markdown
 from xalign.core.atomic import write_text
 from xalign.core.paths import PACKAGE_ROOT, PROJECT_ROOT
 from xalign.core.progress import LOG_VARIABLE, ProgressEcho
 from xalign.data.datasets import datasets_markdown
+from xalign.papers import meta
 
 #: a source checkout (the project's pyproject.toml next to notebooks/), not an installed wheel
 IN_CHECKOUT = (PROJECT_ROOT / "pyproject.toml").exists() and (PROJECT_ROOT / "notebooks").is_dir()
@@ -40,7 +41,7 @@ def work_root() -> Path:
 
 def chapter_ids() -> list[str]:
     """Chapters in book order (the notebook stems)."""
-    return [c for c in CHAPTERS if (NOTEBOOKS / f"{c}.py").exists()]
+    return [c for c in meta.chapters() if (NOTEBOOKS / f"{c}.py").exists()]
 
 
 def find_chapter(name: str) -> str:
@@ -154,39 +155,20 @@ def _check_writable(folder: Path, what: str) -> None:
 def rerun_suffix(chapter: str, parameters: dict | None) -> str:
     """``".name-value..."`` for the parameters that differ from the profile's (models included), else ``""``."""
     from xalign.book.results import overrides_suffix, profile_overrides
-    from xalign.papers.meta import chapter_paper, profiles
 
     parameters = parameters or {}
-    paper, profile = chapter_paper(chapter), parameters.get("profile", "default")
+    paper, profile = meta.chapter_paper(chapter), parameters.get("profile", "default")
     changed = profile_overrides(paper, profile, parameters)
-    declared = profiles(paper).get(profile, {})
+    declared = meta.profiles(paper).get(profile, {})
     changed.update({k: v for k, v in parameters.items()
-                    if k in MODEL_PARAMETERS + ("table1_models",) and k in declared and v != declared[k]})
+                    if k in meta.model_parameters(paper) and k in declared and v != declared[k]})
     return overrides_suffix(dict(sorted(changed.items())))
 
 
-#: the parameters that name a chapter's encoder(s), in the order they are looked for in its profile
-MODEL_PARAMETERS = ("model", "multi_model", "models")
-
-
 def model_parameters(chapter: str, model: str, profile: str = "default") -> dict:
-    """The papermill parameters that put ``model`` in a chapter: ``model`` (chapters 1, 4, 5),
-    ``multi_model`` (chapter 2) or ``models`` (chapter 3, a list), read from the paper's profile.
-
-    Chapter 4's ``table1_models`` (our model -> the paper model it stands beside) follows the model.
-    """
-    from xalign.papers.meta import chapter_paper, profiles
-
-    values = profiles(chapter_paper(chapter))[profile]
-    out = {}
-    for name in MODEL_PARAMETERS:
-        if name in values:
-            out[name] = [model] if isinstance(values[name], list) else model
-    if not out:
-        raise ValueError(f"chapter {chapter}: no model parameter ({', '.join(MODEL_PARAMETERS)}) in its profile")
-    if isinstance(values.get("table1_models"), dict) and values["table1_models"]:
-        out["table1_models"] = {model: next(iter(values["table1_models"].values()))}
-    return out
+    """The papermill parameters that put ``model`` in a chapter, as its paper declares them
+    (:func:`xalign.papers.meta.model_overrides`)."""
+    return meta.model_overrides(meta.chapter_paper(chapter), model, profile)
 
 
 def _publish(path: Path, chapter: str, profile: str | None) -> None:
@@ -210,7 +192,7 @@ def placeholder_chapter(chapter: str, path: Path) -> None:
 
     from xalign.book.publish import publish_notebook
 
-    title = CHAPTERS[chapter]
+    title = meta.chapters()[chapter]
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_markdown_cell(
         f"# {title}\n\nThis chapter was not executed in this build. Run it with\n"
@@ -251,7 +233,7 @@ def build_book(profile: str = "default", chapters: list[str] | None = None, buil
                 shutil.copytree(PROJECT_ROOT / sub, root / sub, dirs_exist_ok=True)
     selected = [find_chapter(c) for c in chapters] if chapters else chapter_ids()
     tasks = []
-    for chapter in CHAPTERS:
+    for chapter in meta.chapters():
         target = root / "book" / "chapters" / f"{chapter}.ipynb"
         if chapter in selected and execute:
             params = {"profile": profile, **(model_parameters(chapter, model, profile) if model else {}),

@@ -14,8 +14,6 @@ from xalign.book.results import code_hash
 from xalign.core.markup import code, text
 from xalign.papers import meta
 
-#: chapter (notebook stem) -> title, in book order
-CHAPTERS = {meta.metadata(p)["chapter"]: meta.metadata(p)["short"] for p in meta.PAPERS}
 RED = "#b00020"
 #: how a row made by older library code is marked in the terminal (explained under the counts)
 STALE = "(stale)"

@@ -28,8 +28,8 @@ xalign 0.1 subtracted the query's density among the *targets*, r_V(u_i), from
 the translation's score but its density among the other *sources* from every
 competitor's, and left u_j itself out of r_U(u_j). Since same-language
 neighbours are closer, that favoured the translation exactly when the two
-languages sit apart. :func:`s_strong_xalign01` keeps that formula, only so that
-a chapter can show the numbers before and after the fix.
+languages sit apart. That formula is kept only inside :func:`alignment_scores`
+(``with_xalign01=True``, for chapter 1's before/after table); no public function returns it.
 
 For identical spaces (U = V) both scores are 1 whenever the points are well
 separated (e.g. random vectors in a few dozen dimensions). CSLS does not make
@@ -150,26 +150,6 @@ def strong_hits(U, V, k: int = 10, block: int | None = None, device: str | None 
     return _strong_hits(u, v, r_u, k, block)
 
 
-def strong_hits_xalign01(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
-    """S_strong hits AS COMPUTED BY XALIGN 0.1 (WRONG DENSITY TERM); only for before/after tables.
-
-    The translation's score subtracted u_i's density among the targets and every
-    competitor's subtracted u_i's density among the other sources (see the module notes).
-
-    Args:
-        U: (N, d) source vectors, row i the translation of V's row i (numpy or torch; L2-normalised here).
-        V: (N, d) target vectors.
-        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
-        block: query rows per block (default: :func:`~xalign.measures.neighbours.block_bytes` of float32 scores); memory O(block x N).
-        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
-
-    Returns:
-        (N,) bool, one per pair.
-    """
-    u, v, r_v, r_u = _prepare(U, V, k, block, device)
-    return _strong_hits_xalign01(u, v, r_v, r_u, k, block)
-
-
 def _hits_in_memory(u, v, k, xalign01: bool = False) -> tuple[np.ndarray, ...]:
     """Weak and strong hits from two full N x N products (u v^T, u u^T) instead of the blocked passes.
 
@@ -271,18 +251,3 @@ def s_strong(U, V, k: int = 10, **kw) -> float:
         A fraction in [0, 1].
     """
     return float(strong_hits(U, V, k, **kw).mean())
-
-
-def s_strong_xalign01(U, V, k: int = 10, **kw) -> float:
-    """S_strong AS COMPUTED BY XALIGN 0.1 (WRONG DENSITY TERM); kept only for before/after tables.
-
-    Args:
-        U: (N, d) source vectors, row i the translation of V's row i.
-        V: (N, d) target vectors.
-        k: neighbours in each CSLS density term.
-        **kw: ``block``, ``device`` (see :func:`strong_hits_xalign01`).
-
-    Returns:
-        A fraction in [0, 1].
-    """
-    return float(strong_hits_xalign01(U, V, k, **kw).mean())

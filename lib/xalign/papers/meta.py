@@ -163,6 +163,59 @@ def check_model_layers(paper: str, values, n_layers: int, model: str) -> None:
     check_layers(ranges(paper), values, n_layers, model, metadata(paper)["chapter"])
 
 
+def chapters() -> dict[str, str]:
+    """Every chapter (notebook stem) -> its heading ("LABEL: TOPIC"), in book order."""
+    return {metadata(p)["chapter"]: metadata(p)["short"] for p in PAPERS}
+
+
+def model_parameters(paper: str) -> tuple[str, ...]:
+    """The profile parameters that name or map the paper's encoder(s): ``paper.yaml``'s ``model_parameter``
+    (``model``, ``multi_model``, ``models``) and, where it has one, its ``model_map`` (``table1_models``).
+    A result's file name holds them already; they are no override of the profile."""
+    md = metadata(paper)
+    return (md["model_parameter"],) + ((md["model_map"],) if md.get("model_map") else ())
+
+
+def model_overrides(paper: str, model: str, profile: str = "default") -> dict:
+    """The parameters that put ``model`` in the paper's chapter (``xalign run --model``).
+
+    Args:
+        paper: the paper package.
+        model: a model name or folder.
+        profile: the profile whose values show the parameter's shape (a list stays a list).
+
+    Returns:
+        ``{model_parameter: model}`` (``[model]`` where the profile holds a list) and, for a ``model_map``
+        the profile fills, ``{model_map: {model: the paper model the profile's first entry stands beside}}``.
+
+    Raises:
+        ValueError: the profile has no ``model_parameter``.
+    """
+    md, values = metadata(paper), profiles(paper)[profile]
+    name, mapping = md["model_parameter"], md.get("model_map")
+    if name not in values:
+        raise ValueError(f"chapter {md['chapter']}: no model parameter ({name}) in its profile")
+    out = {name: [model] if isinstance(values[name], list) else model}
+    if mapping and isinstance(values.get(mapping), dict) and values[mapping]:
+        out[mapping] = {model: next(iter(values[mapping].values()))}
+    return out
+
+
+def params_model(params: Mapping) -> str | None:
+    """The model a chapter's parameters name: the first of the papers' ``model_parameter`` names (in book
+    order: ``model``, ``multi_model``, ``models``) that they hold; of a list of models (a list, or a
+    comma-separated string where the profiles hold a list), the first. None: no model named."""
+    lists = {metadata(p)["model_parameter"] for p in PAPERS
+             if isinstance(profiles(p)["default"].get(metadata(p)["model_parameter"]), list)}
+    for name in dict.fromkeys(metadata(p)["model_parameter"] for p in PAPERS):
+        value = params.get(name)
+        if isinstance(value, str) and value:
+            return value.split(",")[0].strip() if name in lists else value
+        if name in lists and isinstance(value, (list, tuple)) and value:
+            return str(value[0])
+    return None
+
+
 def chapter_paper(chapter: str) -> str:
     """The paper a chapter (notebook stem) reproduces."""
     for p in PAPERS:

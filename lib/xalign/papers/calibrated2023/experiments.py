@@ -7,7 +7,11 @@ The chapter runs them in this order, each one reading what the earlier ones retu
     calib = run_calibration(P, setup, plain, run)               # Sentence-BERT fine-tuning (Table 10, Fig. 2)
     control = run_control(P, setup, plain, calib, run)          # XNLI control; Table 1
 
-and then :mod:`.transfer_experiments` (Tables 2, 3, 4, 8, 9 and the known answers).
+    xnli = transfer_experiments.run_transfer(P, setup, plain, calib, control, run)  # Tables 2, 3, 4, 8, 9
+    known = run_known_answers(P, setup, plain, run)             # checks whose answer is known in advance
+    finish(P, calib, run)                                       # the run's notes
+
+(:mod:`.transfer_experiments` holds the XNLI transfer protocol).
 
 ``P`` is the chapter's parameters (:func:`chapter_parameters`); ``run`` a
 :class:`xalign.book.results.ChapterRun` (anything with its ``record`` / ``compare`` /
@@ -381,3 +385,37 @@ def run_control(P, setup: Setup, plain: NoFinetuning, calib: Calibration, run) -
     run.record("table1_changes_ci", calib.change_ci, title="95% bootstrap interval of our changes (same "
                "sentences before and after, resampled together)")
     return Control(data=data, features=feats, control=control, table1=table1)
+
+
+# ------------------------------------------------------------------ known answers
+def run_known_answers(P, setup: Setup, plain: NoFinetuning, run) -> pd.DataFrame:
+    """Checks whose answer is known before the run (:func:`report.known_answers`), recorded as
+    ``known_answers``.
+
+    Raises:
+        AssertionError: naming the checks that failed (the chapter stops).
+    """
+    from xalign.data import sentdata
+
+    pairs = sentdata.tatoeba_pairs(setup.tatoeba_langs[0])
+    english = [pairs[i][1] for i in cal.sample_rows(len(pairs), P.tatoeba_n, P.seed)]
+    known = report.known_answers(setup.all_encoders, english, plain.best, paper_table(PAPER, "table8"),
+                                 method=P.method)
+    run.record("known_answers", known, title="Known-answer checks")
+    if not known["ok"].all():
+        raise AssertionError(f"known-answer checks failed: {known.loc[~known['ok'], 'check'].tolist()}")
+    return known
+
+
+def finish(P, calib: Calibration, run) -> None:
+    """The run's notes (protocol, fine-tuning data, sizes, the corrected Table 5 labels, wall time)."""
+    import time
+
+    run.notes += [
+        f"Protocol for XNLI transfer: {P.xnli_method}"
+        + (f" ({P.xnli_classifier} on frozen [u, v, |u-v|, u*v] features)" if P.xnli_method == "frozen" else ""),
+        f"Fine-tuning data: {calib.n_nli[0]} SNLI dev+test entailment pairs, {calib.n_sts[0]} STS-B train pairs",
+        f"Tatoeba pairs per language: {P.tatoeba_n or 'all'}; compared direction {P.compare_direction}",
+        "Table 5 QA/SE labels corrected (paper prints them swapped; see table5.csv)",
+        f"Wall time of the notebook body: {time.time() - run.started:.0f} s",
+    ]

@@ -1,10 +1,14 @@
-"""Chapter 3's transfer experiments (Tables 2, 3, 4, 8, 9), the known answers and the run's notes.
+"""Chapter 3's cross-lingual transfer experiments on XNLI (Tables 2, 3, 4, 8, 9).
 
 They follow :mod:`.experiments` (same conventions) in the chapter::
 
     xnli = run_transfer(P, setup, plain, calib, control, run)
-    known = run_known_answers(P, setup, plain, run)
-    finish(P, calib, run)
+
+A module of its own because it is the paper's second protocol: :mod:`.experiments` measures the
+encoders (layer choice, Tatoeba and STS, the Sentence-BERT fine-tuning, the control of Table 1);
+this one trains XNLI classifiers on them (zero-shot, translate-train-all, transfer rate) and
+correlates the transfer with calibrated retrieval. It reads :mod:`.experiments` only through
+the ``run_*`` results it is handed.
 
 "translate-train-all" here trains on the union of XNLI Manual's training splits, which are *human*
 translations (the XNLI dev and test sets); the paper trains on the machine-translated XNLI
@@ -120,37 +124,3 @@ def _compare_tables_8_3_4(P, setup: Setup, blocks: pd.DataFrame, run) -> dict[st
                                                    f"{P.compare_direction}; correlations need >= 3 models",
                                               paper=paper)
     return out
-
-
-# ------------------------------------------------------------------ known answers
-def run_known_answers(P, setup: Setup, plain: NoFinetuning, run) -> pd.DataFrame:
-    """Checks whose answer is known before the run (:func:`report.known_answers`), recorded as
-    ``known_answers``.
-
-    Raises:
-        AssertionError: naming the checks that failed (the chapter stops).
-    """
-    from xalign.data import sentdata
-
-    pairs = sentdata.tatoeba_pairs(setup.tatoeba_langs[0])
-    english = [pairs[i][1] for i in cal.sample_rows(len(pairs), P.tatoeba_n, P.seed)]
-    known = report.known_answers(setup.all_encoders, english, plain.best, paper_table(PAPER, "table8"),
-                                 method=P.method)
-    run.record("known_answers", known, title="Known-answer checks")
-    if not known["ok"].all():
-        raise AssertionError(f"known-answer checks failed: {known.loc[~known['ok'], 'check'].tolist()}")
-    return known
-
-
-def finish(P, calib: Calibration, run) -> None:
-    """The run's notes (protocol, fine-tuning data, sizes, the corrected Table 5 labels, wall time)."""
-    import time
-
-    run.notes += [
-        f"Protocol for XNLI transfer: {P.xnli_method}"
-        + (f" ({P.xnli_classifier} on frozen [u, v, |u-v|, u*v] features)" if P.xnli_method == "frozen" else ""),
-        f"Fine-tuning data: {calib.n_nli[0]} SNLI dev+test entailment pairs, {calib.n_sts[0]} STS-B train pairs",
-        f"Tatoeba pairs per language: {P.tatoeba_n or 'all'}; compared direction {P.compare_direction}",
-        "Table 5 QA/SE labels corrected (paper prints them swapped; see table5.csv)",
-        f"Wall time of the notebook body: {time.time() - run.started:.0f} s",
-    ]

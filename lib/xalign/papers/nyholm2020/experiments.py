@@ -3,7 +3,7 @@
 :func:`run_chapter` runs them all in the chapter's order and returns a :class:`Chapter5`
 holding every table and figure's data; each ``run_*`` also records its tables in the
 :class:`~xalign.book.results.ChapterRun` it is given (``run.compare`` for the thesis'
-tables, ``run.record`` for ours). The figures are drawn by :mod:`.plots`, the prose by
+tables, ``run.record`` for ours). The figures are drawn by :mod:`.figures`, the prose by
 :mod:`.report`.
 
 The order of the probe runs, their seeds and the encoder cache keys are those the

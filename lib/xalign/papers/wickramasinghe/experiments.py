@@ -20,7 +20,7 @@ from xalign.data.static import StaticVectors, read_vec
 from xalign.data.stemming import get_stemmer
 from xalign.data.wordvectors import WordEncoder
 from xalign.measures.bli_grid import evaluate_directions
-from xalign.papers.wickramasinghe import bli_report as BR
+from xalign.papers.wickramasinghe import report as BR
 
 
 @dataclass

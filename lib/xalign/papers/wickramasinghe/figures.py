@@ -13,7 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from xalign.papers.wickramasinghe.bli_report import _pick
+from xalign.papers.wickramasinghe.report import _pick
 
 #: bar colours of the two settings compared in each figure
 COLORS = ("#4C72B0", "#DD8452")

@@ -2,7 +2,7 @@
 
 Every direction a sentence states ("raises", "lowers") is decided by the book's verdict rule
 (:mod:`xalign.measures.verdicts`) from the tables' 95% intervals; the tables themselves are built by
-:mod:`.bli_report`.
+:mod:`.report`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from xalign.core import markup
 from xalign.data.scripts import RULE_NAMES
 from xalign.measures import interval_text
 from xalign.measures.verdicts import DOWN, UP, change_verb, separated
-from xalign.papers.wickramasinghe.bli_report import MULTILINGUAL, _pick, relative_improvement, table5
+from xalign.papers.wickramasinghe.report import MULTILINGUAL, _pick, relative_improvement, table5
 
 
 def sinhala_lists_sentence(matched: pd.DataFrame) -> str:

@@ -10,7 +10,7 @@ point is that every chapter runs through the same code paths (offsets, special t
 encoder of an encoder-decoder, sentence-transformers modules).
 
 Decoder-only LLMs (Llama, Qwen2, Gemma: :data:`DECODER_FAMILIES`) are built by the same function
-(:mod:`xalign.core.tiny_decoders`).
+(:mod:`xalign.testing.tiny_decoders`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from xalign.core.tiny_decoders import DECODER_FAMILIES, build_tiny_decoder
+from xalign.testing.tiny_decoders import DECODER_FAMILIES, build_tiny_decoder
 
 FAMILIES = ("mbert", "xlmr", "mbart", "labse")  # the papers' encoder families
 

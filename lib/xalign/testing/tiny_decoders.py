@@ -1,4 +1,4 @@
-"""Tiny random decoder-only LLMs of three families, built offline (see :mod:`xalign.core.tiny`).
+"""Tiny random decoder-only LLMs of three families, built offline (see :mod:`xalign.testing.tiny`).
 
 Each family gets the kind of vocabulary its real checkpoints have, so the code paths the hub
 models take (offsets, leading-space tokens, BOS, a missing pad token) are the ones tested:
