@@ -87,5 +87,12 @@ def test_a_bad_item_flips_entry_is_named(tmp_path):
 
 def test_the_committed_chapter_4_file_allows_one_item_of_764():
     var = load_variation(K.REFERENCE_DIR / "04_bli_pruning_stemming.variation.yaml")
-    assert var["table4"].item_rate > 0
-    assert var["table4"].for_cell("ours", {"n_queries": N}) == pytest.approx(100 / N, rel=1e-6)
+    from xalign.book.item_steps import row_item_tolerance
+
+    t4 = var["table4"]
+    assert t4.item_rate > 0
+    # the measured flip rate allows one item of 764; the Xeon's own move of that column (one item, measured on
+    # the second machine and merged in at 2 x) allows two: a cell gets the larger of the two
+    assert row_item_tolerance({"n_queries": N}, "n_queries", t4.item_rate) == pytest.approx(100 / N, rel=1e-6)
+    assert t4.for_cell("ours", {"n_queries": N}) == max(t4.for_column("ours"), 100 / N)
+    assert t4.for_cell("ours", {"n_queries": N}) < 3 * 100 / N  # never three items
