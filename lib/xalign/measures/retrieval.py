@@ -136,15 +136,7 @@ def weak_hits(U, V, k: int = 10, block: int | None = None, device: str | None = 
 def strong_hits(U, V, k: int = 10, block: int | None = None, device: str | None = None) -> np.ndarray:
     """Per pair: does v_i beat every other source vector u_j (j != i) as u_i's neighbour? (Eq. 3)
 
-    Args:
-        U: (N, d) source vectors, row i the translation of V's row i (numpy or torch; L2-normalised here).
-        V: (N, d) target vectors.
-        k: neighbours in each CSLS density term (>= 1; fewer vectors: all of them).
-        block: query rows per block (default: :func:`~xalign.measures.neighbours.block_bytes` of float32 scores); memory O(block x N).
-        device: ``"cpu"``, ``"cuda"``... (default: the GPU when there is one).
-
-    Returns:
-        (N,) bool, one per pair.
+    Arguments and result as :func:`weak_hits`: (N, d) ``U`` and ``V`` in, (N,) bool out, one per pair.
     """
     u, v, _r_v, r_u = _prepare(U, V, k, block, device)
     return _strong_hits(u, v, r_u, k, block)
