@@ -118,3 +118,23 @@ def test_failing_cells_beyond_the_shown_ones_are_counted():
     c = K.TableCheck("t", False, problems=[f"row {i} v: 1, reference 0 (tolerance 1e-06)" for i in range(7)])
     lines = K.failure_lines("01_x", c, shown=5)
     assert lines[0] == "01_x / t / row 0 v: 1, reference 0 (tolerance 1e-06)" and lines[-1] == "01_x / t: and 2 more"
+
+
+def test_the_batch_size_is_an_environment_knob_recorded_and_compared(monkeypatch):
+    from xalign.core.devices import BATCH_TOKENS_ENV, default_batch_tokens
+    from xalign.core.machine import machine_differences, machine_line, machine_record
+
+    monkeypatch.delenv(BATCH_TOKENS_ENV, raising=False)
+    assert default_batch_tokens("cpu") == 1024
+    one = machine_record("cpu")
+    monkeypatch.setenv(BATCH_TOKENS_ENV, "384")
+    assert default_batch_tokens("cpu") == default_batch_tokens("cuda") == 384
+    other = machine_record("cpu")
+    assert other["encoding"] == {"batch_tokens": 384} and "batches of 384 tokens" in machine_line(other)
+    assert machine_differences(one, other) == ["encoding batch_tokens: 1024 vs 384"]
+    old = {k: v for k, v in one.items() if k != "encoding"}  # a record made before the field existed
+    assert machine_differences(old, other) == []
+    for bad in ("0", "-3", "12k", str(2**20 + 1)):
+        monkeypatch.setenv(BATCH_TOKENS_ENV, bad)
+        with pytest.raises(ValueError, match="XALIGN_BATCH_TOKENS"):
+            default_batch_tokens("cpu")

@@ -141,3 +141,78 @@ def test_table6_names_one_classifier_only_beyond_the_noise(margin_2_5):
     row = table6(t4, ["de"]).iloc[0]
     assert row["ours classifier"] == "LR" and row["repaired classifier"] == "LR or MLP (within the noise)"
     assert row["repaired"] == 51.0  # the value is still the higher one, as the thesis reports it
+
+
+# --------------------------------------------------------------------------- full-batch probes (issue 46 item 3)
+def _three_class(n, d, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    y = (X[:, :4].sum(1) + rng.normal(size=n) > 0).astype(int) + (X[:, 4] + 0.5 * rng.normal(size=n) > 0.8)
+    return X, y.astype(int)
+
+
+def test_full_batch_probe_predictions_survive_rounding_noise_and_thread_counts():
+    from threadpoolctl import threadpool_limits
+
+    X, y = _three_class(400, 96, 5)
+    Xt, _ = _three_class(300, 96, 6)
+    spec = probe.ProbeSpec("p", backend="full-batch", config="prototyping", standardize=True)
+    plain, info = probe.fit_predict(X, y, spec, 3, None, 0, [Xt], cache=False)
+    noisy, _ = probe.fit_predict(_perturbed(X, 1), y, spec, 3, None, 0, [_perturbed(Xt, 2)], cache=False)
+    with threadpool_limits(2):
+        two, _ = probe.fit_predict(X, y, spec, 3, None, 0, [Xt], cache=False)
+    assert np.array_equal(plain[0], noisy[0]) and np.array_equal(plain[0], two[0])
+    assert info["selection"] == "5-fold, log-loss" and info["reg"] in probe.FULL_BATCH_REGS
+    assert info["early_stopping"].startswith("none (full batch")
+    assert len(info["cv_log_loss"]) == len(probe.FULL_BATCH_REGS)
+    with pytest.raises(ValueError, match="logistic regression only"):
+        probe.ProbeSpec("m", kind="mlp", nhid=4, backend="full-batch")
+
+
+def test_full_batch_l2_is_sentevals_weight_decay():
+    """C = 1 / (l2 n): the fitted logistic regression minimises mean loss + l2/2 |W|^2 (bias free)."""
+    from scipy.optimize import minimize
+    from scipy.special import logsumexp
+
+    X, y = _three_class(150, 6, 7)
+    l2 = 1e-2
+    clf = probe.FullBatchProbe(probe.ProbeSpec("p", backend="full-batch"), 6, 3, l2, seed=0)
+    clf.fit(X, y)
+    Z = clf.model[0].transform(X.astype(np.float64))
+
+    def objective(w):
+        W, b = w[:18].reshape(6, 3), w[18:]
+        s = Z @ W + b
+        return np.mean(logsumexp(s, axis=1) - s[np.arange(len(y)), y]) + l2 / 2 * np.sum(W**2)
+
+    best = minimize(objective, np.zeros(21), method="L-BFGS-B", options={"gtol": 1e-12, "maxiter": 10000})
+    lr = clf.model[-1]
+    ours = np.concatenate([lr.coef_.T.ravel(), lr.intercept_])
+    assert objective(ours) == pytest.approx(best.fun, abs=1e-9)
+    with pytest.raises(ValueError, match="finite number > 0"):
+        probe.FullBatchProbe(probe.ProbeSpec("p", backend="full-batch"), 6, 3, 0.0, seed=0)
+
+
+def test_full_batch_selection_follows_log_loss_not_accuracy(monkeypatch):
+    X, y = _three_class(200, 12, 8)
+    spec = probe.ProbeSpec("p", backend="full-batch", kfold=3)
+    favoured = probe.FULL_BATCH_REGS[2]
+    monkeypatch.setattr(probe.FullBatchProbe, "log_loss", lambda self, X, y: 0.1 if self.l2 == favoured else 1.0)
+    monkeypatch.setattr(probe.FullBatchProbe, "score", lambda self, X, y: 1.0 if self.l2 != favoured else 0.0)
+    _, info = probe.fit_probe(X, y, spec, 3)
+    assert info["reg"] == favoured and info["selection"] == "3-fold, log-loss"
+
+
+def test_chapter5_logistic_regressions_train_full_batch_unless_asked_for_senteval():
+    from xalign.papers.meta import checked_parameters
+    from xalign.papers.nyholm2020.inputs import our_probes
+
+    for profile in ("smoke", "default", "paper"):
+        P = checked_parameters("nyholm2020", profile, {})
+        assert P.lr_training == "full-batch"
+        lr, mlp = our_probes(P)
+        assert (lr.backend, mlp.backend, mlp.min_validation) == ("full-batch", "torch", 0.2)
+    P = checked_parameters("nyholm2020", "default", {"lr_training": "senteval"})
+    assert {(s.backend, s.min_validation) for s in our_probes(P)} == {("torch", 0.2)}
+    with pytest.raises(ValueError, match="lr_training"):
+        checked_parameters("nyholm2020", "default", {"lr_training": "adam"})

@@ -6,6 +6,12 @@ kernel launches, and cache chunks large enough to fill them (a batch never spans
 
 from __future__ import annotations
 
+import os
+
+#: environment variable: padded tokens per encoding batch for every encoder loaded without its own
+#: ``batch_tokens`` (another batch shape, another padding and summation order: ``xalign check``'s second test)
+BATCH_TOKENS_ENV = "XALIGN_BATCH_TOKENS"
+
 
 def default_device() -> str:
     """``"cuda"`` where torch sees a GPU, else ``"cpu"``."""
@@ -33,7 +39,18 @@ def is_gpu(device) -> bool:
 
 
 def default_batch_tokens(device: str) -> int:
-    """Padded tokens per batch where the caller names none: :data:`GPU_BATCH_TOKENS` on ``cuda``, else 1,024."""
+    """Padded tokens per batch where the caller names none: ``$XALIGN_BATCH_TOKENS`` when set, else
+    :data:`GPU_BATCH_TOKENS` on ``cuda`` and 1,024 on a CPU.
+
+    Raises:
+        ValueError: ``XALIGN_BATCH_TOKENS`` is set to something other than an integer from 1 to 1,048,576.
+    """
+    raw = os.environ.get(BATCH_TOKENS_ENV, "").strip()
+    if raw:
+        if not raw.isdigit() or not 1 <= int(raw) <= 2**20:
+            raise ValueError(f"{BATCH_TOKENS_ENV}={raw!r}: padded tokens per batch must be an integer from 1 to "
+                             f"{2**20:,}")
+        return int(raw)
     return GPU_BATCH_TOKENS if is_gpu(device) else CPU_BATCH_TOKENS
 
 

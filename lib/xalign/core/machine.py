@@ -101,9 +101,10 @@ def machine_record(device: str | None = None) -> dict:
         ``{"cpu": {"model", "vendor", "logical_cpus", "isa": [AVX2, AVX-512F, AVX-512 BF16, AMX, ...],
         "torch_capability": "AVX2"|"AVX512"|...}, "blas": {"numpy": "openblas 0.3.31 (Haswell)", "torch": "mkl",
         "pools": [threadpoolctl's pools]}, "threads": {"torch", "torch_interop", "blas"},
-        "device": {"kind": "cpu"|"cuda", "name": str}, "platform": str, "torch": version}``.
+        "device": {"kind": "cpu"|"cuda", "name": str}, "platform": str, "torch": version,
+        "encoding": {"batch_tokens": padded tokens per batch of encoders loaded without their own}}``.
     """
-    from xalign.core.devices import default_device
+    from xalign.core.devices import default_batch_tokens, default_device
 
     cpu = cpu_info()
     t = _torch()
@@ -125,6 +126,7 @@ def machine_record(device: str | None = None) -> dict:
         "threads": {"torch": t.get("threads"), "torch_interop": t.get("interop_threads"),
                     "blas": max((p.get("num_threads") or 0 for p in blas), default=None)},
         "device": dev, "platform": platform.platform(), "torch": t.get("version"),
+        "encoding": {"batch_tokens": default_batch_tokens(kind)},
     }
 
 
@@ -138,7 +140,8 @@ def machine_line(record: dict | None) -> str:
     dev_text = dev.get("kind", "?") + (f" ({dev['name']})" if dev.get("kind") == "cuda" else "")
     return (f"{cpu.get('model', '?')} ({cpu.get('vendor', '?')}; {isa}; torch {cpu.get('torch_capability')}), "
             f"numpy BLAS {blas.get('numpy', '?')}, torch BLAS {blas.get('torch', '?')}, "
-            f"threads torch {threads.get('torch', '?')} / BLAS {threads.get('blas', '?')}, device {dev_text}")
+            f"threads torch {threads.get('torch', '?')} / BLAS {threads.get('blas', '?')}, device {dev_text}"
+            + (f", batches of {tokens:,} tokens" if (tokens := (record.get("encoding") or {}).get("batch_tokens")) else ""))
 
 
 def machine_differences(a: dict | None, b: dict | None) -> list[str]:
@@ -149,10 +152,13 @@ def machine_differences(a: dict | None, b: dict | None) -> list[str]:
         return []
     out = []
     on_cpus = (a.get("device") or {}).get("kind") == (b.get("device") or {}).get("kind") == "cpu"
-    for group, name in (*KIND_FIELDS, ("threads", "torch"), ("threads", "blas")):
+    for group, name in (*KIND_FIELDS, ("threads", "torch"), ("threads", "blas"), ("encoding", "batch_tokens")):
         if on_cpus and (group, name) == ("device", "name"):
             continue  # a CPU device's name is the CPU model, compared above
         va, vb = (a.get(group) or {}).get(name), (b.get(group) or {}).get(name)
+        if group == "encoding" and None in (va, vb):
+            continue  # a record made before batch sizes were recorded
+
         if va != vb:
             shown = (", ".join(v) if isinstance(v, list) else v for v in (va, vb))
             out.append(f"{group} {name}: {' vs '.join(map(str, shown))}")

@@ -12,7 +12,10 @@ two configurations mean the same here:
   layer (logistic regression, ``nhid=0``) or ``Linear -> Dropout -> Sigmoid
   -> Linear`` (MLP), trained with early stopping on a validation set
   (``tenacity``, ``epoch_size``, ``max_epoch``), L2 weight decay as the
-  regulariser; or scikit-learn's ``LogisticRegression`` (standardised inputs).
+  regulariser; or scikit-learn's ``LogisticRegression`` (standardised inputs); or, for results that
+  rounding noise cannot move, a logistic regression trained on the whole training set at once
+  (:class:`FullBatchProbe`: L-BFGS in float64 to convergence, no early stopping, the L2 value chosen
+  by cross-validated log-loss rather than accuracy).
 - model selection: the L2 grid scored by stratified k-fold cross-validation
   on the training data (SentEval's ``KFoldClassifier``), or on a separate
   dev split when the task has one (``SplitClassifier``); then one fit on
@@ -47,6 +50,11 @@ TORCH_REGS = (1e-5, 1e-4, 1e-3, 1e-2)  # SentEval's L2 grid for its PyTorch clas
 SKLEARN_CS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)  # SentEval's C grid for scikit-learn's logistic regression
 PROBE_THREADS = 1  # torch threads while training probes (None: leave torch's setting)
 PROBE_DTYPE = np.float64  # torch probes train in this precision (float32: SentEval's, rounding-sensitive)
+#: the full-batch probes' L2 grid (lambda: the penalty lambda/2 |w|^2 on the mean loss, SentEval's weight decay);
+#: SentEval's grid starts at 1e-5, where 1,536 features on a few hundred pairs are separable and the optimum far
+FULL_BATCH_REGS = (1e-3, 1e-2, 1e-1, 1.0)
+FULL_BATCH_MAX_ITER = 2000  # L-BFGS iterations at most (chapter 5's fits converge in about 30-300)
+FULL_BATCH_TOL = 1e-7  # stop once the largest gradient component is below this
 
 
 # --------------------------------------------------------------------------- features
@@ -59,12 +67,16 @@ def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- classifiers
+BACKENDS = ("torch", "sklearn", "full-batch")
+
+
 @dataclass(frozen=True)
 class ProbeSpec:
     """One classifier set-up.
 
     ``kind``: ``"logreg"`` or ``"mlp"`` (``nhid`` hidden sigmoid units);
-    ``backend``: ``"torch"`` (SentEval's classifier) or ``"sklearn"`` (logreg only);
+    ``backend``: ``"torch"`` (SentEval's classifier), ``"sklearn"`` (logreg only) or ``"full-batch"``
+    (:class:`FullBatchProbe`, logreg only; of the config only k is used: no batches, no early stopping);
     ``config``: a :data:`SENTEVAL_CONFIGS` name (optimiser, batch, early stopping, k);
     ``regs``: the L2 (torch) / C (sklearn) grid, ``None`` for SentEval's, ``()`` for none
     (SentEval's ``noreg``: weight decay 1e-9); ``max_epoch`` / ``epoch_size`` override
@@ -87,10 +99,10 @@ class ProbeSpec:
     def __post_init__(self):
         if self.kind not in ("logreg", "mlp"):
             raise ValueError(f"{self.name}: kind must be 'logreg' or 'mlp', got {self.kind!r}")
-        if self.backend not in ("torch", "sklearn"):
-            raise ValueError(f"{self.name}: backend must be 'torch' or 'sklearn', got {self.backend!r}")
-        if self.backend == "sklearn" and self.kind != "logreg":
-            raise ValueError(f"{self.name}: the sklearn backend is logistic regression only")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"{self.name}: backend must be one of {', '.join(BACKENDS)}, got {self.backend!r}")
+        if self.backend in ("sklearn", "full-batch") and self.kind != "logreg":
+            raise ValueError(f"{self.name}: the {self.backend} backend is logistic regression only")
         if self.kind == "mlp" and self.nhid <= 0:
             raise ValueError(f"{self.name}: an MLP needs nhid > 0")
         if self.config not in SENTEVAL_CONFIGS:
@@ -107,7 +119,7 @@ class ProbeSpec:
 
     def grid(self) -> tuple:
         if self.regs is None:
-            return SKLEARN_CS if self.backend == "sklearn" else TORCH_REGS
+            return {"sklearn": SKLEARN_CS, "full-batch": FULL_BATCH_REGS}.get(self.backend, TORCH_REGS)
         if len(self.regs) == 0:
             return (1e9,) if self.backend == "sklearn" else (1e-9,)
         return tuple(self.regs)
@@ -295,8 +307,71 @@ class SklearnProbe:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
 
+class FullBatchProbe:
+    """Logistic regression trained on the whole training set at once, to convergence.
+
+    Standardised float64 features (the training set's mean and std), scikit-learn's ``LogisticRegression``
+    (L-BFGS until the largest gradient component is below :data:`FULL_BATCH_TOL`, at most
+    :data:`FULL_BATCH_MAX_ITER` iterations); no mini-batches, no early stopping. ``l2`` is SentEval's
+    weight decay (the penalty ``l2 / 2 * |W|^2`` on the mean loss, bias unpenalised), so C = 1 / (l2 n).
+
+    Why: SentEval's recipe (shuffled mini-batches, early stopping on a noisy validation accuracy) sends a
+    float32 rounding difference in the inputs down another training path; on chapter 5's probes it moved
+    cells by up to 27 points between two CPU kinds (issue 46). An L2-penalised logistic regression has one
+    optimum (strictly convex), which the solver reaches, so a rounding-scale change of the inputs moves the
+    weights by a rounding-scale amount. An MLP is not convex: trained this way its optimum still depended on
+    the path for small L2 values (measured: 17 of 300 test predictions flipped at l2 = 1e-4, none at 1e-3 and
+    above), and a full-batch MLP on chapter 5's features costs about 2 minutes per task and seed on one
+    core (21 fits of the k-fold grid), so the MLPs keep SentEval's training.
+    """
+
+    def __init__(self, spec: ProbeSpec, n_features: int, n_classes: int, l2: float, seed: int):
+        if not (np.isfinite(l2) and l2 > 0):
+            raise ValueError(f"{spec.name}: the full-batch L2 value must be a finite number > 0, got {l2!r}")
+        self.spec, self.l2, self.n_classes = spec, float(l2), int(n_classes)
+        self.model = None
+        self.n_iter = None
+
+    def fit(self, X, y, validation=None, validation_split=None) -> float:
+        """Fit on all of ``(X, y)`` (``validation`` plays no part: nothing stops early); returns NaN."""
+        import warnings
+
+        from sklearn.exceptions import ConvergenceWarning
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import StandardScaler
+
+        X, y = np.asarray(X, np.float64), np.asarray(y)
+        clf = LogisticRegression(C=1.0 / (self.l2 * len(X)), solver="lbfgs", tol=FULL_BATCH_TOL,
+                                 max_iter=FULL_BATCH_MAX_ITER)
+        self.model = make_pipeline(StandardScaler(), clf)
+        with warnings.catch_warnings():  # a fit that ends on the budget says so in n_iter, recorded in the info
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            self.model.fit(X, y)
+        self.n_iter = int(np.max(clf.n_iter_))
+        return float("nan")
+
+    def _proba(self, X) -> np.ndarray:
+        """(n, n_classes) probabilities, classes absent from the training labels at 0."""
+        p = self.model.predict_proba(np.asarray(X, np.float64))
+        out = np.zeros((len(p), self.n_classes))
+        out[:, self.model.classes_.astype(int)] = p
+        return out
+
+    def predict(self, X) -> np.ndarray:
+        return self.model.predict(np.asarray(X, np.float64))
+
+    def score(self, X, y) -> float:
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    def log_loss(self, X, y) -> float:
+        """Mean cross-entropy (nats) of the true labels; probabilities clipped at 1e-15."""
+        p = self._proba(X)[np.arange(len(y)), np.asarray(y, dtype=int)]
+        return float(-np.mean(np.log(np.clip(p, 1e-15, 1.0))))
+
+
 def make_probe(spec: ProbeSpec, n_features: int, n_classes: int, l2: float, seed: int):
-    cls = SklearnProbe if spec.backend == "sklearn" else TorchProbe
+    cls = {"sklearn": SklearnProbe, "full-batch": FullBatchProbe}.get(spec.backend, TorchProbe)
     return cls(spec, n_features, n_classes, l2, seed)
 
 
@@ -331,39 +406,46 @@ def _fit_probe(X, y, spec, n_classes, dev, seed):
         raise ValueError(f"{len(X)} feature rows but {len(y)} labels")
     n_classes = n_classes or int(y.max()) + 1
     grid = spec.grid()
+    by_loss = spec.backend == "full-batch"  # a continuous score: no near-tie of accuracies to flip the choice
     if len(grid) == 1:  # nothing to select: record what ran, not the k-fold that did not
         selection = "none (one grid value)"
     else:
-        selection = "dev" if dev is not None else f"{spec.settings['kfold']}-fold"
+        selection = ("dev" if dev is not None else f"{spec.settings['kfold']}-fold") + (", log-loss" if by_loss else "")
     info = {"selection": selection, "grid": list(grid)}
     cv: list[float] = []
+    losses: list[float] = []
 
     def grid_scores(Xtr, ytr, val):
-        """Validation accuracy (%) of every grid value trained on (Xtr, ytr), and the fitted probe(s)."""
+        """Validation accuracy (%) and log-loss (nats; NaN unless full-batch) of every grid value trained
+        on (Xtr, ytr)."""
         if spec.backend == "torch":  # all grid values in one multi-head fit
             clf = TorchProbe(spec, X.shape[1], n_classes, grid, seed)
             clf.fit(Xtr, ytr, validation=val)
-            return 100 * clf.score_heads(*val), clf
+            return 100 * clf.score_heads(*val), np.full(len(grid), np.nan)
         fits = [make_probe(spec, X.shape[1], n_classes, reg, seed) for reg in grid]
         for f in fits:
             f.fit(Xtr, ytr)
-        return np.array([100 * f.score(*val) for f in fits]), fits
+        loss = [f.log_loss(*val) if by_loss else np.nan for f in fits]
+        return np.array([100 * f.score(*val) for f in fits]), np.array(loss)
 
     if len(grid) > 1:
         if dev is not None:
-            sc, _ = grid_scores(X, y, dev)
-            cv = [float(v) for v in sc]
+            acc, loss = grid_scores(X, y, dev)
         else:
             skf = StratifiedKFold(n_splits=spec.settings["kfold"], shuffle=True, random_state=seed)
-            folds = [grid_scores(X[tr], y[tr], (X[te], y[te]))[0] for tr, te in skf.split(X, y)]
-            cv = [float(v) for v in np.mean(folds, axis=0)]
-        best = grid[int(np.argmax(cv))]
+            folds = [grid_scores(X[tr], y[tr], (X[te], y[te])) for tr, te in skf.split(X, y)]
+            acc, loss = np.mean([f[0] for f in folds], axis=0), np.mean([f[1] for f in folds], axis=0)
+        cv, losses = [float(v) for v in acc], [float(v) for v in loss]
+        best = grid[int(np.argmin(loss))] if by_loss else grid[int(np.argmax(cv))]
     else:
         best = grid[0]
-    info.update(reg=best, cv_scores=cv, cv_best=max(cv) if cv else None)
+    info.update(reg=best, cv_scores=cv, cv_best=cv[grid.index(best)] if cv else None,
+                **({"cv_log_loss": losses} if by_loss else {}))
     clf = make_probe(spec, X.shape[1], n_classes, best, seed)
     clf.fit(X, y, validation=dev)
-    if spec.backend == "sklearn":
+    if spec.backend == "full-batch":
+        info["early_stopping"] = f"none (full batch, L-BFGS, {clf.n_iter} iterations)"
+    elif spec.backend == "sklearn":
         info["early_stopping"] = "none (sklearn)"
     elif dev is not None:
         info["early_stopping"] = f"dev split ({len(dev[1])} items)"

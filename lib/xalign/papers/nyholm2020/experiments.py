@@ -222,9 +222,8 @@ def run_layer_sweep(run, P: SimpleNamespace, data: Data, feats: Features, enc, x
 def run_classifier_size(run, P: SimpleNamespace, data: Data, feats: Features) -> pd.DataFrame:
     """MLPs of growing hidden size (0 = logistic regression) on the repaired features of the first two
     study languages and the first XED language; recorded as ``classifier_size``."""
-    kw = our_probe_settings(P)
-    specs = [probe.ProbeSpec(f"nhid={h}", kind="mlp" if h else "logreg", nhid=h, **kw)
-             for h in as_list(P.classifier_sizes)]
+    specs = [probe.ProbeSpec(f"nhid={h}", kind="mlp" if h else "logreg", nhid=h,
+                             **our_probe_settings(P, "mlp" if h else "logreg")) for h in as_list(P.classifier_sizes)]
     tasks = [data.xnli[lang] for lang in data.study[:2]] + [data.xed[lang] for lang in list(data.xed)[:1]]
     res = pd.concat([probe_tasks.run_grid(
         [t], {"repaired": feats.XF["repaired"] if t.name.startswith("XED") else feats.F["repaired"]},

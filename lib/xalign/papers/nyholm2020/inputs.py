@@ -195,12 +195,24 @@ def encode_features(enc, P: SimpleNamespace, data: Data) -> Features:
 
 
 def our_probes(P: SimpleNamespace) -> list[ProbeSpec]:
-    """Our two probes for the repaired features: LR and an MLP with ``mlp_hidden`` units, standardised
-    features, L2 by k-fold cross-validation, 20 % of the training data held out for early stopping."""
-    kw = our_probe_settings(P)
-    return [probe.ProbeSpec("LR", kind="logreg", **kw), probe.ProbeSpec("MLP", kind="mlp", nhid=P.mlp_hidden, **kw)]
+    """Our two probes for the repaired features on standardised features: LR (trained as ``P.lr_training``
+    says) and an MLP with ``mlp_hidden`` units (SentEval's training); :func:`our_probe_settings`."""
+    return [probe.ProbeSpec("LR", kind="logreg", **our_probe_settings(P, "logreg")),
+            probe.ProbeSpec("MLP", kind="mlp", nhid=P.mlp_hidden, **our_probe_settings(P, "mlp"))]
 
 
-def our_probe_settings(P: SimpleNamespace) -> dict:
-    """The keyword arguments every probe of ours shares."""
-    return {"config": P.senteval_config, "standardize": True, "min_validation": 0.2}
+def our_probe_settings(P: SimpleNamespace, kind: str) -> dict:
+    """The keyword arguments of our probes of ``kind`` ("logreg" or "mlp"); k from ``P.senteval_config``.
+
+    ``P.lr_training = "full-batch"``: the logistic regressions train on the whole training set in float64 to
+    convergence, L2 by k-fold log-loss (:class:`xalign.measures.probe.FullBatchProbe`: rounding noise cannot
+    send them down another path). ``"senteval"``, and every MLP: SentEval's mini-batch training, 20 % of the
+    training data held out for early stopping, L2 by k-fold accuracy.
+    """
+    if P.lr_training not in ("full-batch", "senteval"):
+        raise ValueError(f"lr_training must be 'full-batch' or 'senteval', got {P.lr_training!r}")
+    if kind not in ("logreg", "mlp"):
+        raise ValueError(f"kind must be 'logreg' or 'mlp', got {kind!r}")
+    full = kind == "logreg" and P.lr_training == "full-batch"
+    return {"config": P.senteval_config, "standardize": True,
+            **({"backend": "full-batch"} if full else {"min_validation": 0.2})}
