@@ -263,3 +263,15 @@ def test_reference_command_names_a_damaged_reference_and_replaces_nothing(refere
     path.write_text("[]")
     assert main(["reference", "--results", str(results), "--reference", str(ref)]) == 1
     assert str(path) in capsys.readouterr().err and path.read_text() == "[]"
+
+
+def test_one_rule_says_what_a_number_is_for_check_harness_variation_and_item_steps():
+    from xalign.book import check, harness, item_steps, variation
+    from xalign.core.numbers import is_finite_number, is_number
+
+    assert is_number(1) and is_number(2.5) and is_number(float("nan")) and not is_number(True)
+    assert not is_number("1") and not is_number(None)
+    assert is_finite_number(0) and not is_finite_number(float("inf")) and not is_finite_number(float("nan"))
+    assert not is_finite_number(False)
+    for module in (check, harness, item_steps, variation):  # no private copy of the rule left behind
+        assert not {"_number", "_finite", "_num"} & set(vars(module)), module.__name__

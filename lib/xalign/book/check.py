@@ -28,7 +28,6 @@ values and its tolerance (:func:`failure_lines`).
 
 from __future__ import annotations
 
-import math
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from pathlib import Path
 from xalign.book.results import load_results, read_result, safe_name
 from xalign.book.variation import TableVariation, load_variation, variation_path
 from xalign.core.jsonfile import JSONFileError
+from xalign.core.numbers import is_finite_number, is_number
 from xalign.core.paths import REFERENCE_DIR, results_dir
 from xalign.core.precision import EXACT
 
@@ -179,12 +179,12 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
             out.ok = False
             out.problems.append(f"row {i}: columns {sorted(set(rb) ^ set(ra))} differ")
             continue
-        spread = max((abs(float(ra[c])) for c in INTERVAL_COLUMNS if _finite(ra.get(c))), default=0.0)
+        spread = max((abs(float(ra[c])) for c in INTERVAL_COLUMNS if is_finite_number(ra.get(c))), default=0.0)
         for col, va in ra.items():
             vb = rb[col]
-            if _number(va) and _number(vb):
+            if is_number(va) and is_number(vb):
                 out.n_cells += 1
-                if not (_finite(va) and _finite(vb)):
+                if not (is_finite_number(va) and is_finite_number(vb)):
                     out.ok = False
                     out.problems.append(f"row {i} {col}: {vb!r}, reference {va!r}: not a finite number (NaN and "
                                         "infinity never agree; a missing value is stored as null)")
@@ -200,19 +200,11 @@ def check_table(name: str, ref: dict, new: dict | None, abs_tol: float = ABS_TOL
     return out
 
 
-def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
-def _finite(v) -> bool:
-    return _number(v) and math.isfinite(v)
-
-
 def check_tolerance(value, name: str = "--tolerance") -> float:
     """``value`` as a float when it is a finite number >= 0 (an absolute tolerance); else ValueError naming
     ``name`` and the valid range (NaN would accept nothing silently and compare False, a negative or
     infinite one is no tolerance)."""
-    if not _number(value) or not math.isfinite(value) or value < 0:
+    if not is_finite_number(value) or value < 0:
         raise ValueError(f"{name} must be a finite number >= 0 (an absolute tolerance, e.g. 1e-6), got {value!r}")
     return float(value)
 

@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xalign.core.numbers import is_number
+
 #: a table's tolerance is this many times the largest move the harness saw (the harness samples a few
 #: arithmetics; a reader's machine is another one)
 MARGIN = 2.0
@@ -51,10 +53,6 @@ class TableMove:
             self.by_column[col] = max(d, self.by_column.get(col, 0.0))
 
 
-def _number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
-
-
 def table_moves(ref: dict, new: dict) -> dict[str, TableMove]:
     """Per table of ``ref`` (a saved result), the largest numeric move and the flips in ``new``.
 
@@ -76,7 +74,7 @@ def table_moves(ref: dict, new: dict) -> dict[str, TableMove]:
                 continue
             for col, va in ra.items():
                 vb = rb[col]
-                if _number(va) and _number(vb):
+                if is_number(va) and is_number(vb):
                     move.n_cells += 1
                     fa, fb = math.isfinite(va), math.isfinite(vb)
                     if not (fa and fb):

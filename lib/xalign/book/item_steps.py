@@ -22,8 +22,9 @@ of shares moves by at most one step when one item flips) and a column that is su
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
+
+from xalign.core.numbers import is_finite_number
 
 #: a cell may exceed its allowance with at most this probability (per cell; a chapter has a few hundred)
 CELL_LEVEL = 1e-3
@@ -33,13 +34,9 @@ RATE_LEVEL = 0.95
 INTEGRAL = 1e-6
 
 
-def _num(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
-
 def count_columns(row: dict) -> list[str]:
     """Columns of ``row`` that count items: named ``n`` or ``n_...``, holding a whole number >= 1."""
-    return [c for c, v in row.items() if (c == "n" or c.startswith("n_")) and _num(v) and v >= 1 and v == int(v)]
+    return [c for c, v in row.items() if (c == "n" or c.startswith("n_")) and is_finite_number(v) and v >= 1 and v == int(v)]
 
 
 def denominators(row: dict) -> dict[str, int]:
@@ -73,7 +70,7 @@ def item_columns(rows: list[dict]) -> dict[str, str]:
     columns = [c for c in rows[0] if c not in counts and not (c == "n" or c.startswith("n_"))]
     found: dict[str, str] = {}
     for col in columns:
-        values = [(r, r.get(col)) for r in rows if _num(r.get(col))]
+        values = [(r, r.get(col)) for r in rows if is_finite_number(r.get(col))]
         if not values or not any(0 < v < 100 for _, v in values):
             continue
         names = set(denominators(values[0][0]))
@@ -98,8 +95,8 @@ def item_columns(rows: list[dict]) -> dict[str, str]:
                 continue
             others = [o for o in before if o != base]
             for other in others:
-                pairs = [(r[col], r[base], r.get(other)) for r in rows if _num(r.get(col))]
-                if pairs and all(_num(b) and _num(o) and abs(v - (b - o)) < 1e-9 for v, b, o in pairs):
+                pairs = [(r[col], r[base], r.get(other)) for r in rows if is_finite_number(r.get(col))]
+                if pairs and all(is_finite_number(b) and is_finite_number(o) and abs(v - (b - o)) < 1e-9 for v, b, o in pairs):
                     found[col] = den
                     break
             if col in found:
@@ -135,7 +132,7 @@ def count_steps(ref: dict, new: dict) -> tuple[int, int]:
         for col, den in item_columns(rows).items():
             for ra, rb in zip(rows, other):
                 n, va, vb = _denominator(ra, den), ra.get(col), rb.get(col)
-                if n and _num(va) and _num(vb):
+                if n and is_finite_number(va) and is_finite_number(vb):
                     scored += n
                     flipped += round(abs(va - vb) * n / 100)
     return flipped, scored

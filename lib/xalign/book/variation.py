@@ -16,6 +16,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from xalign.core.numbers import is_finite_number
+
 SEED_SUFFIXES = ((" seed min", " seed max"), ("_min", "_max"))
 #: whole column names of a row's seed range (chapter 2: "seed min"/"seed max" beside "ours"; its per-seed
 #: table: "min"/"max" beside "mean")
@@ -31,16 +33,12 @@ def _ranges(row: dict) -> list[tuple[str, float]]:
                 continue
             base = col[: -len(lo_suffix)]
             hi = row.get(base + hi_suffix)
-            if base in row and _finite(lo) and _finite(hi):
+            if base in row and is_finite_number(lo) and is_finite_number(hi):
                 out.append((base, float(hi) - float(lo)))
     for lo_col, hi_col, base in SEED_COLUMNS:
-        if base in row and _finite(row.get(lo_col)) and _finite(row.get(hi_col)):
+        if base in row and is_finite_number(row.get(lo_col)) and is_finite_number(row.get(hi_col)):
             out.append((base, float(row[hi_col]) - float(row[lo_col])))
     return out
-
-
-def _finite(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def seed_variation(result: dict) -> dict[str, dict]:
@@ -159,7 +157,7 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
         raise ValueError(f"{path}: expected a mapping 'tables: {{<table>: {{tolerance, source, columns}}}}'")  # noqa: TRY004 (bad file content)
     flips = raw.get("item_flips") or {}
     rate = flips.get("rate_upper", 0.0) if isinstance(flips, dict) else None
-    if (not isinstance(flips, dict) or set(flips) - ITEM_FLIP_KEYS or not _finite(rate) or not 0 <= rate <= 1):
+    if (not isinstance(flips, dict) or set(flips) - ITEM_FLIP_KEYS or not is_finite_number(rate) or not 0 <= rate <= 1):
         raise ValueError(f"{path}: item_flips must map {sorted(ITEM_FLIP_KEYS)} to numbers, rate_upper in [0, 1], "
                          f"got {flips!r}")
     out = {}
