@@ -113,15 +113,27 @@ def plot_unk_correlation(points: pd.DataFrame):
     return fig
 
 
+def _two_series_panels(data: pd.DataFrame, column: str, series, x: str):
+    """One panel per task of ``data`` (in order), each with accuracy against ``x`` for the two ``series``
+    ((value of ``column``, legend label); circles, then squares). Returns (figure, axes, [(axis, task,
+    the task's rows)]) for the caller's reference lines and labels."""
+    tasks = list(dict.fromkeys(data["task"]))
+    fig, axes = _grid(len(tasks))
+    panels = []
+    for ax, task in zip(axes, tasks):
+        g = data[data["task"] == task]
+        for (value, label), marker in zip(series, ("o", "s")):
+            s = g[g[column] == value].sort_values(x)
+            ax.plot(s[x], s["acc"], marker=marker, ms=3, lw=1.2, label=label)
+        panels.append((ax, task, g))
+    return fig, axes, panels
+
+
 def plot_layer_sweep(sweep: pd.DataFrame, cbow: Mapping[str, float]):
     """Test accuracy by layer, mean vs first-token pooling, one panel per task; CBOW and chance as lines."""
-    tasks = list(dict.fromkeys(sweep["task"]))
-    fig, axes = _grid(len(tasks))
-    for ax, task in zip(axes, tasks):
-        g = sweep[sweep["task"] == task]
-        for pooling, marker in (("mean", "o"), ("first", "s")):
-            s = g[g["pooling"] == pooling].sort_values("layer")
-            ax.plot(s["layer"], s["acc"], marker=marker, ms=3, lw=1.2, label=f"{pooling} pooling")
+    fig, axes, panels = _two_series_panels(sweep, "pooling", (("mean", "mean pooling"), ("first", "first pooling")),
+                                           "layer")
+    for ax, task, g in panels:
         if task in cbow:
             ax.axhline(cbow[task], color="grey", ls="--", lw=1, label="CBOW baseline")
         ax.axhline(chance(task), color="k", ls=":", lw=1, label="chance")
@@ -153,13 +165,9 @@ def plot_classifier_size(size: pd.DataFrame):
 
 def plot_learning_curve(curves: pd.DataFrame):
     """Test accuracy by training-set size, repaired vs thesis features, one panel per task (log x)."""
-    tasks = list(dict.fromkeys(curves["task"]))
-    fig, axes = _grid(len(tasks))
-    for ax, task in zip(axes, tasks):
-        g = curves[curves["task"] == task]
-        for name, marker in (("repaired", "o"), ("thesis", "s")):
-            s = g[g["features"] == name].sort_values("n_train")
-            ax.plot(s["n_train"], s["acc"], marker=marker, ms=3, lw=1.2, label=f"{name} features")
+    fig, axes, panels = _two_series_panels(
+        curves, "features", (("repaired", "repaired features"), ("thesis", "thesis features")), "n_train")
+    for ax, task, g in panels:
         ax.axhline(chance(task), color="k", ls=":", lw=1, label="chance")
         ax.set_xscale("log")
         _log_ticks(ax, g["n_train"].unique(), [f"{int(v):,}" for v in sorted(g["n_train"].unique())])
