@@ -184,3 +184,11 @@ def test_a_stale_own_result_is_marked_and_explained(tmp_path, monkeypatch):
     text = status_text("default", tmp_path)
     assert "multilingual-e5-small (stale)" in text
     assert "(stale): the result was made by older library code than this checkout's" in text
+
+
+def test_the_ledger_says_when_a_run_finished_as_a_reader_reads_it():
+    from xalign.book.result_files import finished_text
+
+    assert finished_text("2026-12-02T07:20:46+00:00") == "2 December 2026, 07:20 UTC"
+    assert finished_text("2026-12-02T08:20:46+01:00") == "2 December 2026, 07:20 UTC"
+    assert finished_text(None) == "?" and finished_text("yesterday") == "yesterday"

@@ -94,3 +94,20 @@ def _finished(path: Path) -> str:
         return ""
     finished = value.get("finished") if isinstance(value, dict) else None
     return finished if isinstance(finished, str) else ""  # a number there is named by read_result
+
+
+def finished_text(finished) -> str:
+    """A result's ``finished`` time as a reader reads it: ``"2 December 2026, 07:20 UTC"`` from
+    ``"2026-12-02T07:20:46+00:00"`` (times with another offset are converted); ``"?"`` when absent, and an
+    unparseable value as it is."""
+    from datetime import datetime, timezone
+
+    if not finished:
+        return "?"
+    try:
+        t = datetime.fromisoformat(str(finished))
+    except ValueError:
+        return str(finished)
+    if t.tzinfo is not None:
+        t = t.astimezone(timezone.utc)
+    return f"{t.day} {t:%B %Y, %H:%M}" + (" UTC" if t.tzinfo is not None else "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from xalign.book import ledger as L
+from xalign.book.result_files import finished_text
 from xalign.book.results import code_hash
 from xalign.core.markup import code, text
 from xalign.papers import meta
@@ -92,7 +93,7 @@ def status_markdown(profile: str = "default", root: Path | None = None, labels: 
         else:
             stale = result.get("code_hash") != current and not reference  # the reference is a record
             others = [r.get("model") for r in results if r is not result and not r.get("overrides")]
-            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {_cell(result.get('finished', '?'))}"
+            line = f"Model: **{_cell(result.get('model') or '?')}**, finished {_cell(finished_text(result.get('finished')))}"
             if stale:
                 line += ' <span style="color:#b00020">(stale: made by older library code)</span>'
             if others:
