@@ -184,9 +184,8 @@ display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 # for early stopping. All are SentEval's gradient-trained classifiers: the seed
 # moves LR as well as the MLP (initial weights, batch order, hold-out, k-fold
 # split), not the data draws. Tables 4-7 train every probe once per seed of
-# `seeds` and give the mean, the seed range and the 95 % bootstrap interval of
-# the mean over test pairs; a run that predicts one class in some seed is
-# flagged and left out of any agreement with the thesis.
+# `seeds`: mean, seed range, 95 % bootstrap interval over test pairs; a run is
+# left out of any agreement with the thesis only when every seed collapsed.
 
 # %%
 display.table(*report.shown(result.table4.table, ["lang", "classifier"]), full_label="Full table (CBOW, zero-shot, F1)")
