@@ -62,7 +62,7 @@ class FullBatchProbe:
     def __init__(self, spec, n_features: int, n_classes: int, l2: float, seed: int):
         if not (np.isfinite(l2) and l2 > 0):
             raise ValueError(f"{spec.name}: the full-batch L2 value must be a finite number > 0, got {l2!r}")
-        self.spec, self.l2, self.n_classes = spec, float(l2), int(n_classes)
+        self.spec, self.l2 = spec, float(l2)
         self.model = None
         self.n_iter = None
 
@@ -85,13 +85,6 @@ class FullBatchProbe:
         self.n_iter = int(np.max(clf.n_iter_))
         return float("nan")
 
-    def _proba(self, X) -> np.ndarray:
-        """(n, n_classes) probabilities, classes absent from the training labels at 0."""
-        p = self.model.predict_proba(np.asarray(X, np.float64))
-        out = np.zeros((len(p), self.n_classes))
-        out[:, self.model.classes_.astype(int)] = p
-        return out
-
     def predict(self, X) -> np.ndarray:
         return self.model.predict(np.asarray(X, np.float64))
 
@@ -99,6 +92,7 @@ class FullBatchProbe:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
     def log_loss(self, X, y) -> float:
-        """Mean cross-entropy (nats) of the true labels; probabilities clipped at 1e-15."""
-        p = self._proba(X)[np.arange(len(y)), np.asarray(y, dtype=int)]
-        return float(-np.mean(np.log(np.clip(p, 1e-15, 1.0))))
+        """Mean cross-entropy (nats) of the true labels (scikit-learn's ``log_loss`` over the classes fitted)."""
+        from sklearn.metrics import log_loss
+
+        return float(log_loss(y, self.model.predict_proba(np.asarray(X, np.float64)), labels=self.model.classes_))
