@@ -207,10 +207,9 @@ def our_probe_settings(P: SimpleNamespace, kind: str) -> dict:
     ``P.lr_training = "full-batch"``: the logistic regressions train on the whole training set in float64 to
     convergence, L2 by k-fold log-loss (:class:`xalign.measures.probe.FullBatchProbe`: rounding noise cannot
     send them down another path). ``"senteval"``, and every MLP: SentEval's mini-batch training, 20 % of the
-    training data held out for early stopping, L2 by k-fold accuracy.
+    training data held out for early stopping, L2 by k-fold accuracy. ``P.lr_training``'s values are checked
+    once, by the profile's range (:func:`xalign.papers.meta.checked_parameters`).
     """
-    if P.lr_training not in ("full-batch", "senteval"):
-        raise ValueError(f"lr_training must be 'full-batch' or 'senteval', got {P.lr_training!r}")
     if kind not in ("logreg", "mlp"):
         raise ValueError(f"kind must be 'logreg' or 'mlp', got {kind!r}")
     full = kind == "logreg" and P.lr_training == "full-batch"
