@@ -163,11 +163,12 @@ display.table(report.btsr_samples(result.pair_data, n=8, seed=next(iter(result.s
 # the sentence being the average of its words' vectors; `dict`: the MUSE 0-5000
 # training dictionary (Chinese side in Simplified characters). The map is
 # orthogonal Procrustes on L2-normalised, mean-centred anchors (Eqs. 1-2),
-# optionally followed by MIM (Eq. 3). Training pairs never include a sentence pair
-# used by a BTSR test pair or by the sentence-retrieval test set (the Tatoeba
-# pairs). Known-answer checks on the run's own vectors (a candidate retrieves
-# itself, Procrustes from a space to itself is the identity, each gold is its
-# pair's target word) stop the run if one fails.
+# optionally followed by MIM (Eq. 3). With fewer anchors than dimensions (`sa` at
+# 100 sentence pairs) many orthogonal maps fit equally well and the SVD picks one
+# by rounding; Eqs. 1-2 do not choose, so we take the one closest to the identity.
+# Training pairs never include a sentence pair of a BTSR or sentence-retrieval test
+# pair. Known-answer checks (a candidate retrieves itself, Procrustes from a space
+# to itself is the identity, each gold is its pair's target word) stop a bad run.
 
 # %%
 display.table(experiments.spaces_table(result.spaces), caption="The vector spaces the alignments start from");

@@ -37,6 +37,31 @@ def test_procrustes_with_noise_is_orthogonal_and_close():
     assert np.abs(W_hat - W).max() < 0.01
 
 
+def test_procrustes_with_fewer_anchors_than_dimensions_is_not_decided_by_rounding():
+    # 20 centred anchor pairs in 48 dimensions: many orthogonal maps are optimal. A float32-scale
+    # perturbation of the anchors must not rotate what the map does to new vectors (the SVD's own pick of
+    # the free directions moved them by O(1)), and the pick must be optimal, orthogonal and the identity
+    # where the anchors already agree.
+    rng = np.random.default_rng(4)
+    d, n = 48, 20
+    X = rng.normal(size=(n, d))
+    X -= X.mean(0)
+    Y = X @ random_rotation(d, rng)
+    W = procrustes(X, Y)
+    W_noisy = procrustes(X * (1 + 1e-7 * rng.normal(size=X.shape)), Y)
+    assert np.allclose(W.T @ W, np.eye(d), atol=1e-10)
+    assert np.allclose(X @ W, Y, atol=1e-8)  # still the optimum: the anchors map exactly
+    new = rng.normal(size=(200, d))
+    assert np.abs(new @ W - new @ W_noisy).max() < 1e-4
+    assert np.allclose(procrustes(X, X), np.eye(d), atol=1e-10)  # nothing to rotate: the identity
+    assert np.trace(W) >= np.trace(_svd_pick(X, Y)) - 1e-9  # the largest trace among the optima
+
+
+def _svd_pick(X, Y):
+    U, _, Vt = np.linalg.svd(X.T @ Y)
+    return U @ Vt
+
+
 def test_fit_alignment_maps_rotated_space_onto_target():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(300, 12)) + 3.0  # off-centre: centring must handle it

@@ -61,7 +61,9 @@ def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
         Y: (n, d) target anchors, row i paired with X's row i.
 
     Returns:
-        (d, d) orthogonal W.
+        (d, d) orthogonal W. With fewer independent anchor pairs than dimensions (e.g. 100 centred sentence
+        pairs in 384 dimensions) the minimiser is not unique; this returns the one closest to the identity
+        (largest trace), so that rounding cannot rotate the directions the anchors leave free.
 
     Raises:
         ValueError: anchors of different shapes or holding NaN or infinite values.
@@ -69,8 +71,16 @@ def procrustes(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     X, Y = finite("X", X, np.float64), finite("Y", Y, np.float64)
     if X.shape != Y.shape:
         raise ValueError(f"Procrustes needs paired anchors of the same shape, got {X.shape} and {Y.shape}")
-    U, _, Vt = np.linalg.svd(X.T @ Y)
-    return U @ Vt
+    U, s, Vt = np.linalg.svd(X.T @ Y)
+    rank = int(np.sum(s > s[0] * len(s) * np.finfo(np.float64).eps)) if s.size and s[0] > 0 else 0
+    if rank == len(s):
+        return U @ Vt
+    # Fewer independent anchors than dimensions: every orthogonal map of the directions no anchor spans is
+    # equally optimal, and the SVD's pick among them is decided by rounding. Take the optimum closest to the
+    # identity (max trace): on the unconstrained directions, the polar factor of their overlap.
+    U_c, V_c = U[:, rank:], Vt[rank:].T
+    P, _, Rt = np.linalg.svd(U_c.T @ V_c)
+    return U[:, :rank] @ Vt[:rank] + U_c @ (P @ Rt) @ V_c.T
 
 
 def least_squares_map(X: np.ndarray, Y: np.ndarray, ridge: float = 0.0) -> np.ndarray:
