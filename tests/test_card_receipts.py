@@ -20,8 +20,8 @@ def toy_card():
 
 
 def _tatoeba_sample(lang: str, cfg: CardConfig):
+    from xalign.core.draws import sample_rows
     from xalign.data.sentdata import tatoeba_pairs
-    from xalign.papers.calibrated2023.calibrated import sample_rows
 
     pairs = tatoeba_pairs(lang)
     return [pairs[i] for i in sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)]

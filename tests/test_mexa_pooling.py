@@ -78,7 +78,7 @@ def test_card_mexa_measure_uses_mexa_pooling_and_says_so(decoders, monkeypatch):
     tatoeba(m, cfg)
     assert len(seen) == enc.n_layers
     X, Y = seen[1]  # layer 1: each row is MEXA's vector of the sampled pair
-    from xalign.papers.calibrated2023.calibrated import sample_rows
+    from xalign.core.draws import sample_rows
 
     rows = sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)
     np.testing.assert_allclose(X[0], _by_hand(enc, pairs[rows[0]][0])[1], rtol=1e-4, atol=1e-5)

@@ -219,10 +219,10 @@ def card_precision(m: CardModel) -> str:
 def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     """Tatoeba retrieval (NN, CSLS; both directions) and MEXA at every layer, MTEB's bitext F1 at the output."""
     from xalign.card.bitext import mteb_f1_summary, output_label
+    from xalign.core.draws import sample_rows
     from xalign.data.sentdata import tatoeba_pairs
     from xalign.measures.mexa import mexa_hits
     from xalign.measures.sentence_retrieval import nearest
-    from xalign.papers.calibrated2023.calibrated import sample_rows
 
     hits: dict[tuple, list] = {}
     retrieved = {}  # language -> the output layer's xx->en cosine top-1 (MTEB's bitext score)
@@ -269,26 +269,28 @@ def _rate_stat(items: np.ndarray) -> float:
 def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from threadpoolctl import threadpool_limits
 
-    from xalign.papers.calibrated2023 import transfer as T
+    from xalign.data.xnli_manual import labels_array, xnli_manual
+    from xalign.measures.probe import pair_features
+    from xalign.measures.sklearn_probes import make_classifier
 
-    data = T.xnli_manual(cfg.xnli_langs, seed=cfg.seed, n_train=cfg.xnli_n_train, n_val=0, n_test=cfg.xnli_n_test)
+    data = xnli_manual(cfg.xnli_langs, seed=cfg.seed, n_train=cfg.xnli_n_train, n_val=0, n_test=cfg.xnli_n_test)
     vecs, gold = {}, {}  # (lang, split) -> label -> (2 n, d) premises then hypotheses; -> (n,) labels
     for lang in data.langs:
         for split in ("train", "test"):
             rows = data.rows[lang][split]
             vecs[lang, split] = m.sentences([r[0] for r in rows] + [r[1] for r in rows])
-            gold[lang, split] = T.labels_array(rows)
+            gold[lang, split] = labels_array(rows)
 
     def features(lang, split, label):  # one layer's [u, v, |u-v|, u*v] at a time: the full card's 15 x 6,750
         V, n = vecs[lang, split][label], len(gold[lang, split])  # rows at 13 layers would hold ~8 GB at once
-        return T.pair_features(V[:n], V[n:])
+        return pair_features(V[:n], V[n:])
 
     targets = [x for x in data.langs if x != "en"]
     out = {"xnli_zero_shot": {}, "xnli_transfer_rate": {}}
     for label in m.labels:
         train = {x: features(x, "train", label) for x in data.langs}
         with threadpool_limits(1, user_api="blas"):  # small fits: BLAS threads only spin on a loaded machine (17x)
-            zs, tta = (T.make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(
+            zs, tta = (make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(
                 np.concatenate([train[x] for x in langs]), np.concatenate([gold[x, "train"] for x in langs]))
                 for langs in (["en"], data.langs))
         del train

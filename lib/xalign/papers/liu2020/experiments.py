@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from xalign.core.draws import sample_rows
 from xalign.core.profiles import as_list
 from xalign.data import corpora, datasets, wordsim
 from xalign.papers.liu2020 import audit, itemclaims, report, senses
@@ -148,7 +149,7 @@ def run_wordsim(P: SimpleNamespace, encoders: dict) -> WordSim:
     bcws_all = wordsim.read_bcws(datasets.fetch("bcws", "bcws.txt"))
     scws_all = wordsim.read_scws(datasets.fetch("scws", "scws.txt"))
     seeds = seeds_of(P)
-    rows = {s: (wordsim.sample_rows(len(bcws_all), P.bcws_pairs, s), wordsim.sample_rows(len(scws_all), P.scws_pairs, s))
+    rows = {s: (sample_rows(len(bcws_all), P.bcws_pairs, s), sample_rows(len(scws_all), P.scws_pairs, s))
             for s in seeds}
     ub = np.unique(np.concatenate([r[0] for r in rows.values()]))
     us = np.unique(np.concatenate([r[1] for r in rows.values()]))
