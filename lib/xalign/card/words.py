@@ -38,9 +38,9 @@ def hit_counts(percent: float, n: int) -> np.ndarray:
 # ------------------------------------------------------------------ word-level measures
 def weak_strong(m, cfg) -> dict[str, dict[str, dict]]:
     from xalign.data import corpora as C
+    from xalign.data import word_pairs as PR
+    from xalign.measures import incontext as IC
     from xalign.measures.retrieval import strong_hits, weak_hits
-    from xalign.papers.gaschi2022 import incontext as IC
-    from xalign.papers.gaschi2022 import pairs as PR
 
     src_lang, tgt_lang = cfg.word_pair.split("-")
     corpus = C.parallel_corpus([cfg.word_corpus], cfg.word_pair, cfg.word_sentences)

@@ -19,10 +19,10 @@ from xalign.core.cache import text_hash
 from xalign.core.memo import cached
 from xalign.data import datasets
 from xalign.data.readers import GoldAlignment
+from xalign.data.word_pairs import pairs_from_links, precision
 from xalign.data.words import Token
 from xalign.measures.aligner import FAST_ALIGN_VERSION, symmetrise
 from xalign.measures.fast_align import fast_align_both
-from xalign.papers.gaschi2022.pairs import pairs_from_links, precision
 
 #: gold pair -> (the stored file's pair name, whether its links are (target, source) of the gold pair)
 STORED = {"en-de": ("deen", True), "en-fr": ("enfr", False), "ro-en": ("roen", False)}
