@@ -22,8 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xalign.core.cache import key_digest
 from xalign.core.draws import sample_rows
+from xalign.core.hashing import key_digest
 from xalign.core.progress import bar as progress_bar
 from xalign.core.sentvec import sentence_vectors
 from xalign.measures.sentence_retrieval import (

@@ -102,7 +102,7 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
     """
     import sklearn
 
-    from xalign.core import memo
+    from xalign.core import hashing, memo
 
     langs = list(feats)
     test_langs = list(test_langs or langs)
@@ -117,7 +117,7 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
            "Cs": [float(c) for c in Cs],
            "classifier": classifier, "seed": seed, "keep_hits": keep_hits, "sklearn": sklearn.__version__,
            "solver": ["lbfgs", LOGREG_TOL, LOGREG_MAX_ITER, "float64"],
-           "features": memo.array_digest(*used)}
+           "features": hashing.array_digest(*used)}
     return memo.cached("calibrated2023.frozen_transfer", key,
                        lambda: _fit_and_test(feats, X, y, test_langs, val_langs, Cs, classifier, seed, keep_hits),
                        code=[frozen_transfer], store=store)

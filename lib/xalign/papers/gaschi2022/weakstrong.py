@@ -16,7 +16,8 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from xalign.core.memo import array_digest, cached
+from xalign.core.hashing import array_digest
+from xalign.core.memo import cached
 from xalign.data import word_pairs as PR
 from xalign.data.static import StaticVectors
 from xalign.measures import incontext as IC
