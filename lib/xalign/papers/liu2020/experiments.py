@@ -208,8 +208,9 @@ def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim
 
     Each further seed rebuilds the BTSR set, the splits, the avg_type sample and the BCWS / SCWS samples,
     reuses the encoded pool (no sentence is encoded again) and fits and scores every map at the
-    ``seed_sizes`` (the smallest size, for Fig. 3's quoted points, and the largest, for Table 3 and the
-    claims); recorded as ``seeds_grid``.
+    ``seed_sizes`` (the default and paper profiles: every size, so that each figure point is a mean over the
+    seeds; at least the smallest, for Fig. 3's quoted points, and the largest, for Table 3 and the claims);
+    recorded as ``seeds_grid``.
 
     Returns:
         seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun`, the first seed first.
