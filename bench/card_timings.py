@@ -30,10 +30,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from xalign.book.card_settings import GPU_TIME_TARGETS as GPU_TARGETS
-from xalign.book.card_settings import TIME_TARGETS as TARGETS
 from xalign.book.pages import append_timing
 from xalign.book.pages import mmss as pages_mmss
+from xalign.card.settings import GPU_TIME_TARGETS as GPU_TARGETS
+from xalign.card.settings import TIME_TARGETS as TARGETS
 
 
 def run_card(model: str, profile: str, cache: Path, out: Path, sets: list[list[str]]) -> float:

@@ -9,7 +9,7 @@ features and trains the chapter's probe again: zero-shot from English and traine
 chosen on validation as the chapter does. For each cell (block, language, and the average over the
 target languages) it prints the largest move over the copies against a fifth of the cell's own 95%
 interval (test items resampled), for the probe as it was (lbfgs stopped at ``tol=1e-4`` in float32)
-and as it is (:func:`xalign.papers.calibrated2023.transfer.make_classifier`)::
+and as it is (:func:`xalign.measures.sklearn_probes.make_classifier`, as chapter 3 calls it)::
 
     python bench/xnli_probe_noise.py                     # default profile, 3 perturbed copies
     python bench/xnli_probe_noise.py --profile smoke --repeats 2
@@ -88,6 +88,7 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
     from transformers.utils import logging as hf_logging
 
     from xalign.core.loading import load_encoder
+    from xalign.data.xnli_manual import xnli_manual
     from xalign.papers.calibrated2023 import calibrated as cal
     from xalign.papers.calibrated2023 import transfer as T
     from xalign.papers.calibrated2023.experiments import chapter_parameters
@@ -106,7 +107,7 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
         pairs = [tuple(p.split("-")) for p in as_list(P.val_pairs)]
         layer = cal.validation_best_layer(cal.validation_retrieval(enc, pairs, n=P.val_n, seed=P.seed,
                                                                    method=P.method))
-    data = T.xnli_manual(list(P.xnli_langs), seed=P.seed, n_train=P.xnli_n_train, n_val=P.xnli_n_val,
+    data = xnli_manual(list(P.xnli_langs), seed=P.seed, n_train=P.xnli_n_train, n_val=P.xnli_n_val,
                          n_test=P.xnli_n_test)
     feats = T.encode_pair_features(enc, data, layer=layer)
     log(f"{model}, layer {layer}, {len(data.langs)} languages; {repeats} copies at {ulps} float32 roundings")

@@ -67,7 +67,7 @@ def add_hostile_cards(results) -> None:
     import json
     from pathlib import Path
 
-    from xalign.book.card import slug
+    from xalign.card.battery import slug
 
     card = json.loads((Path(__file__).resolve().parents[1] / "reference" / "cards" / "multilingual-e5-small.json")
                       .read_text(encoding="utf-8"))

@@ -54,9 +54,9 @@ def _compare(frame: pd.DataFrame, group: str) -> pd.DataFrame:
 
 def test_chapter1_s_weak_within_tolerance(encoders):
     from xalign.data import corpora as C
+    from xalign.data import word_pairs as PR
+    from xalign.measures import incontext as IC
     from xalign.measures import retrieval as R
-    from xalign.papers.gaschi2022 import incontext as IC
-    from xalign.papers.gaschi2022 import pairs as PR
     from xalign.papers.gaschi2022 import weakstrong as WS
 
     P = profiles("gaschi2022")["smoke"]

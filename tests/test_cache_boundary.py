@@ -8,7 +8,8 @@ import pytest
 
 from test_datasets import toy_registry  # noqa: F401 - the fixture: a toy registry, its mirror, an empty cache
 from xalign.book.cli import main
-from xalign.core.cache import EmbeddingCache, clear_entries, key_digest
+from xalign.core.cache import EmbeddingCache, clear_entries
+from xalign.core.hashing import key_digest
 from xalign.core.memo import cached, memo_key
 from xalign.core.paths import CacheSettingError, cache_dir, check_cache_setting, within
 

@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 
 from toy_encoders import MeaningEncoder
+from xalign.core import draws
 from xalign.core.sentvec import sentence_vectors
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023.transfer import control_before_after, head_features
@@ -54,8 +55,8 @@ def test_sentence_vectors_encodes_each_text_once():
 
 
 def test_sample_rows_and_helpers():
-    assert list(cal.sample_rows(5, None)) == [0, 1, 2, 3, 4]
-    s = cal.sample_rows(100, 10, seed=1)
+    assert list(draws.sample_rows(5, None)) == [0, 1, 2, 3, 4]
+    s = draws.sample_rows(100, 10, seed=1)
     assert len(s) == 10 and list(s) == sorted(s)
     f = pd.DataFrame({"lang": ["a", "b"], "value": [1.0, 3.0]})
     assert cal.with_average(f, "lang")["value"].tolist() == [1.0, 3.0, 2.0]

@@ -28,7 +28,7 @@ def test_xnli_probe_is_solved_to_its_optimum_in_float64():
     """Issue 46, item 3: the old probe (lbfgs, tol 1e-4) stopped where its iterates happened to be, so another
     CPU's rounding moved XNLI accuracies by 2 points; at the optimum the gradient is zero. Fails on the old
     make_classifier (its gradient is ~1e-5)."""
-    from xalign.papers.calibrated2023.transfer import make_classifier
+    from xalign.measures.sklearn_probes import make_classifier
 
     X, y = _nli_like()
     pipe = make_classifier("logreg", C=1.0).fit(X, y)
@@ -42,7 +42,7 @@ def test_xnli_probe_is_solved_to_its_optimum_in_float64():
 
 
 def test_make_classifier_rejects_a_bad_strength():
-    from xalign.papers.calibrated2023.transfer import make_classifier
+    from xalign.measures.sklearn_probes import make_classifier
 
     for C in (0.0, -1.0, float("nan")):
         with pytest.raises(ValueError, match="C"):

@@ -9,8 +9,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from toy_encoders import CharGrams
-from xalign.book.card import MEASURES, CardConfig, _rate_stat, run_card
 from xalign.book.card_page import compare_markdown, compare_table, paper_references, save_card
+from xalign.card.battery import MEASURES, CardConfig, _rate_stat, run_card
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
 from xalign.measures.sts import mean_track_spearman
 
@@ -120,7 +120,7 @@ def test_a_warm_card_reads_every_step_back_and_a_changed_setting_recomputes(tiny
     card, data files included; another bootstrap count runs the steps again."""
     from dataclasses import replace
 
-    from xalign.book import card as C
+    from xalign.card import battery as C
     from xalign.core.loading import load_encoder
 
     enc = load_encoder(str(tiny_models["mbert"]), progress=False, device="cpu")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from xalign.book.card import CardConfig, run_card
-from xalign.book.card_cluster import run_cards
 from xalign.book.cli import main
+from xalign.card.battery import CardConfig, run_card
+from xalign.card.cluster import run_cards
 from xalign.core.provenance import result_identity
 
 

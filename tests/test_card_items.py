@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from toy_encoders import CharGrams
-from xalign.book.card import ITEM_STATS, CardConfig, run_card
-from xalign.book.card_items import decode_items, encode_items, layer_choice, top_layers
 from xalign.book.card_page import card_markdown
+from xalign.card.battery import ITEM_STATS, CardConfig, run_card
+from xalign.card.items import decode_items, encode_items, layer_choice, top_layers
 
 
 def test_items_round_trip_compactly():
@@ -83,7 +83,7 @@ def test_the_page_of_a_full_card_says_all_and_the_runs():
     from dataclasses import asdict
     from pathlib import Path
 
-    from xalign.book.card_settings import with_profile
+    from xalign.card.settings import with_profile
 
     card = json.loads((Path(__file__).parents[1] / "reference" / "cards" / "all-MiniLM-L6-v2.json").read_text())
     card["config"] = json.loads(json.dumps(asdict(with_profile(CardConfig(), "full"))))

@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from xalign.book import card as C
+from xalign.card import battery as C
 from xalign.core import progress
 
 

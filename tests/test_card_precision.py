@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from xalign.book.card_precision import FLOAT32_CARDS, precision_difference, precision_markdown
+from xalign.card.precision import FLOAT32_CARDS, precision_difference, precision_markdown
 
 COMMITTED = Path(__file__).resolve().parents[1] / "reference" / "cards"
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from toy_encoders import CharGrams
-from xalign.book import card as C
-from xalign.book.card import MEASURES, CardConfig, run_card
 from xalign.book.card_page import card_markdown
-from xalign.book.receipts import MEAN_POOLING, _layer_range, measure_receipt
+from xalign.card import battery as C
+from xalign.card.battery import MEASURES, CardConfig, run_card
+from xalign.card.receipts import MEAN_POOLING, _layer_range, measure_receipt
 
 
 @pytest.fixture(scope="module")
@@ -20,8 +20,8 @@ def toy_card():
 
 
 def _tatoeba_sample(lang: str, cfg: CardConfig):
+    from xalign.core.draws import sample_rows
     from xalign.data.sentdata import tatoeba_pairs
-    from xalign.papers.calibrated2023.calibrated import sample_rows
 
     pairs = tatoeba_pairs(lang)
     return [pairs[i] for i in sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)]
@@ -93,7 +93,7 @@ def test_a_card_without_receipts_still_renders(toy_card):
 
 
 def test_cluster_step_returns_its_data_files(monkeypatch):
-    from xalign.book import card_cluster
+    from xalign.card import cluster as card_cluster
 
     monkeypatch.setitem(card_cluster._LOADED, ("toy", "auto"), C.wrap(CharGrams()))
     got = card_cluster.run_step("toy", "sts", **asdict(CardConfig.tiny()))
@@ -134,7 +134,7 @@ def test_receipts_for_a_layered_encoder():
 
 @pytest.mark.parametrize("family, output", [("mbert", "last hidden layer"), ("labse", "out")])
 def test_layered_models_mexa_per_layer_and_mteb_at_the_output(tiny_models, family, output):
-    from xalign.book.card_bitext import output_label
+    from xalign.card.bitext import output_label
     from xalign.core.loading import load_encoder
 
     m = C.wrap(load_encoder(str(tiny_models[family]), progress=False, device="cpu"))
@@ -167,7 +167,7 @@ def test_the_bitext_f1_interval_holds_its_estimate():
     """Rescoring resampled (gold, retrieved) pairs biased a support-weighted F1 upwards (the classes a resample
     misses take their false positives with them): the interval lay above the estimate (full card: 65.26 in
     [66.32, 67.04]). Each query keeps its own F1 now; their mean is MTEB's weighted F1."""
-    from xalign.book.card_bitext import mteb_f1_summary
+    from xalign.card.bitext import mteb_f1_summary
     from xalign.measures.bitext_f1 import query_f1, weighted_f1
 
     rng = np.random.default_rng(0)

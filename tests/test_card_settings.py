@@ -2,9 +2,9 @@
 
 import pytest
 
-from xalign.book import card
-from xalign.book.card import CARD_RANGES, CardConfig, with_sizes
 from xalign.book.cli import main
+from xalign.card import battery as card
+from xalign.card.battery import CARD_RANGES, CardConfig, with_sizes
 from xalign.core.profiles import ParameterError
 
 
@@ -42,7 +42,7 @@ def test_the_card_command_exits_2_before_any_work(setting, monkeypatch, capsys):
 
 # ------------------------------------------------------------------ named size sets (--profile)
 def test_the_quick_profile_is_todays_sizes_and_full_the_benchmark_sizes():
-    from xalign.book.card_settings import profile_of, with_profile
+    from xalign.card.settings import profile_of, with_profile
 
     assert with_profile(CardConfig(), "quick") == CardConfig() and profile_of(CardConfig()) == "quick"
     full = with_profile(CardConfig(), "full")
@@ -56,7 +56,7 @@ def test_the_quick_profile_is_todays_sizes_and_full_the_benchmark_sizes():
 
 
 def test_an_unknown_profile_or_a_bad_run_count_is_refused():
-    from xalign.book.card_settings import with_profile
+    from xalign.card.settings import with_profile
 
     with pytest.raises(ParameterError, match=r"unknown profile 'huge'; valid profiles: quick, full"):
         with_profile(CardConfig(), "huge")
@@ -66,7 +66,7 @@ def test_an_unknown_profile_or_a_bad_run_count_is_refused():
 
 
 def test_the_card_command_takes_a_profile_and_refuses_an_unknown_one(monkeypatch, capsys):
-    from xalign.book.card_settings import profile_of
+    from xalign.card.settings import profile_of
 
     class Ran(Exception):
         pass
@@ -87,8 +87,8 @@ def test_the_card_command_takes_a_profile_and_refuses_an_unknown_one(monkeypatch
 def test_a_model_loaded_by_name_runs_in_the_cards_precision(tiny_models):
     """``--set precision bfloat16`` loads the model under bf16 autocast and the card records it; float32 is exact;
     the default, ``auto``, is bf16 only where the hardware computes it natively."""
-    from xalign.book.card import card_precision, wrap
     from xalign.book.card_page import _precision_words
+    from xalign.card.battery import card_precision, wrap
     from xalign.core.precision import native_bf16
 
     name = str(tiny_models["mbert"])
@@ -102,7 +102,7 @@ def test_a_model_loaded_by_name_runs_in_the_cards_precision(tiny_models):
 
 def test_the_sts_title_names_the_tracks_that_ran():
     """A card that scored only en-en was titled "STS 2017 (ar, en, es)"."""
-    from xalign.book.card import CardConfig, measure_title
+    from xalign.card.battery import CardConfig, measure_title
 
     assert measure_title("sts", CardConfig()) == "STS 2017 (ar, en, es)"
     assert measure_title("sts", CardConfig(sts_tracks=("en-en",))) == "STS 2017 (en)"

@@ -259,8 +259,8 @@ def test_chapter1_fig8_is_skipped_with_a_note_when_words_cannot_be_masked():
 def test_card_receipts_say_how_a_decoder_pools(decoders):
     from dataclasses import asdict
 
-    from xalign.book.card import CardConfig
-    from xalign.book.receipts import MEAN_POOLING, measure_receipt
+    from xalign.card.battery import CardConfig
+    from xalign.card.receipts import MEAN_POOLING, measure_receipt
 
     rc = measure_receipt("sts", ["0", "1", "2"], decoders["llama"], "2", asdict(CardConfig.tiny()), [])
     assert rc["pooling"] == [{"layers": ["0", "1", "2"], "pooling": (

@@ -34,8 +34,8 @@ def tiny_decoders(tmp_path_factory):
 
 @pytest.mark.parametrize("family", DECODER_FAMILIES)
 def test_the_card_runs_on_every_decoder_family(tiny_decoders, family, tmp_path, monkeypatch):
-    from xalign.book.card import MEASURES, CardConfig, run_card
     from xalign.book.card_page import save_card
+    from xalign.card.battery import MEASURES, CardConfig, run_card
 
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
     card = run_card(str(tiny_decoders[family]), CardConfig.tiny(), log=lambda *a: None)

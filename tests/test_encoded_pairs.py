@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 
 from xalign.core.encoders import Encoder
+from xalign.data import word_pairs as PR
 from xalign.data.words import Token
-from xalign.papers.gaschi2022 import incontext as IC
-from xalign.papers.gaschi2022 import pairs as PR
+from xalign.measures import incontext as IC
 from xalign.papers.gaschi2022 import weakstrong as WS
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from xalign.measures.aligner import FAST_ALIGN_VERSION, SYMMETRISATIONS, symmetrise
+from xalign.measures.aligner import SYMMETRISATIONS, symmetrise
 from xalign.measures.fast_align import (
     FastAlignSettings,
     diagonal_expected_feature,
@@ -95,5 +95,16 @@ def test_paper_tension_update_is_the_named_option():
         FastAlignSettings(tension_update="cpp")
 
 
-def test_the_tools_links_re_key_the_link_cache():
-    assert FAST_ALIGN_VERSION >= 2
+def test_the_link_cache_is_keyed_on_the_code_that_aligns(tmp_path, monkeypatch):
+    # the cache's one rule (inputs and the code called): the same sentences aligned by other code are
+    # another entry, by the same code the same one (a declared version number was bumped by hand before)
+    from xalign.measures import aligner
+
+    monkeypatch.setenv("XALIGN_CACHE", str(tmp_path))
+    entries = lambda: len(list((tmp_path / "alignments").rglob("*.json")))
+    code = {"digest": "a"}
+    monkeypatch.setattr(aligner, "code_digest", lambda roots: code["digest"] + str(sorted(r.__name__ for r in roots)))
+    first = aligner.align_fast_align(SRC, TGT)
+    assert entries() == 1 and aligner.align_fast_align(SRC, TGT) == first and entries() == 1
+    code["digest"] = "b"
+    assert aligner.align_fast_align(SRC, TGT) == first and entries() == 2

@@ -102,12 +102,8 @@ def test_frozen_embeddings_stay_fixed(tiny_model):
 
 def test_full_nli_finetuning_path_runs_on_a_toy_set(tiny_model):
     """The paper profile's XNLI protocol (full fine-tuning) on six rows of a 21-word language."""
-    from xalign.papers.calibrated2023.transfer import (
-        NLIFinetuneConfig,
-        XNLIManual,
-        finetune_nli,
-        finetune_transfer,
-    )
+    from xalign.data.xnli_manual import XNLIManual
+    from xalign.papers.calibrated2023.transfer import NLIFinetuneConfig, finetune_nli, finetune_transfer
 
     rows = [("the cat sits", "a cat sits", "entailment"), ("the cat sits", "a dog runs", "contradiction"),
             ("the cat sits", "the cat is big", "neutral"), ("a man runs", "a man runs", "entailment"),

@@ -24,7 +24,7 @@ def test_every_chapter_runs_on_every_family(tiny_models, family, chapter, tmp_pa
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_the_card_runs_on_every_family(tiny_models, family, tmp_path, monkeypatch):
-    from xalign.book.card import CardConfig, run_card
+    from xalign.card.battery import CardConfig, run_card
 
     monkeypatch.setenv("XALIGN_RESULTS", str(tmp_path / "results"))
     card = run_card(str(tiny_models[family]), CardConfig.tiny(), log=lambda *a: None)

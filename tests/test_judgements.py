@@ -11,11 +11,11 @@ import pytest
 
 from xalign.book import check as K
 from xalign.book import ledger as L
-from xalign.book.card_items import encode_items
 from xalign.book.cli import main
 from xalign.book.model_compare import paired_markdown, paired_page_markdown
 from xalign.book.mteb_compare import MTEBFileError, model_verdict, pick_card
 from xalign.book.results import code_hash, load_results, read_result
+from xalign.card.items import encode_items
 from xalign.core.jsonfile import JSONFileError
 
 CHAPTER = "01_weak_strong_alignment"

@@ -14,11 +14,11 @@ import yaml
 from xalign.book import landing as LP
 from xalign.book import ledger as L
 from xalign.book import publish as PB
-from xalign.book.card import MEASURES
 from xalign.book.card_page import card_label, cards_markdown, compare_page_markdown
 from xalign.book.pages import errata_markdown, performance_markdown
 from xalign.book.results import ChapterRun
 from xalign.book.status import status_markdown
+from xalign.card.battery import MEASURES
 from xalign.papers import meta
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The package's layers import one way only: core <- data <- measures <- papers <- book; the test
+"""The package's layers import one way only: core <- data <- measures <- papers <- card <- book; the test
 fixtures (``xalign.testing``) sit beside them: they import only core, and no layer imports them."""
 
 import ast
@@ -8,7 +8,7 @@ import pathlib
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "lib" / "xalign"
-LAYERS = ["core", "data", "measures", "papers", "book"]
+LAYERS = ["core", "data", "measures", "papers", "card", "book"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 #: packages beside the layers -> the layers they may import (no layer may import them)
 SIDE = {"testing": {"core"}}

@@ -144,11 +144,12 @@ def test_the_seeds_parameter_has_a_declared_range():
 
 
 def test_each_seed_takes_its_wordsim_sample_from_one_encoded_union():
+    from xalign.core import draws
     from xalign.data import wordsim
     from xalign.papers.liu2020.grid import ContextPairVectors
 
     n_items = 40
-    rows = {s: (wordsim.sample_rows(n_items, 10, s), wordsim.sample_rows(n_items, 12, s + 7)) for s in (0, 1, 2)}
+    rows = {s: (draws.sample_rows(n_items, 10, s), draws.sample_rows(n_items, 12, s + 7)) for s in (0, 1, 2)}
     ub = np.unique(np.concatenate([r[0] for r in rows.values()]))
     us = np.unique(np.concatenate([r[1] for r in rows.values()]))
     item = np.arange(n_items, dtype=float)[:, None] * np.ones((1, 3))  # row i's vector is (i, i, i)
@@ -162,4 +163,4 @@ def test_each_seed_takes_its_wordsim_sample_from_one_encoded_union():
     # the rows are the ones wordsim.sample draws
     data = wordsim.ContextPairs([str(i) for i in range(n_items)], [(0, 1)] * n_items, ["x"] * n_items,
                                 [(0, 1)] * n_items, np.arange(n_items, dtype=float), ["w"] * n_items, ["w"] * n_items)
-    assert wordsim.sample(data, 10, 1).text_a == [str(i) for i in wordsim.sample_rows(n_items, 10, 1)]
+    assert wordsim.sample(data, 10, 1).text_a == [str(i) for i in draws.sample_rows(n_items, 10, 1)]

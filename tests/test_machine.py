@@ -58,7 +58,7 @@ def test_the_results_writer_records_the_machine_outside_every_table(tmp_path, mo
 
 def test_a_card_records_the_machine():
     from toy_encoders import CharGrams
-    from xalign.book.card import CardConfig, run_card
+    from xalign.card.battery import CardConfig, run_card
 
     card = run_card(CharGrams(), CardConfig.tiny(), log=lambda *_: None)
     assert card["machine"]["cpu"]["model"] == machine_record()["cpu"]["model"]

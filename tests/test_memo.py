@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from xalign.core import memo
+from xalign.core import hashing, memo
 from xalign.core.cache import EmbeddingCache
 
 
@@ -37,12 +37,12 @@ def test_key_and_code_are_part_of_the_address(tmp_path):
 
 def test_array_digest_sees_values_dtype_and_shape():
     x = np.arange(6, dtype=np.float32)
-    assert memo.array_digest(x) == memo.array_digest(x.copy())
-    assert memo.array_digest(x) != memo.array_digest(x.astype(np.float64))
-    assert memo.array_digest(x) != memo.array_digest(x.reshape(2, 3))
+    assert hashing.array_digest(x) == hashing.array_digest(x.copy())
+    assert hashing.array_digest(x) != hashing.array_digest(x.astype(np.float64))
+    assert hashing.array_digest(x) != hashing.array_digest(x.reshape(2, 3))
     y = x.copy()
     y[3] += 1e-3
-    assert memo.array_digest(x) != memo.array_digest(y)
+    assert hashing.array_digest(x) != hashing.array_digest(y)
 
 
 def test_failed_compute_leaves_no_entry_and_damaged_entry_is_recomputed(tmp_path):

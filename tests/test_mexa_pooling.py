@@ -44,7 +44,7 @@ def test_mexa_weights_count_bos_as_position_one():
 
 @pytest.mark.parametrize("family", ["llama", "gemma"])
 def test_card_mexa_vectors_are_mexas_position_weighted_mean_with_bos(decoders, family):
-    from xalign.book.card import CardModel
+    from xalign.card.battery import CardModel
 
     enc = decoders[family]
     m = CardModel(enc)
@@ -62,8 +62,8 @@ def test_card_mexa_vectors_are_mexas_position_weighted_mean_with_bos(decoders, f
 def test_card_mexa_measure_uses_mexa_pooling_and_says_so(decoders, monkeypatch):
     from dataclasses import asdict
 
-    from xalign.book.card import CardConfig, CardModel, tatoeba
-    from xalign.book.receipts import measure_receipt
+    from xalign.card.battery import CardConfig, CardModel, tatoeba
+    from xalign.card.receipts import measure_receipt
     from xalign.data import sentdata
     from xalign.measures import mexa
 
@@ -78,7 +78,7 @@ def test_card_mexa_measure_uses_mexa_pooling_and_says_so(decoders, monkeypatch):
     tatoeba(m, cfg)
     assert len(seen) == enc.n_layers
     X, Y = seen[1]  # layer 1: each row is MEXA's vector of the sampled pair
-    from xalign.papers.calibrated2023.calibrated import sample_rows
+    from xalign.core.draws import sample_rows
 
     rows = sample_rows(len(pairs), cfg.tatoeba_n, cfg.seed)
     np.testing.assert_allclose(X[0], _by_hand(enc, pairs[rows[0]][0])[1], rtol=1e-4, atol=1e-5)

@@ -8,8 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xalign.book.card import CardConfig
-from xalign.book.card_items import encode_items
 from xalign.book.model_compare import (
     measure_difference,
     paired_differences,
@@ -17,6 +15,8 @@ from xalign.book.model_compare import (
     paired_page_markdown,
     sample_differences,
 )
+from xalign.card.battery import CardConfig
+from xalign.card.items import encode_items
 
 CONFIG = {"tatoeba_n": 100, "n_boot": 500, "seed": 0}
 
@@ -110,7 +110,7 @@ CROSS_LINGUAL = ("tatoeba_nn_xx-en", "tatoeba_nn_en-xx", "tatoeba_csls_xx-en", "
 
 
 def _committed(model: str) -> dict:
-    from xalign.book.card import slug
+    from xalign.card.battery import slug
 
     return json.loads((COMMITTED / f"{slug(model)}.json").read_text())
 

@@ -10,8 +10,6 @@ import pandas as pd
 import pytest
 
 from toy_encoders import CharGrams
-from xalign.book import card as C
-from xalign.book.card import CardConfig, with_sizes
 from xalign.book.mteb_compare import (
     MTEBFileError,
     compare_with_mteb,
@@ -21,7 +19,9 @@ from xalign.book.mteb_compare import (
     setup_differences,
     subset_of,
 )
-from xalign.book.receipts import MEAN_POOLING
+from xalign.card import battery as C
+from xalign.card.battery import CardConfig, with_sizes
+from xalign.card.receipts import MEAN_POOLING
 
 FIXTURE = Path(__file__).parent / "fixtures" / "mteb_tatoeba" / "Tatoeba.json"
 

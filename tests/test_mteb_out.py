@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from xalign.book import mteb_out
+from xalign.card import mteb_out
 from xalign.core.paths import PROJECT_ROOT
 
 mteb = pytest.importorskip("mteb", reason="the mteb package is not installed (pip install \"xalign[mteb]\")")

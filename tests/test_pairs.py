@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from xalign.data import word_pairs as PR
 from xalign.data.words import Token, punct_tokens, tokenize
-from xalign.papers.gaschi2022 import pairs as PR
 
 DICT = {
     "die": {"the"}, "katze": {"cat"}, "schläft": {"sleeps"}, "der": {"the", "of the"},

@@ -276,22 +276,6 @@ def test_probes_that_differ_only_in_name_share_one_cached_fit(monkeypatch):
     assert b["probe"] == "nhid=0" and b["acc"] == a["acc"] and b["reg"] == a["reg"]
 
 
-def test_probe_cache_reads_entries_keyed_with_the_name(monkeypatch):
-    """Entries written before the key dropped the name are still hits (and are copied to the new key)."""
-    from xalign.measures import probe
-
-    X, y = separable(n=90, seed=5)
-    spec = ProbeSpec("LR", config="prototyping", kfold=3)
-    store = probe.probe_cache()
-    real_put = store.put
-    monkeypatch.setattr(store, "put", lambda key, **arrays: real_put({**key, "spec": repr(spec)}, **arrays))
-    a = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)  # written under the old key only
-    monkeypatch.setattr(store, "put", real_put)
-    monkeypatch.setattr(probe, "fit_probe", lambda *a, **k: pytest.fail("an old entry was not found"))
-    b = evaluate_features(X[:60], y[:60], X[60:], y[60:], spec, seed=1)
-    assert b["acc"] == a["acc"] and len(list(store.root.glob("*/*.npz"))) == 2
-
-
 def test_rmsprop_step_is_torchs_rmsprop_bit_for_bit(monkeypatch):
     """The written-out RMSprop gives torch.optim.RMSprop's weights exactly, without calling it."""
     import torch

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xalign.book import pages as PG
-from xalign.book.sizes import sample_size
+from xalign.card.sizes import sample_size
 from xalign.papers import meta
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,11 +24,11 @@ def generated(tmp_path_factory) -> dict[str, str]:
     """Every generated reader page's Markdown, built from the committed reference results and cards (the
     conftest points ``results/`` at an empty folder, so the pages show the committed run)."""
     from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown, full_cards_markdown
-    from xalign.book.card_precision import precision_markdown
     from xalign.book.landing import landing_markdown
     from xalign.book.model_compare import paired_page_markdown
     from xalign.book.publish import run_it_markdown
     from xalign.book.status import status_markdown
+    from xalign.card.precision import precision_markdown
     from xalign.data.datasets import datasets_markdown
 
     tmp = tmp_path_factory.mktemp("pages")

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from xalign.book import sweep
-from xalign.book.sweep import TOY_MEASURES, Task, run_tasks, toy_measure, wants_gpu
+from xalign.card import sweep
+from xalign.card.sweep import TOY_MEASURES, Task, run_tasks, toy_measure, wants_gpu
 
 MODELS = ("model-a", "model-b", "model-c")
 
@@ -48,7 +48,7 @@ def test_task_errors_name_the_problem():
     with pytest.raises(RuntimeError, match="task m / bleu failed: ValueError: measure must be one of"):
         run_tasks([Task("m", "bleu")])
     with pytest.raises(RuntimeError, match="cannot be imported"):
-        run_tasks([Task("m", "sts", fn="xalign.book.sweep:nothing_here")])
+        run_tasks([Task("m", "sts", fn="xalign.card.sweep:nothing_here")])
     with pytest.raises(TypeError, match="sweep.Task"):
         run_tasks([("m", "sts")])
     with pytest.raises(ValueError, match="scheduler address"):

@@ -3,17 +3,11 @@ import pandas as pd
 import pytest
 
 from xalign.data.taskdata import premise_groups
+from xalign.data.xnli_manual import limit_groups, split_groups, xnli_manual
 from xalign.measures.probe import pair_features
 from xalign.papers.calibrated2023.control import control_intervals, ratio_to_source
 from xalign.papers.calibrated2023.correlations import correlations, paper_correlations, pearson
-from xalign.papers.calibrated2023.transfer import (
-    frozen_transfer,
-    limit_groups,
-    split_groups,
-    transfer_gap,
-    transfer_rate,
-    xnli_manual,
-)
+from xalign.papers.calibrated2023.transfer import frozen_transfer, transfer_gap, transfer_rate
 
 # The paper's Table 8 (four models, French column and 14-language average)
 MODELS = ["mBERT", "XLM-R_Base", "XLM-R", "LaBSE"]

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from xalign.book.card import _rate_stat
+from xalign.card.battery import _rate_stat
 from xalign.measures.transfer import transfer_rate
 from xalign.papers.calibrated2023.transfer import transfer_rate as frame_rate
 

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xalign.data import word_pairs as PR
 from xalign.data.static import StaticVectors
 from xalign.data.words import Token
-from xalign.papers.gaschi2022 import pairs as PR
 from xalign.papers.gaschi2022 import weakstrong as WS
 
 
@@ -55,7 +55,7 @@ def test_retrieval_errors_name_the_retrieved_pair(rng):
 
 def encoded_world(rng, n=50, n_layers=3, dim=16):
     """n pairs, one per sentence; word vectors stored in shuffled rows with distractor rows between them."""
-    from xalign.papers.gaschi2022 import incontext as IC
+    from xalign.measures import incontext as IC
 
     base = rng.normal(size=(n, n_layers, dim)).astype(np.float32)
     pairs = [PR.WordPair(i, i, Token(f"s{i}", 0, 2), Token(f"t{i}", 0, 2), 0, 0) for i in range(n)]
@@ -72,9 +72,9 @@ def encoded_world(rng, n=50, n_layers=3, dim=16):
 
 
 def test_row_mapped_scoring_equals_gathered_vectors(rng):
+    from xalign.measures import incontext as IC
     from xalign.measures import layerwise as LW
     from xalign.measures.retrieval import s_weak
-    from xalign.papers.gaschi2022 import incontext as IC
 
     word_pairs, encoded = encoded_world(rng)
     U, V = IC.pair_vectors(word_pairs["xx-en"], *encoded["xx-en"])

@@ -4,7 +4,7 @@ The package face: one import for scripts outside the notebooks::
 
     from xalign import load_encoder, alignment_scores, csls_topk
 
-Layers (imports flow one way): ``core`` <- ``data`` <- ``measures`` <- ``papers`` <- ``book``.
+Layers (imports flow one way): ``core`` <- ``data`` <- ``measures`` <- ``papers`` <- ``card`` <- ``book``.
 Names are loaded on first use, so ``import xalign`` stays cheap (no torch).
 """
 

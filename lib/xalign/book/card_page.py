@@ -8,50 +8,23 @@ reads every ``*.json`` there.
 from __future__ import annotations
 
 import html
-import json
 import re
 from pathlib import Path
 
 import pandas as pd
 
-from xalign.book.card import MEASURES, WORDS_IN_CONTEXT, slug
 from xalign.book.model_compare import card_precision, layer_choice_markdown
-from xalign.book.receipts import receipts_markdown
-from xalign.book.sizes import sample_size
-from xalign.core.atomic import write_json, write_text
-from xalign.core.jsonfile import JSONFileError, read_json_object
+from xalign.book.result_files import finished_text
+from xalign.card.battery import MEASURES, WORDS_IN_CONTEXT, slug
+from xalign.card.receipts import receipts_markdown
+from xalign.card.result import CardResult, cards_dir, load_cards, read_card, write_card
+from xalign.card.sizes import sample_size
+from xalign.core.atomic import write_text
 from xalign.core.markup import code, text
 from xalign.core.names import case_safe, unique_name
-from xalign.core.paths import results_dir
 
 #: the papers' published numbers used as reference rows: measure -> (paper, table, how the row is read)
 REFERENCE_MODELS = {"mBERT": "mBERT", "XLM-R": "XLM-R", "LaBSE": "LaBSE"}
-
-
-class CardsDirError(ValueError):
-    """A cards folder (``--out``) that cannot be used: its parent folder does not exist, or it is not there to read."""
-
-
-def cards_dir(root: str | Path | None = None, create: bool = True) -> Path:
-    """The cards folder: ``root`` (``--out``) or ``results/cards``; created when ``create`` (for writing).
-
-    Raises:
-        CardsDirError: ``root``'s parent folder does not exist (a typo in ``--out`` is not silently made
-            into a new tree of folders), or ``root`` is a file.
-    """
-    if not root:
-        path = results_dir() / "cards"
-        if create:
-            path.mkdir(parents=True, exist_ok=True)
-        return path
-    path = Path(root)
-    if not path.parent.is_dir():
-        raise CardsDirError(f"--out {path}: its folder {path.parent} does not exist (a typo?); create it first")
-    if path.exists() and not path.is_dir():
-        raise CardsDirError(f"--out {path}: a file, not a folder")
-    if create:
-        path.mkdir(exist_ok=True)
-    return path
 
 
 def paper_references() -> pd.DataFrame:
@@ -98,7 +71,7 @@ def save_card(card: dict, root: str | Path | None = None) -> Path:
     """Write the result file, the curves and the page; returns the HTML page's path."""
     root = cards_dir(root)
     name = case_safe(root, slug(card["model"]), card["model"])
-    write_json(root / f"{name}.json", card)
+    write_card(card, root / f"{name}.json")
     page = root / name
     page.mkdir(parents=True, exist_ok=True)
     plot_curves(card, page / "curves.png")
@@ -170,7 +143,7 @@ def card_markdown(card: dict, image: str | None = None) -> str:
               f"layers: {_list(card['layers'])}"
              f" (0 = embedding layer{'; out = the model output' if 'out' in card['layers'] else ''}); "
              f"xalign {text(card['xalign_version'])}; this run {card['wall_time_s']:.0f} s (steps read from the "
-             f"cache included); finished {text(card['finished'])}."), ""]
+             f"cache included); finished {text(finished_text(card.get('finished')))}."), ""]
     if image:
         lines += [f"![per-layer curves]({image})", ""]
     lines += ["## Best layer per measure", "",
@@ -236,21 +209,6 @@ def markdown_to_html(md: str, title: str) -> str:
 
 
 # ------------------------------------------------------------------ models side by side
-def load_cards(root: str | Path | None = None) -> list[dict]:
-    """Every card result file in the cards folder; one that cannot be used (cut short, a JSON list,
-    no ``model`` or ``measures``) is skipped with a warning naming it."""
-    import warnings
-
-    out = []
-    for path in sorted(cards_dir(root, create=False).glob("*.json")):  # reading creates no folder
-        try:
-            out.append(read_json_object(path, "card result file", ("model", "measures")))
-        except JSONFileError as exc:
-            warnings.warn(f"xalign: skipped {exc}; run `xalign card` for that model again (or remove the file)",
-                          RuntimeWarning, stacklevel=2)
-    return out
-
-
 def compare_table(root: str | Path | None = None) -> pd.DataFrame:
     """Models x measures: each card's main scores (best layer), plus a static layer-0 row per layered model."""
     rows = []
@@ -312,8 +270,8 @@ def book_cards(root: str | Path | None = None, committed: Path | None = COMMITTE
     return [cards[m] for m in sorted(cards)]
 
 
-def _read_cards(folder: Path) -> list[dict]:
-    return [json.loads(p.read_text()) for p in sorted(Path(folder).glob("*.json"))] if Path(folder).is_dir() else []
+def _read_cards(folder: Path) -> list[CardResult]:
+    return [read_card(p) for p in sorted(Path(folder).glob("*.json"))] if Path(folder).is_dir() else []
 
 
 def compare_frame(cards: list[dict]) -> pd.DataFrame:

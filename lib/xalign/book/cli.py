@@ -224,10 +224,11 @@ def _main(argv: list[str] | None = None) -> int:
             return 2
         print(f"book: {html / 'index.html'}")
     elif args.command == "card":
-        from xalign.book.card import CardConfig, run_card, with_sizes
-        from xalign.book.card_cluster import run_cards
-        from xalign.book.card_page import CardsDirError, cards_dir, save_card
-        from xalign.book.card_settings import with_profile
+        from xalign.book.card_page import save_card
+        from xalign.card.battery import CardConfig, run_card, with_sizes
+        from xalign.card.cluster import run_cards
+        from xalign.card.result import CardsDirError, cards_dir
+        from xalign.card.settings import with_profile
         from xalign.core.model_checks import ModelFolderError
         from xalign.core.profiles import ParameterError
 
@@ -239,13 +240,13 @@ def _main(argv: list[str] | None = None) -> int:
             cfg = with_sizes(with_profile(CardConfig(), args.profile), **_parse_params(args.set))
             cards_dir(args.out)  # before any model runs: a typo in --out is named now, not after the work
             if args.mteb_out:
-                from xalign.book.mteb_out import require_mteb
+                from xalign.card.mteb_out import require_mteb, write_mteb_results
 
                 require_mteb()  # a missing mteb is named before the card's minutes, not after
         except (ParameterError, CardsDirError, ImportError) as exc:
             print(f"xalign: {exc}", file=sys.stderr)
             return 2
-        from xalign.book.sweep import ClusterConnectError
+        from xalign.card.sweep import ClusterConnectError
 
         try:
             cards = (run_cards(args.models, cfg, cluster=args.cluster, n_workers=args.workers, gpu=args.gpu)
@@ -255,8 +256,6 @@ def _main(argv: list[str] | None = None) -> int:
                 print(f"card: {page}")
                 print(f"card (Markdown): {page.with_suffix('.md')}; result file: {page.parent.with_suffix('.json')}")
                 if args.mteb_out:
-                    from xalign.book.mteb_out import write_mteb_results
-
                     print(f"MTEB results file: {write_mteb_results(card, args.mteb_out)}")
         except ModelFolderError as exc:  # a model that cannot be loaded as it is: its folder or file is named
             print(f"xalign: {exc}", file=sys.stderr)
@@ -372,8 +371,9 @@ def _compare(args) -> int:
     """``xalign compare``: the models x measures table and each two models' paired differences, as plain
     text on the terminal (Markdown with ``--markdown``), and as Markdown in ``CARDS/compare.md``; the last
     line names the file written."""
-    from xalign.book.card_page import cards_dir, compare_markdown, compare_text, load_cards
+    from xalign.book.card_page import compare_markdown, compare_text
     from xalign.book.model_compare import paired_markdown, paired_text
+    from xalign.card.result import cards_dir, load_cards
     from xalign.core.atomic import write_text
 
     cards = load_cards(args.out)
@@ -393,8 +393,8 @@ def _compare(args) -> int:
 
 
 def _compare_mteb(args) -> int:
-    from xalign.book.card_page import load_cards
     from xalign.book.mteb_compare import MTEBFileError, mteb_comparison_markdown, pick_card, read_mteb_bitext
+    from xalign.card.result import load_cards
 
     try:
         mteb = read_mteb_bitext(args.mteb)

@@ -1,8 +1,8 @@
 """Model against model: paired-bootstrap differences of two cards on the same items, and each card's layer choice.
 
-Two cards run with the same battery (:class:`xalign.book.card.CardConfig`, the bootstrap count aside)
+Two cards run with the same battery (:class:`xalign.card.battery.CardConfig`, the bootstrap count aside)
 score the same items: the same Tatoeba pairs, STS pairs, XNLI rows, BLI queries, word pairs. Each card
-keeps its per-item outcomes at its reported layer (:mod:`xalign.book.card_items`), so the difference
+keeps its per-item outcomes at its reported layer (:mod:`xalign.card.items`), so the difference
 between two models is resampled item by item (:func:`xalign.measures.paired.stat_difference_ci`): an
 interval of the difference itself, narrower than two separate intervals set side by side. Each model is
 taken at its own best layer (the card's main score), so the difference is that of the two main scores.
@@ -16,8 +16,8 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from xalign.book.card import ITEM_STATS, MEASURES, CardConfig
-from xalign.book.card_items import decode_items, top_layers
+from xalign.card.battery import ITEM_STATS, MEASURES, CardConfig
+from xalign.card.items import decode_items, top_layers
 from xalign.core.markup import code, text
 from xalign.measures.interval_text import interval
 from xalign.measures.paired import stat_difference_ci
@@ -41,7 +41,7 @@ def measure_difference(card_a: dict, card_b: dict, mid: str) -> dict:
 
     Args:
         card_a, card_b: card dictionaries (``xalign card`` result files) with the same battery.
-        mid: a measure id of :data:`xalign.book.card.MEASURES`.
+        mid: a measure id of :data:`xalign.card.battery.MEASURES`.
 
     Returns:
         ``measure, layer_a, score_a, layer_b, score_b, difference, lo, hi, n`` (the difference in the
@@ -74,7 +74,7 @@ def measure_difference(card_a: dict, card_b: dict, mid: str) -> dict:
 
 
 def paired_differences(card_a: dict, card_b: dict) -> pd.DataFrame:
-    """Every measure of :data:`~xalign.book.card.MEASURES`: card_a minus card_b (:func:`measure_difference`).
+    """Every measure of :data:`~xalign.card.battery.MEASURES`: card_a minus card_b (:func:`measure_difference`).
 
     Raises:
         ValueError: the cards' batteries differ (they do not score the same items); the settings are named.

@@ -257,7 +257,7 @@ def pick_card(cards: list[dict], mteb_path: str | Path, model: str | None = None
     Raises:
         MTEBFileError: no card, no card of ``model``, or several cards and nothing to choose by.
     """
-    from xalign.book.card import slug
+    from xalign.card.battery import slug
 
     if not cards:
         raise MTEBFileError("no model cards yet: run `xalign card MODEL` first")

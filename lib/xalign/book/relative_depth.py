@@ -28,7 +28,7 @@ def depth_rows(cards: list[dict], measures=tuple(DEPTH_MEASURES)) -> pd.DataFram
     """One row per (model, measure, numbered layer): ``depth`` = layer / the model's largest numbered layer.
 
     Args:
-        cards: cards as :func:`xalign.book.card.run_card` writes them (``measures[id]["layers"]`` rows with
+        cards: cards as :func:`xalign.card.battery.run_card` writes them (``measures[id]["layers"]`` rows with
             ``layer``, ``value``, ``lo``, ``hi``).
         measures: the measure ids to keep (a card without one contributes no rows for it).
 

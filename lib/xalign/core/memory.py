@@ -48,7 +48,7 @@ def freed_memory_returned(threshold_mb: float = 8.0):
     loading the chapter's encoders): peak RSS 3.9 GB with a 1.5 GB activation budget alone, 3.5 GB
     with 1.0 GB, 3.3 GB with 1.0 GB and this at 8 MiB (no more page faults than without it; at
     1 MiB: 3.2 GB but 14x the page faults, +35% CPU time); the whole 96-step run: 4.3 -> 3.5 GB.
-    Chapter 1 encodes each language pair inside it (:class:`xalign.papers.gaschi2022.incontext.EncodedPairs`)."""
+    Chapter 1 encodes each language pair inside it (:class:`xalign.measures.incontext.EncodedPairs`)."""
     libc = _glibc()
     if libc is not None:
         libc.mallopt(M_MMAP_THRESHOLD, int(threshold_mb * (1 << 20)))

@@ -171,7 +171,8 @@ def install() -> None:
     s = spec()
     if s is None:
         return
-    from xalign.core.cache import EmbeddingCache, key_digest
+    from xalign.core.cache import EmbeddingCache
+    from xalign.core.hashing import key_digest
 
     if getattr(EmbeddingCache, "_perturbed", None) == s:
         return

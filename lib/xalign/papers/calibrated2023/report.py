@@ -28,6 +28,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.data.xnli_manual import XNLIManual
 from xalign.measures.interval_text import with_interval
 from xalign.measures.intervals import accuracy_ci, paired_bootstrap_ci, stratified_bootstrap_ci
 from xalign.measures.sts import spearman
@@ -107,7 +108,7 @@ def layer_for_xnli(model: str, best: dict, xnli_layer) -> int:
 
 
 def transfer_scores(model: str, train_langs: Sequence[str], params, feats: dict,
-                    data: transfer.XNLIManual) -> tuple[pd.DataFrame, dict]:
+                    data: XNLIManual) -> tuple[pd.DataFrame, dict]:
     """XNLI test accuracy per language after training on ``train_langs`` with the profile's protocol
     (``frozen``: with per-row ``hits``; ``finetune``: the paper's protocol, no per-row hits)."""
     if params.xnli_method == "frozen":

@@ -32,110 +32,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from xalign.data.taskdata import NLI_LABELS, XNLI_LANGUAGES, premise_groups
+from xalign.data.taskdata import NLI_LABELS
+from xalign.data.xnli_manual import LABEL_INDEX, SPLITS, XNLIManual, labels_array
 from xalign.measures import transfer as rates
 from xalign.measures.probe import pair_features
+from xalign.measures.sklearn_probes import LOGREG_MAX_ITER, LOGREG_TOL, make_classifier
 from xalign.papers.calibrated2023.control import control_intervals
-
-SPLITS = ("train", "val", "test")
-LABEL_INDEX = {lab: i for i, lab in enumerate(NLI_LABELS)}
-
-
-# ------------------------------------------------------------------ data
-def split_groups(groups: np.ndarray, ratios=(8, 1, 1), seed: int = 0) -> dict[str, np.ndarray]:
-    """Row indices of train / val / test: whole groups, shuffled with ``seed``, split by ``ratios``."""
-    if len(ratios) != 3 or min(ratios) < 0 or sum(ratios) <= 0:
-        raise ValueError(f"ratios must be three non-negative numbers, got {ratios}")
-    ids = np.unique(groups)
-    perm = np.random.default_rng(seed).permutation(ids)
-    r = np.asarray(ratios, float) / sum(ratios)
-    n_train = round(r[0] * len(ids))
-    n_val = round(r[1] * len(ids))
-    parts = {"train": perm[:n_train], "val": perm[n_train : n_train + n_val], "test": perm[n_train + n_val :]}
-    return {k: np.flatnonzero(np.isin(groups, v)) for k, v in parts.items()}
-
-
-def limit_groups(indices: np.ndarray, groups: np.ndarray, n_rows: int | None, seed: int = 0) -> np.ndarray:
-    """At most ``n_rows`` of ``indices``, taken as whole premise groups in a seeded order (sorted)."""
-    if n_rows is None or n_rows >= len(indices):
-        return np.sort(indices)
-    gids = np.unique(groups[indices])
-    order = np.random.default_rng(seed).permutation(gids)
-    keep, total = [], 0
-    for g in order:
-        size = int((groups[indices] == g).sum())
-        if total + size > n_rows and total > 0:
-            break
-        keep.append(g)
-        total += size
-    return np.sort(indices[np.isin(groups[indices], keep)])
-
-
-@dataclass
-class XNLIManual:
-    """Per-language train/val/test rows of XNLI Manual; ``rows[lang][split]`` = [(premise, hypothesis, label)]."""
-
-    rows: dict[str, dict[str, list[tuple[str, str, str]]]]
-    indices: dict[str, np.ndarray]
-    seed: int
-
-    @property
-    def langs(self) -> list[str]:
-        return list(self.rows)
-
-    def sizes(self) -> pd.DataFrame:
-        return pd.DataFrame([{"lang": lang, **{s: len(v[s]) for s in SPLITS}} for lang, v in self.rows.items()])
-
-    def head(self, split: str, n: int | None) -> XNLIManual:
-        """The same data with only the first ``n`` rows of ``split`` in every language."""
-        rows = {lang: {s: (r[:n] if s == split else r) for s, r in v.items()} for lang, v in self.rows.items()}
-        idx = {s: (i[:n] if s == split else i) for s, i in self.indices.items()}
-        return XNLIManual(rows=rows, indices=idx, seed=self.seed)
-
-
-def xnli_manual(langs: Sequence[str] = XNLI_LANGUAGES, seed: int = 0, n_train: int | None = None,
-                n_val: int | None = None, n_test: int | None = None, loader=None) -> XNLIManual:
-    """Build XNLI Manual (dev + test, split 8:1:1 by premise group), optionally subsampled.
-
-    ``n_train`` / ``n_val`` / ``n_test`` cap the rows per language and split
-    (whole premise groups, the same rows in every language). ``loader(lang)``
-    returns a language's rows (default: XNLI dev followed by labelled test, read by
-    :func:`xalign.data.taskdata.xnli_pairs`).
-    """
-    if loader is None:
-        from xalign.data.taskdata import xnli_pairs
-
-        def loader(lang):
-            return [(p.premise, p.hypothesis, p.label) for split in ("dev", "test")
-                    for p in xnli_pairs(lang, split)]
-
-    langs = list(langs)
-    data = {lang: loader(lang) for lang in langs}
-    n = {len(v) for v in data.values()}
-    if len(n) != 1:
-        raise ValueError(f"XNLI languages must be line-parallel; row counts: "
-                         f"{ {k: len(v) for k, v in data.items()} }")
-    ref = data["en"] if "en" in data else data[langs[0]]
-    groups = premise_groups(ref)
-    for lang, rows in data.items():
-        if not np.array_equal(premise_groups(rows), groups):
-            raise ValueError(f"XNLI {lang}: premise groups differ from {'en' if 'en' in data else langs[0]}'s; "
-                             f"the files are not line-parallel")
-        labels = [r[2] for r in rows]
-        if labels != [r[2] for r in ref]:
-            raise ValueError(f"XNLI {lang}: labels differ from the reference language row by row")
-    idx = split_groups(groups, seed=seed)
-    caps = {"train": n_train, "val": n_val, "test": n_test}
-    idx = {s: limit_groups(idx[s], groups, caps[s], seed + 1 + i) for i, s in enumerate(SPLITS)}
-    rows = {lang: {s: [data[lang][i] for i in idx[s]] for s in SPLITS} for lang in langs}
-    return XNLIManual(rows=rows, indices=idx, seed=seed)
 
 
 # ------------------------------------------------------------------ frozen features
-def labels_array(rows) -> np.ndarray:
-    return np.array([LABEL_INDEX[r[2]] for r in rows], np.int64)
-
-
 def encode_pair_features(encoder, data: XNLIManual, layer: int = -1,
                          splits: Sequence[str] = SPLITS, langs: Sequence[str] | None = None
                          ) -> dict[str, dict[str, tuple[np.ndarray, np.ndarray]]]:
@@ -173,45 +78,6 @@ def head_features(feats, split: str, n: int | None):
             for lang, v in feats.items()}
 
 
-#: the logistic probe's convergence: the multinomial L2 problem is strictly convex, so solved this tightly its
-#: optimum, and the accuracies read from it, do not depend on the summation order of the machine
-LOGREG_TOL = 1e-10
-LOGREG_MAX_ITER = 10_000
-
-
-def _as_float64(X):
-    return np.asarray(X, dtype=np.float64)
-
-
-def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
-    """A scikit-learn pipeline: float64, standardisation, then logistic regression or a one-hidden-layer MLP.
-
-    The logistic regression is solved in float64 to a gradient of :data:`LOGREG_TOL` (``lbfgs``, which
-    stops there or where a step no longer lowers the loss in float64, about 1e-9 on the chapter's data): its
-    optimum is unique (L2-penalised, strictly convex), so rounding noise in the features (another CPU's
-    float32 kernels) moves it by rounding noise, not by where an early-stopped solver happened to halt (the
-    old ``tol=1e-4`` moved XNLI accuracies by 2 points). ``newton-cg`` reaches the same optimum 2-3 times slower.
-
-    Raises:
-        ValueError: for an unknown ``kind`` or a ``C`` that is not a finite number > 0.
-    """
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.neural_network import MLPClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import FunctionTransformer, StandardScaler
-
-    if not (np.isfinite(C) and C > 0):
-        raise ValueError(f"C (inverse regularisation strength) must be a finite number > 0, got {C!r}")
-    if kind == "logreg":
-        clf = LogisticRegression(C=C, solver="lbfgs", max_iter=LOGREG_MAX_ITER, tol=LOGREG_TOL)
-    elif kind == "mlp":
-        clf = MLPClassifier(hidden_layer_sizes=(512,), alpha=1.0 / C, early_stopping=True, max_iter=200,
-                            random_state=seed)
-    else:
-        raise ValueError(f"classifier must be 'logreg' or 'mlp', got {kind!r}")
-    return make_pipeline(FunctionTransformer(_as_float64), StandardScaler(), clf)
-
-
 def _stack(feats, langs, split):  # (X, y) of one split, languages stacked
     missing = [lang for lang in langs if split not in feats.get(lang, {})]
     if missing:
@@ -236,7 +102,7 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
     """
     import sklearn
 
-    from xalign.core import memo
+    from xalign.core import hashing, memo
 
     langs = list(feats)
     test_langs = list(test_langs or langs)
@@ -251,7 +117,7 @@ def frozen_transfer(feats, train_langs: Sequence[str], test_langs: Sequence[str]
            "Cs": [float(c) for c in Cs],
            "classifier": classifier, "seed": seed, "keep_hits": keep_hits, "sklearn": sklearn.__version__,
            "solver": ["lbfgs", LOGREG_TOL, LOGREG_MAX_ITER, "float64"],
-           "features": memo.array_digest(*used)}
+           "features": hashing.array_digest(*used)}
     return memo.cached("calibrated2023.frozen_transfer", key,
                        lambda: _fit_and_test(feats, X, y, test_langs, val_langs, Cs, classifier, seed, keep_hits),
                        code=[frozen_transfer], store=store)

@@ -15,14 +15,14 @@ import json
 
 import pandas as pd
 
-from xalign.core.cache import text_hash
+from xalign.core.hashing import text_hash
 from xalign.core.memo import cached
 from xalign.data import datasets
 from xalign.data.readers import GoldAlignment
+from xalign.data.word_pairs import pairs_from_links, precision
 from xalign.data.words import Token
-from xalign.measures.aligner import FAST_ALIGN_VERSION, symmetrise
+from xalign.measures.aligner import symmetrise
 from xalign.measures.fast_align import fast_align_both
-from xalign.papers.gaschi2022.pairs import pairs_from_links, precision
 
 #: gold pair -> (the stored file's pair name, whether its links are (target, source) of the gold pair)
 STORED = {"en-de": ("deen", True), "en-fr": ("enfr", False), "ro-en": ("roen", False)}
@@ -119,7 +119,7 @@ def learning_curve(gold_pair: str, gold: GoldAlignment, extra_src: list[list[str
                 rows.append({"pair": gold_pair, "training sentences": n, "links": label, "precision": 100 * value})
         return pd.DataFrame(rows)
 
-    key = {"pair": gold_pair, "sizes": sizes, "fast_align": FAST_ALIGN_VERSION,
+    key = {"pair": gold_pair, "sizes": sizes,
            "text": text_hash([json.dumps([train_src, train_tgt, [sorted(x) for x in gold.possible]],
                                          ensure_ascii=False)])}
     return cached("gaschi2022.aligner_learning_curve", key, compute, code=[link_precision, fast_align_both, symmetrise])

@@ -21,16 +21,16 @@ import pandas as pd
 
 from xalign.core.profiles import ParameterError, as_list
 from xalign.data import corpora as C
+from xalign.data import word_pairs as PR
 from xalign.data.datasets import DataNotFoundError
 from xalign.data.paper_tables import paper_table
 from xalign.data.static import read_vec
 from xalign.data.words import punct_tokens
+from xalign.measures import incontext as IC
 from xalign.measures import layerwise as LW
 from xalign.measures.aligner import UNSEEDED, align_words
 from xalign.papers.gaschi2022 import aligner_rows as AR
 from xalign.papers.gaschi2022 import examples as EX
-from xalign.papers.gaschi2022 import incontext as IC
-from xalign.papers.gaschi2022 import pairs as PR
 from xalign.papers.gaschi2022 import report as RP
 from xalign.papers.gaschi2022 import weakstrong as WS
 from xalign.papers.gaschi2022.extraction_eval import extraction_precision, variants_on_gold_sets

@@ -6,9 +6,9 @@ import unicodedata
 from dataclasses import dataclass
 
 from xalign.data.readers import GoldAlignment
+from xalign.data.word_pairs import extract_dictionary_pairs, pairs_from_links, precision
 from xalign.data.words import Token
 from xalign.measures.aligner import align_words
-from xalign.papers.gaschi2022.pairs import extract_dictionary_pairs, pairs_from_links, precision
 
 
 @dataclass

@@ -16,13 +16,14 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from xalign.core.memo import array_digest, cached
+from xalign.core.hashing import array_digest
+from xalign.core.memo import cached
+from xalign.data import word_pairs as PR
 from xalign.data.static import StaticVectors
+from xalign.measures import incontext as IC
 from xalign.measures import layerwise as LW
 from xalign.measures.csls import csls_topk
 from xalign.measures.retrieval import alignment_scores, s_weak
-from xalign.papers.gaschi2022 import incontext as IC
-from xalign.papers.gaschi2022 import pairs as PR
 
 
 def distinct_samples(word_pairs: list[PR.WordPair], n: int, runs: int, seed: int) -> list[np.ndarray]:
@@ -58,7 +59,7 @@ def alignment_layer_scores(word_pairs: dict[str, list[PR.WordPair]], encoded: Ma
     Tidy (pair, layer, run, metric, value in [0, 1]). Each language pair's cache key holds its
     word vectors' digest, the pairs' rows, k, n, runs, seed and layers, and the source of the
     code it runs (:func:`xalign.core.memo.cached`), so a warm rerun reads it back. ``encoded`` may be an
-    :class:`~xalign.papers.gaschi2022.incontext.EncodedPairs`: one pair is read at a time.
+    :class:`~xalign.measures.incontext.EncodedPairs`: one pair is read at a time.
     """
     return pd.concat([_pair_alignment_scores(lp, wp, encoded, k, n, runs, seed, layers)
                       for lp, wp in word_pairs.items()], ignore_index=True)

@@ -20,6 +20,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
+from xalign.core.draws import sample_rows
 from xalign.core.profiles import as_list
 from xalign.data import corpora, datasets, wordsim
 from xalign.papers.liu2020 import audit, itemclaims, report, senses
@@ -148,7 +149,7 @@ def run_wordsim(P: SimpleNamespace, encoders: dict) -> WordSim:
     bcws_all = wordsim.read_bcws(datasets.fetch("bcws", "bcws.txt"))
     scws_all = wordsim.read_scws(datasets.fetch("scws", "scws.txt"))
     seeds = seeds_of(P)
-    rows = {s: (wordsim.sample_rows(len(bcws_all), P.bcws_pairs, s), wordsim.sample_rows(len(scws_all), P.scws_pairs, s))
+    rows = {s: (sample_rows(len(bcws_all), P.bcws_pairs, s), sample_rows(len(scws_all), P.scws_pairs, s))
             for s in seeds}
     ub = np.unique(np.concatenate([r[0] for r in rows.values()]))
     us = np.unique(np.concatenate([r[1] for r in rows.values()]))
@@ -207,8 +208,9 @@ def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim
 
     Each further seed rebuilds the BTSR set, the splits, the avg_type sample and the BCWS / SCWS samples,
     reuses the encoded pool (no sentence is encoded again) and fits and scores every map at the
-    ``seed_sizes`` (the smallest size, for Fig. 3's quoted points, and the largest, for Table 3 and the
-    claims); recorded as ``seeds_grid``.
+    ``seed_sizes`` (the default and paper profiles: every size, so that each figure point is a mean over the
+    seeds; at least the smallest, for Fig. 3's quoted points, and the largest, for Table 3 and the claims);
+    recorded as ``seeds_grid``.
 
     Returns:
         seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun`, the first seed first.

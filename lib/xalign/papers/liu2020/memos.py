@@ -19,7 +19,8 @@ from collections.abc import Callable
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache
-from xalign.core.memo import array_digest, cached
+from xalign.core.hashing import array_digest
+from xalign.core.memo import cached
 from xalign.data.static import StaticVectors
 from xalign.data.wordsim import ContextPairs
 from xalign.measures.mapping import Alignment

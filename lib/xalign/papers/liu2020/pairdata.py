@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from xalign.core.cache import EmbeddingCache
+from xalign.core.code_closure import code_digest
 from xalign.core.draws import sample_indices, shuffled_indices
 from xalign.core.paths import cache_dir
 from xalign.data.corpora import ParallelCorpus
@@ -19,6 +20,9 @@ from xalign.data.words import Token, tokenize
 from xalign.measures.aligner import align_words
 from xalign.papers.liu2020.btsr import BTSRSet, build_btsr, translation_pairs
 from xalign.papers.liu2020.lexicons import cached_muse_pairs, omw_lemmas, segmentation_vocabulary, wordnet_synsets
+
+#: the code a cached BTSR set is keyed on (bound at import)
+BTSR_CODE = (build_btsr, translation_pairs, BTSRSet)
 
 
 @dataclass
@@ -77,7 +81,7 @@ def prepare_pair(corpus: ParallelCorpus, seed: int = 0, top: int = 250, n_test: 
     params = {"seed": seed, "top": top, "n_test": n_test, "n_candidates": n_candidates, "query": query,
               "texts": hashlib.sha256(json.dumps([corpus.src, corpus.tgt], ensure_ascii=False).encode()).hexdigest(),
               "links": hashlib.sha256(json.dumps([sorted(ls) for ls in links]).encode()).hexdigest(),
-              "version": 4}  # 4: every draw per item (xalign.core.draws)
+              "code": code_digest(BTSR_CODE)}  # the memo's rule: inputs and code
     store, key = EmbeddingCache(cache_dir("btsr")), {"kind": f"btsr-{src}-{tgt}", **params}
     cached = store.get_json(key)
     if cached is not None:

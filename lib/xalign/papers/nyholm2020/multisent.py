@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from xalign.core.cache import text_hash
+from xalign.core.hashing import text_hash
 from xalign.core.layers import parse_layers
 from xalign.core.precision import precision_of
 from xalign.data import taskdata

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from xalign.core.memory import freed_memory_returned, return_freed_memory
+from xalign.data.word_pairs import WordPair
 from xalign.data.words import Token
-from xalign.papers.gaschi2022.pairs import WordPair
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """bfloat16 against float32: how far a card moves when its model runs under bf16 autocast.
 
 The card runs a torch model under bfloat16 autocast where the hardware computes bf16 natively
-(:class:`xalign.book.card.CardConfig` ``precision="auto"``). That is a choice that can move numbers, so
+(:class:`xalign.card.battery.CardConfig` ``precision="auto"``). That is a choice that can move numbers, so
 the project keeps, beside each committed card, the same card computed in float32
 (``reference/cards/float32/``), and the Compare models page states the measured difference:
 per measure, the largest absolute change of a per-layer value over all layers, set beside the
@@ -62,7 +62,7 @@ def precision_markdown(cards: list[dict], float32_dir: Path = FLOAT32_CARDS) -> 
     """The Compare models page's paragraph on precision: for each shown card computed in bfloat16 that has a
     float32 twin in ``float32_dir``, the largest move of any value and the measures whose best layer moved
     (generated from the two cards; "" when there is no such pair)."""
-    from xalign.book.card import MEASURES
+    from xalign.card.battery import MEASURES
 
     twins = {}
     for path in sorted(Path(float32_dir).glob("*.json")) if Path(float32_dir).is_dir() else []:

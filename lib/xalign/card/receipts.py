@@ -22,7 +22,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from xalign.book.sizes import sample_size
+from xalign.card.sizes import sample_size
 from xalign.core.markup import code, text
 from xalign.data.datasets import files_used
 
@@ -51,7 +51,7 @@ def _protocol(cfg: dict, totals: dict[str, int] | None = None) -> dict[str, tupl
     """measure id -> (direction, scoring, sample), in words, from the card's settings.
 
     ``totals`` (measure id -> its item count ``n``) says how many items a size of "all" (None in the
-    settings, ``--profile full``) came to; every size is worded by :func:`xalign.book.sizes.sample_size`.
+    settings, ``--profile full``) came to; every size is worded by :func:`xalign.card.sizes.sample_size`.
     """
     totals = totals or {}
     k, langs, seed = cfg["csls_k"], ", ".join(cfg["tatoeba_langs"]), cfg["seed"]
@@ -130,7 +130,7 @@ def measure_receipt(mid: str, labels: list[str], encoder, output_label: str, cfg
     """The receipt of one card measure.
 
     Args:
-        mid: the measure id (a key of :data:`xalign.book.card.MEASURES`).
+        mid: the measure id (a key of :data:`xalign.card.battery.MEASURES`).
         labels: the layer labels the measure has values for, in order.
         encoder: the encoder the card ran (its ``prefix``, ``template``, sentence-transformers modules).
         output_label: the label of the model's own sentence embedding (``"out"``, or the last layer's
@@ -181,7 +181,7 @@ def attach_receipts(measures: dict[str, dict], steps: dict[str, dict], encoder, 
         labels: the card's layer labels (the output label is chosen among them).
         cfg: the card's settings.
     """
-    from xalign.book.card_bitext import output_label
+    from xalign.card.bitext import output_label
 
     for r in steps.values():
         for mid in r["per_layer"]:

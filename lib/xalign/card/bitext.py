@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xalign.book.card_items import ITEMS
+from xalign.card.items import ITEMS
 from xalign.core.st_encoder import OUTPUT
 from xalign.measures.bitext_f1 import bitext_scores, query_f1
 from xalign.measures.intervals import bootstrap_ci

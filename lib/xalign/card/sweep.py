@@ -50,7 +50,7 @@ from xalign.core.devices import is_gpu
 #: environment variables a task sees as the submitting process had them (when set there)
 PASSED_ENV = ("XALIGN_CACHE", "XALIGN_DATA_MIRROR", "XALIGN_RESULTS")
 #: the stand-in measure function (used by the tests; the card passes its own)
-TOY = "xalign.book.sweep:toy_measure"
+TOY = "xalign.card.sweep:toy_measure"
 
 
 @dataclass(frozen=True)

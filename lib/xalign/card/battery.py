@@ -21,17 +21,17 @@ xnli_transfer_rate        sent.  the same probe: zero-shot / translate-train-all
 ========================  =====  ==========================================================
 
 Sizes are in :class:`CardConfig` (``--profile quick``; ``--profile full``: the benchmark sizes of
-:func:`xalign.book.card_settings.full_sizes`). A torch model runs under bfloat16 autocast where the
+:func:`xalign.card.settings.full_sizes`). A torch model runs under bfloat16 autocast where the
 hardware computes bf16 natively, else in float32 (``--set precision float32`` forces exact; the
 card records which); everything is encoded through the embedding
 cache, so a second card of the same model takes seconds. Each measure also keeps its per-item
 outcomes at its best layer and the share of bootstrap resamples each layer wins
-(:mod:`xalign.book.card_items`), for ``xalign compare``'s paired differences (:mod:`xalign.book.model_compare`). The result file
+(:mod:`xalign.card.items`), for ``xalign compare``'s paired differences (:mod:`xalign.book.model_compare`). The result file
 (``results/cards/<model>.json``) is MTEB-like: model, revision, data files with
 their sha256, package versions, and one main score per measure (the value at
 the measure's best layer; the best layer is chosen on the same sample, so it is
 slightly optimistic, as every "best layer" number in the papers). Every measure
-carries a receipt (:mod:`xalign.book.receipts`): pooling per layer, prefix, direction,
+carries a receipt (:mod:`xalign.card.receipts`): pooling per layer, prefix, direction,
 scoring, sample and the data files it read with their sha256.
 """
 
@@ -46,11 +46,12 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from xalign.book.card_bitext import f1_x100
-from xalign.book.card_items import layer_choice, take_items
-from xalign.book.card_settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.book.card.with_sizes
-from xalign.book.card_words import acc_summary, bli, btsr, stat_summary, weak_strong
-from xalign.book.receipts import attach_receipts, run_recorded
+from xalign.card.bitext import f1_x100
+from xalign.card.items import layer_choice, take_items
+from xalign.card.receipts import attach_receipts, run_recorded
+from xalign.card.result import CardResult
+from xalign.card.settings import CARD_RANGES, with_sizes  # noqa: F401 - re-exported: xalign.card.battery.with_sizes
+from xalign.card.words import acc_summary, bli, btsr, stat_summary, weak_strong
 from xalign.core.gemma_model import terms_field
 from xalign.core.names import unique_name
 from xalign.core.st_encoder import OUTPUT, ProtocolEncoder, STEncoder
@@ -217,11 +218,11 @@ def card_precision(m: CardModel) -> str:
 # ------------------------------------------------------------------ sentence-level measures
 def tatoeba(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     """Tatoeba retrieval (NN, CSLS; both directions) and MEXA at every layer, MTEB's bitext F1 at the output."""
-    from xalign.book.card_bitext import mteb_f1_summary, output_label
+    from xalign.card.bitext import mteb_f1_summary, output_label
+    from xalign.core.draws import sample_rows
     from xalign.data.sentdata import tatoeba_pairs
     from xalign.measures.mexa import mexa_hits
     from xalign.measures.sentence_retrieval import nearest
-    from xalign.papers.calibrated2023.calibrated import sample_rows
 
     hits: dict[tuple, list] = {}
     retrieved = {}  # language -> the output layer's xx->en cosine top-1 (MTEB's bitext score)
@@ -268,26 +269,28 @@ def _rate_stat(items: np.ndarray) -> float:
 def xnli(m: CardModel, cfg: CardConfig) -> dict[str, dict[str, dict]]:
     from threadpoolctl import threadpool_limits
 
-    from xalign.papers.calibrated2023 import transfer as T
+    from xalign.data.xnli_manual import labels_array, xnli_manual
+    from xalign.measures.probe import pair_features
+    from xalign.measures.sklearn_probes import make_classifier
 
-    data = T.xnli_manual(cfg.xnli_langs, seed=cfg.seed, n_train=cfg.xnli_n_train, n_val=0, n_test=cfg.xnli_n_test)
+    data = xnli_manual(cfg.xnli_langs, seed=cfg.seed, n_train=cfg.xnli_n_train, n_val=0, n_test=cfg.xnli_n_test)
     vecs, gold = {}, {}  # (lang, split) -> label -> (2 n, d) premises then hypotheses; -> (n,) labels
     for lang in data.langs:
         for split in ("train", "test"):
             rows = data.rows[lang][split]
             vecs[lang, split] = m.sentences([r[0] for r in rows] + [r[1] for r in rows])
-            gold[lang, split] = T.labels_array(rows)
+            gold[lang, split] = labels_array(rows)
 
     def features(lang, split, label):  # one layer's [u, v, |u-v|, u*v] at a time: the full card's 15 x 6,750
         V, n = vecs[lang, split][label], len(gold[lang, split])  # rows at 13 layers would hold ~8 GB at once
-        return T.pair_features(V[:n], V[n:])
+        return pair_features(V[:n], V[n:])
 
     targets = [x for x in data.langs if x != "en"]
     out = {"xnli_zero_shot": {}, "xnli_transfer_rate": {}}
     for label in m.labels:
         train = {x: features(x, "train", label) for x in data.langs}
         with threadpool_limits(1, user_api="blas"):  # small fits: BLAS threads only spin on a loaded machine (17x)
-            zs, tta = (T.make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(
+            zs, tta = (make_classifier("logreg", cfg.xnli_C, cfg.seed).fit(
                 np.concatenate([train[x] for x in langs]), np.concatenate([gold[x, "train"] for x in langs]))
                 for langs in (["en"], data.langs))
         del train
@@ -335,7 +338,7 @@ def step_identity(m: CardModel, cfg: CardConfig) -> dict | None:
 
 
 def _step_record(step, m: CardModel, cfg: CardConfig) -> dict:
-    """:func:`~xalign.book.receipts.run_recorded`'s record of one step plus each of its measures' summary
+    """:func:`~xalign.card.receipts.run_recorded`'s record of one step plus each of its measures' summary
     (``summaries``: best layer, interval, the bootstrap of which layer wins), so that a warm card reads both."""
     rec = run_recorded(step, m, cfg)
     rec["summaries"] = {mid: _summary(mid, per_layer, m.labels, cfg) for mid, per_layer in rec["per_layer"].items()}
@@ -343,10 +346,10 @@ def _step_record(step, m: CardModel, cfg: CardConfig) -> dict:
 
 
 def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
-    """One step of the battery (:func:`~xalign.book.receipts.run_recorded`'s record), read back from the cache
+    """One step of the battery (:func:`~xalign.card.receipts.run_recorded`'s record), read back from the cache
     when the same encoder ran it with the same settings, data and code (a warm card reads every step:
     seconds); ``seconds`` is this call's wall time, ``computed_seconds`` the time the step took when it ran."""
-    from xalign.book import receipts
+    from xalign.card import receipts
     from xalign.core.memo import cached
 
     t0 = time.time()
@@ -360,8 +363,8 @@ def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
             "seconds": round(time.time() - t0, 1)}
 
 
-def run_card(model, config: CardConfig | None = None, log=None) -> dict:
-    """Run the battery on one model; returns the card dictionary (see :func:`save_card`).
+def run_card(model, config: CardConfig | None = None, log=None) -> CardResult:
+    """Run the battery on one model; returns its card (:class:`~xalign.card.result.CardResult`).
 
     ``log`` (default: stdout, flushed) gets a line as the model loads and as each step starts and ends, and
     one at least every 30 s while either runs (:class:`~xalign.core.progress.Heartbeat`). The card is named
@@ -385,10 +388,9 @@ def run_card(model, config: CardConfig | None = None, log=None) -> dict:
     return _card(m, cfg, steps, started)
 
 
-def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
+def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> CardResult:
     from xalign import __version__
-    from xalign.book.results import _package_versions
-    from xalign.core.machine import machine_record
+    from xalign.core.machine import machine_record, package_versions
     from xalign.data.datasets import provenance
 
     files = {(d.get("dataset"), d.get("file")): d for d in provenance()}
@@ -399,18 +401,16 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
                 for r in steps.values() for mid, per_layer in r["per_layer"].items()}  # a bare record: summarised here
     attach_receipts(measures, steps, m.enc, m.labels, asdict(cfg))
     missing = {} if m.words else {mid: WORDS_IN_CONTEXT for mid in ("s_weak", "s_strong", "btsr_p1")}
-    return {
-        "model": m.name, "revision": m.revision, **terms_field(m.revision), "precision": card_precision(m),
-        "layered": m.layered,
-        "layers": m.labels,
-        "dim": int(getattr(m.enc, "dim", 0)), "config": asdict(cfg),
-        "scores": {mid: r["main_score"] for mid, r in measures.items()},
-        "measures": measures, "not_available": missing, "data": [files[k] for k in sorted(files, key=str)],
-        "xalign_version": __version__, "python": platform.python_version(), "packages": _package_versions(),
-        "step_seconds": {k: r["seconds"] for k, r in steps.items()}, "wall_time_s": round(time.time() - started, 1),
-        "machine": machine_record(getattr(m.enc, "device", None)),  # provenance: in no score, no cache key
-        "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+    return CardResult(
+        model=m.name, revision=m.revision, **terms_field(m.revision), precision=card_precision(m),
+        layered=m.layered, layers=m.labels, dim=int(getattr(m.enc, "dim", 0)), config=asdict(cfg),
+        scores={mid: r["main_score"] for mid, r in measures.items()},
+        measures=measures, not_available=missing, data=[files[k] for k in sorted(files, key=str)],
+        xalign_version=__version__, python=platform.python_version(), packages=package_versions(),
+        step_seconds={k: r["seconds"] for k, r in steps.items()}, wall_time_s=round(time.time() - started, 1),
+        machine=machine_record(getattr(m.enc, "device", None)),  # provenance: in no score, no cache key
+        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
 
 
 def measure_title(mid: str, cfg: CardConfig) -> str:

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xalign.core.cache import text_hash
 from xalign.core.draws import shuffled_indices
+from xalign.core.hashing import text_hash
 from xalign.data.words import UNSEGMENTED, Token, tokenize
 
 

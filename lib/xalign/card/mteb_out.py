@@ -112,7 +112,7 @@ def write_mteb_results(card: dict, out_dir: str | Path) -> Path:
     """Write ``<out_dir>/<org>__<model>/<revision>/Tatoeba.json`` and ``model_meta.json``; return the first.
 
     Args:
-        card: a card (:func:`xalign.book.card.run_card`'s dictionary, or a card result file read back).
+        card: a card (:func:`xalign.card.battery.run_card`'s dictionary, or a card result file read back).
         out_dir: MTEB's results folder (created).
     """
     from xalign.core.atomic import write_json

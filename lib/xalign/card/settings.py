@@ -32,7 +32,7 @@ CARD_RANGES = {
 }
 
 
-#: a card configuration (:class:`xalign.book.card.CardConfig`, a dataclass; not imported: card.py imports this module)
+#: a card configuration (:class:`xalign.card.battery.CardConfig`, a dataclass; not imported: battery.py imports this module)
 Config = TypeVar("Config")
 
 
@@ -64,7 +64,7 @@ def with_sizes(config: Config, **sizes) -> Config:
 TIME_TARGETS = {("quick", "cold"): 300, ("quick", "warm"): 30, ("full", "cold"): 3600, ("full", "warm"): 30}
 GPU_TIME_TARGETS = {("full", "cold"): 120}
 
-#: the card's named size sets: ``quick`` is :class:`~xalign.book.card.CardConfig`'s defaults (minutes on 2 cores),
+#: the card's named size sets: ``quick`` is :class:`~xalign.card.battery.CardConfig`'s defaults (minutes on 2 cores),
 #: ``full`` the benchmark sizes (:func:`full_sizes`)
 CARD_PROFILES = ("quick", "full")
 

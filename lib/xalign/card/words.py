@@ -1,19 +1,19 @@
 """The card's word-level steps (S_weak / S_strong, BLI, BTSR) and the summaries every step makes of its items.
 
-Each step takes the card's model (:class:`xalign.book.card.CardModel`) and settings
-(:class:`xalign.book.card.CardConfig`) and returns ``{measure id: {layer label: summary}}``; a summary is
+Each step takes the card's model (:class:`xalign.card.battery.CardModel`) and settings
+(:class:`xalign.card.battery.CardConfig`) and returns ``{measure id: {layer label: summary}}``; a summary is
 ``{"value", "lo", "hi", "n", ITEMS}`` (:func:`acc_summary`, :func:`stat_summary`), the per-item outcomes
-kept for paired comparisons (:mod:`xalign.book.card_items`).
+kept for paired comparisons (:mod:`xalign.card.items`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from xalign.book.card_items import ITEMS
+from xalign.card.items import ITEMS
 from xalign.measures.intervals import accuracy_ci, bootstrap_ci
 
-# (the steps' ``m`` and ``cfg`` are xalign.book.card's CardModel and CardConfig: not imported, card imports this)
+# (the steps' ``m`` and ``cfg`` are xalign.card.battery's CardModel and CardConfig: not imported, card imports this)
 
 
 # ------------------------------------------------------------------ summaries
@@ -38,9 +38,9 @@ def hit_counts(percent: float, n: int) -> np.ndarray:
 # ------------------------------------------------------------------ word-level measures
 def weak_strong(m, cfg) -> dict[str, dict[str, dict]]:
     from xalign.data import corpora as C
+    from xalign.data import word_pairs as PR
+    from xalign.measures import incontext as IC
     from xalign.measures.retrieval import strong_hits, weak_hits
-    from xalign.papers.gaschi2022 import incontext as IC
-    from xalign.papers.gaschi2022 import pairs as PR
 
     src_lang, tgt_lang = cfg.word_pair.split("-")
     corpus = C.parallel_corpus([cfg.word_corpus], cfg.word_pair, cfg.word_sentences)
