@@ -17,7 +17,7 @@ from xalign.book.model_compare import card_precision, layer_choice_markdown
 from xalign.book.result_files import finished_text
 from xalign.card.battery import MEASURES, WORDS_IN_CONTEXT, slug
 from xalign.card.receipts import receipts_markdown
-from xalign.card.result import CardResult, cards_dir, load_cards, read_card, write_card
+from xalign.card.result import cards_dir, load_cards, read_card, write_card
 from xalign.card.sizes import sample_size
 from xalign.core.atomic import write_text
 from xalign.core.markup import code, text
@@ -270,7 +270,7 @@ def book_cards(root: str | Path | None = None, committed: Path | None = COMMITTE
     return [cards[m] for m in sorted(cards)]
 
 
-def _read_cards(folder: Path) -> list[CardResult]:
+def _read_cards(folder: Path) -> list[dict]:
     return [read_card(p) for p in sorted(Path(folder).glob("*.json"))] if Path(folder).is_dir() else []
 
 

@@ -363,8 +363,9 @@ def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
             "seconds": round(time.time() - t0, 1)}
 
 
-def run_card(model, config: CardConfig | None = None, log=None) -> CardResult:
-    """Run the battery on one model; returns its card (:class:`~xalign.card.result.CardResult`).
+def run_card(model, config: CardConfig | None = None, log=None) -> dict:
+    """Run the battery on one model; returns its card, checked by :class:`~xalign.card.result.CardResult`
+    (the JSON object its file holds).
 
     ``log`` (default: stdout, flushed) gets a line as the model loads and as each step starts and ends, and
     one at least every 30 s while either runs (:class:`~xalign.core.progress.Heartbeat`). The card is named
@@ -388,7 +389,7 @@ def run_card(model, config: CardConfig | None = None, log=None) -> CardResult:
     return _card(m, cfg, steps, started)
 
 
-def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> CardResult:
+def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> dict:
     from xalign import __version__
     from xalign.core.machine import machine_record, package_versions
     from xalign.data.datasets import provenance
@@ -410,7 +411,7 @@ def _card(m: CardModel, cfg: CardConfig, steps: dict, started: float) -> CardRes
         step_seconds={k: r["seconds"] for k, r in steps.items()}, wall_time_s=round(time.time() - started, 1),
         machine=machine_record(getattr(m.enc, "device", None)),  # provenance: in no score, no cache key
         finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    )
+    ).to_dict()
 
 
 def measure_title(mid: str, cfg: CardConfig) -> str:

@@ -126,13 +126,13 @@ def write_card(card: Mapping, path: str | Path) -> Path:
     return Path(path)
 
 
-def read_card(path: str | Path) -> CardResult:
-    """The card in ``path``.
+def read_card(path: str | Path) -> dict:
+    """The card in ``path``, checked as a :class:`CardResult` (the JSON object, with ``card_format``).
 
     Raises:
         JSONFileError: the file cannot be read, is not a JSON object, or is not a card result (names the file).
     """
-    return card_result(read_json_object(Path(path), "card result file", ("model", "measures")), str(path))
+    return card_result(read_json_object(Path(path), "card result file", ("model", "measures")), str(path)).to_dict()
 
 
 class CardsDirError(ValueError):
@@ -161,7 +161,7 @@ def cards_dir(root: str | Path | None = None, create: bool = True) -> Path:
     return path
 
 
-def load_cards(root: str | Path | None = None) -> list[CardResult]:
+def load_cards(root: str | Path | None = None) -> list[dict]:
     """Every card result file in the cards folder (:func:`xalign.card.result.read_card`); one that cannot be
     used (cut short, a JSON list, not a card, a newer card format) is skipped with a warning naming it."""
     import warnings
