@@ -178,8 +178,7 @@ class Grid:
 
 def grid_frame(P: SimpleNamespace, spaces: dict, bcws: dict, scws: dict, sizes=None) -> pd.DataFrame:
     """Every (level, signal, technique) fitted at every training size of ``sizes`` (default: the profile's
-    ``sizes``) and scored on BTSR, sentence retrieval, BCWS and SCWS, one block of rows per variant (fractions;
-    a ``method`` column names each map)."""
+    ``sizes``), scored on BTSR, sentence retrieval, BCWS and SCWS; fractions, a ``method`` column per map."""
     sizes = [s if s == "all" else int(s) for s in as_list(P.sizes if sizes is None else sizes)]
     frames = []
     for v in variants_of(P):
@@ -208,9 +207,8 @@ def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim
 
     Each further seed rebuilds the BTSR set, the splits, the avg_type sample and the BCWS / SCWS samples,
     reuses the encoded pool (no sentence is encoded again) and fits and scores every map at the
-    ``seed_sizes`` (the default and paper profiles: every size, so that each figure point is a mean over the
-    seeds; at least the smallest, for Fig. 3's quoted points, and the largest, for Table 3 and the claims);
-    recorded as ``seeds_grid``.
+    ``seed_sizes`` (the profiles: every size, each figure point a seed mean; at least the smallest and the
+    largest, for Fig. 3's quoted points, Table 3 and the claims); recorded as ``seeds_grid``.
 
     Returns:
         seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun`, the first seed first.
