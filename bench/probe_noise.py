@@ -39,11 +39,11 @@ def _perturb(a, salt: str):
 
 
 def _fit(mode: str):
-    def fit(X, y, spec, n_classes, dev, seed, tests, cache=True):
+    def fit(X, y, spec, n_classes, dev, seed, tests, cache=True, **kw):
         if mode == "perturbed":
             X, tests = _perturb(X, "train"), [_perturb(t, "test") for t in tests]
             dev = None if dev is None else (_perturb(dev[0], "dev"), dev[1])
-        return _plain_fit(X, y, spec, n_classes, dev, seed, tests, cache=cache and mode == "plain")
+        return _plain_fit(X, y, spec, n_classes, dev, seed, tests, cache=cache and mode == "plain", **kw)
     return fit
 
 

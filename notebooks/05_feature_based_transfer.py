@@ -50,7 +50,7 @@ xed_sizes = None  # dict lang to [train, dev, test], key * for the others; train
 xed_label_policy = None  # single keeps lines with one emotion, as in the thesis; first takes the first emotion listed
 study_languages = None  # XNLI languages for the layer/pooling sweep and the step-by-step diagnosis
 senteval_config = None  # SentEval configuration of our probes: prototyping, 5 folds, or standard, 10 folds
-lr_training = None  # our logistic regressions: senteval (early-stopped, as the MLP) or full-batch (L-BFGS, no early stop)
+probe_training = None  # our LR and MLP: full-batch (L-BFGS in float64 to convergence) or senteval (early-stopped)
 mlp_hidden = None  # hidden units of our MLP probe
 classifier_sizes = None  # MLP hidden sizes for the classifier-size study; 0 is logistic regression
 xnli_train_sizes = None  # training-set sizes (pairs) for the XNLI learning curve
@@ -179,11 +179,11 @@ display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 # thesis the 2,490 XNLI dev pairs, here `xnli_dev_pairs` pairs sharing no
 # premise with our training pairs; SentEval's general cap of 200 epochs
 # replaces the SNLI cap of 15. **Our probes** for the repaired features:
-# logistic regression and an MLP with `mlp_hidden` units, L2 by k-fold
-# cross-validation, standardised features, 20 % of the training data held out
-# for early stopping. All are SentEval's gradient-trained classifiers: the seed
-# moves LR as well as the MLP (initial weights, batch order, hold-out, k-fold
-# split), not the data draws. Tables 4-7 train every probe once per seed of
+# logistic regression and an MLP with `mlp_hidden` units on standardised
+# features, trained on the whole training set in float64 to convergence, L2 by
+# k-fold log-loss with a premise's three hypotheses in one fold (split apart,
+# a fold scored a premise-memorising probe below chance); a seed moves the
+# MLP's initial weights only. Tables 4-7 train every probe once per seed of
 # `seeds`: mean, seed range, 95 % bootstrap interval over test pairs; a run is
 # left out of any agreement with the thesis only when every seed collapsed.
 
@@ -264,7 +264,7 @@ display.prose(report.xed_summary(result.xed.table5));
 # ### Pooling and layer
 #
 # One logistic regression per pooling and layer; 20 % of the XNLI training
-# pairs are held out to pick L2 and stop early (XED has its own dev split);
+# pairs (whole premises) are held out to pick L2 (XED has its own dev split);
 # each task's layer is chosen on that held-out score, not on test:
 
 # %%

@@ -122,9 +122,9 @@ def test_thesis_configuration_early_stops_on_the_dev_split_it_was_given(monkeypa
     seen = []
     fit = probe.TorchProbe.fit
 
-    def spy(self, X, y, validation=None, validation_split=None):
+    def spy(self, X, y, validation=None, validation_split=None, groups=None):
         seen.append(None if validation is None else len(validation[1]))
-        return fit(self, X, y, validation=validation, validation_split=validation_split)
+        return fit(self, X, y, validation=validation, validation_split=validation_split, groups=groups)
 
     monkeypatch.setattr(probe.TorchProbe, "fit", spy)
     monkeypatch.setattr(probe, "_probe_cache", EmbeddingCache(tmp_path / "probes"))  # train, do not reuse

@@ -166,7 +166,7 @@ def test_full_batch_probe_predictions_survive_rounding_noise_and_thread_counts()
     assert info["early_stopping"].startswith("none (full batch")
     assert len(info["cv_log_loss"]) == len(probe.FULL_BATCH_REGS)
     with pytest.raises(ValueError, match="logistic regression only"):
-        probe.ProbeSpec("m", kind="mlp", nhid=4, backend="full-batch")
+        probe.ProbeSpec("m", kind="mlp", nhid=4, backend="sklearn")
 
 
 def test_full_batch_l2_is_sentevals_weight_decay():
@@ -203,15 +203,15 @@ def test_full_batch_selection_follows_log_loss_not_accuracy(monkeypatch):
     assert info["reg"] == favoured and info["selection"] == "3-fold, log-loss"
 
 
-def test_chapter5_logistic_regressions_train_full_batch_when_asked():
+def test_chapter5_probes_train_full_batch_unless_asked_for_senteval():
     from xalign.papers.meta import checked_parameters
     from xalign.papers.nyholm2020.inputs import our_probes
 
-    for profile in ("smoke", "default", "paper"):  # SentEval's training unless asked: the book's numbers as before
+    for profile in ("smoke", "default", "paper"):  # issue 46: LR and MLP both robust to rounding by default
         P = checked_parameters("nyholm2020", profile, {})
-        assert P.lr_training == "senteval"
-        assert {(s.backend, s.min_validation) for s in our_probes(P)} == {("torch", 0.2)}
-    lr, mlp = our_probes(checked_parameters("nyholm2020", "default", {"lr_training": "full-batch"}))
-    assert (lr.backend, mlp.backend, mlp.min_validation) == ("full-batch", "torch", 0.2)
-    with pytest.raises(ValueError, match="lr_training"):
-        checked_parameters("nyholm2020", "default", {"lr_training": "adam"})
+        assert P.probe_training == "full-batch"
+        assert [(s.kind, s.backend) for s in our_probes(P)] == [("logreg", "full-batch"), ("mlp", "full-batch")]
+    lr, mlp = our_probes(checked_parameters("nyholm2020", "default", {"probe_training": "senteval"}))
+    assert (lr.backend, mlp.backend, mlp.min_validation) == ("torch", "torch", 0.2)
+    with pytest.raises(ValueError, match="probe_training"):
+        checked_parameters("nyholm2020", "default", {"probe_training": "adam"})

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from xalign.data.tasks import Split, Task
+from xalign.measures.folds import cv_splits, first_text_groups
 from xalign.measures.probe import Batcher, ProbeSpec, evaluate_features, fit_predict, pair_features, score_predictions
 from xalign.measures.probe_seeds import seed_scores
 
@@ -71,25 +72,29 @@ def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: in
     vectors = embed(batcher, task.all_texts())
     X = {name: features(s, vectors) for name, s in (("train", task.train), ("test", task.test))}
     dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
+    groups = first_text_groups(task.train.texts)
     if seeds is not None:
         return [{"task": task.name, **task.meta, **r} for r in _evaluate_seeds(
-            X["train"], task.train.labels, [X["test"]], [task.test.labels], probes, task.n_classes, dev, seeds)]
+            X["train"], task.train.labels, [X["test"]], [task.test.labels], probes, task.n_classes, dev, seeds,
+            groups)]
     rows = []
     for spec in probes:
         r = evaluate_features(X["train"], task.train.labels, X["test"], task.test.labels, spec,
-                              dev=dev, n_classes=task.n_classes, seed=seed)
+                              dev=dev, n_classes=task.n_classes, seed=seed, groups=groups)
         rows.append({"task": task.name, **task.meta, **r})
     return rows
 
 
 def _evaluate_seeds(Xtr, ytr, tests: list, test_labels: list, probes: Sequence[ProbeSpec], n_classes: int,
-                    dev: tuple | None, seeds: Sequence[int]) -> list[dict]:
+                    dev: tuple | None, seeds: Sequence[int], groups=None) -> list[dict]:
     """Every probe fitted once per seed (cached fits) and scored on every test set: one dict per probe
-    and test set (probe-major), the selection info of the first seed's fit."""
+    and test set (probe-major), the selection info of the first seed's fit (a full-batch probe's regulariser
+    is chosen once, with the first seed: :func:`xalign.measures.probe.fit_predict`)."""
     rows = []
     for spec in probes:
         t0 = time.time()
-        fits = [fit_predict(Xtr, ytr, spec, n_classes, dev, int(s), tests) for s in seeds]
+        fits = [fit_predict(Xtr, ytr, spec, n_classes, dev, int(s), tests, groups=groups, select_seed=int(seeds[0]))
+                for s in seeds]
         info = fits[0][1]
         for i, y in enumerate(test_labels):
             rows.append({"probe": spec.name, **seed_scores(y, [f[0][i] for f in fits], n_classes, seeds),
@@ -121,6 +126,7 @@ def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequenc
     Xtr, Xte = features(task.train, vectors), features(task.test, vectors)
     dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
     y = task.train.labels
+    groups = first_text_groups(task.train.texts)
     rows = []
     for n in sorted(sizes):
         if n >= len(y):
@@ -128,7 +134,7 @@ def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequenc
         else:
             idx, _ = train_test_split(np.arange(len(y)), train_size=n, stratify=y, random_state=seed)
         r = evaluate_features(Xtr[idx], y[idx], Xte, task.test.labels, spec, dev=dev,
-                              n_classes=task.n_classes, seed=seed)
+                              n_classes=task.n_classes, seed=seed, groups=None if groups is None else groups[idx])
         rows.append({"task": task.name, **task.meta, **r})
     return rows
 
@@ -190,6 +196,9 @@ def sweep(task: Task, batcher_for: Callable[..., Batcher], grid: Sequence[dict],
 def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
     """The task with a stratified share of its training rows moved to a dev split (for selection).
 
+    Rows that share their first sentence (an XNLI premise's hypotheses) move together
+    (:func:`xalign.measures.folds.first_text_groups`): the first of ``round(1 / frac)`` grouped stratified folds.
+
     Args:
         task: the task.
         frac: share of the training rows moved, in (0, 1).
@@ -201,7 +210,11 @@ def with_holdout(task: Task, frac: float = 0.2, seed: int = 1111) -> Task:
     from sklearn.model_selection import train_test_split
 
     idx = np.arange(len(task.train.labels))
-    tr, dv = train_test_split(idx, test_size=frac, stratify=task.train.labels, random_state=seed)
+    groups = first_text_groups(task.train.texts)
+    if groups is None:
+        tr, dv = train_test_split(idx, test_size=frac, stratify=task.train.labels, random_state=seed)
+    else:
+        tr, dv = cv_splits(task.train.labels, max(2, round(1 / frac)), seed, groups)[0]
     take = lambda ii: Split(tuple([slot[i] for i in ii] for slot in task.train.texts), task.train.labels[ii])
     return Task(task.name, take(np.sort(tr)), task.test, task.n_classes, dev=take(np.sort(dv)),
                 meta={**task.meta, "holdout": frac})
@@ -250,15 +263,16 @@ def evaluate_transfer(source: Task, targets: Sequence[Task], batcher: Batcher, p
     Xtr = features(source.train, vectors)
     dev = (features(source.dev, vectors), source.dev.labels) if (source.dev is not None and use_dev) else None
     tests = [features(tg.test, vectors) for tg in targets]
+    groups = first_text_groups(source.train.texts)
     if seeds is not None:
         rows = _evaluate_seeds(Xtr, source.train.labels, tests, [tg.test.labels for tg in targets], probes,
-                               source.n_classes, dev, seeds)
+                               source.n_classes, dev, seeds, groups)
         order = [tg for _ in probes for tg in targets]  # the rows are probe-major
         return [{"task": f"{source.name} => {tg.name}", **tg.meta, **r} for tg, r in zip(order, rows)]
     rows = []
     for spec in probes:
         t0 = time.time()
-        preds, info = fit_predict(Xtr, source.train.labels, spec, source.n_classes, dev, seed, tests)
+        preds, info = fit_predict(Xtr, source.train.labels, spec, source.n_classes, dev, seed, tests, groups=groups)
         for tg, pred in zip(targets, preds):
             rows.append({"task": f"{source.name} => {tg.name}", **tg.meta, "probe": spec.name,
                          **score_predictions(tg.test.labels, pred, source.n_classes), "reg": info["reg"],

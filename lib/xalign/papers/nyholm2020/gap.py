@@ -17,6 +17,7 @@ import pandas as pd
 
 from xalign.data.tasks import Task
 from xalign.measures import verdicts
+from xalign.measures.folds import first_text_groups
 from xalign.measures.interval_text import with_interval
 from xalign.measures.intervals import paired_difference_ci
 from xalign.measures.probe import Batcher, ProbeSpec, fit_predict
@@ -26,9 +27,10 @@ from xalign.papers.nyholm2020.wording import NOISE_POINTS
 
 
 def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_dev: bool = True,
-              cache: bool = True) -> np.ndarray:
+              cache: bool = True, select_seed: int | None = None) -> np.ndarray:
     """One boolean per test item of ``task``: did ``spec`` (fitted as :func:`xalign.measures.probe_tasks.evaluate`
-    fits it) predict the gold label?
+    fits it: premise-grouped rows, the regulariser of ``select_seed``, the first of the seeds) predict the gold
+    label?
 
     Returns:
         shape (n_test,), aligned with ``task.test.labels``.
@@ -36,7 +38,8 @@ def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_d
     vectors = embed(batcher, task.all_texts())
     Xtr, Xte = features(task.train, vectors), features(task.test, vectors)
     dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
-    (pred,), _ = fit_predict(Xtr, task.train.labels, spec, task.n_classes, dev, seed, [Xte], cache=cache)
+    (pred,), _ = fit_predict(Xtr, task.train.labels, spec, task.n_classes, dev, seed, [Xte], cache=cache,
+                             groups=first_text_groups(task.train.texts), select_seed=select_seed)
     return np.asarray(pred) == np.asarray(task.test.labels)
 
 
@@ -74,8 +77,9 @@ def mlp_lr_gap(tasks: Sequence[Task], batcher: Batcher, probes: Sequence[ProbeSp
         raise ValueError("mlp_lr_gap: seeds must name at least one seed")
     rows = []
     for task in tasks:
-        lr = np.stack([hits_on_test(task, batcher, by_name["LR"], s, cache=cache) for s in seeds]).astype(float)
-        mlp = np.stack([hits_on_test(task, batcher, by_name["MLP"], s, cache=cache) for s in seeds]).astype(float)
+        hits = {name: np.stack([hits_on_test(task, batcher, by_name[name], s, cache=cache, select_seed=seeds[0])
+                                for s in seeds]).astype(float) for name in ("LR", "MLP")}
+        lr, mlp = hits["LR"], hits["MLP"]
         d, lo, hi = paired_difference_ci(mlp.mean(0), lr.mean(0), n_boot=n_boot, seed=0, scale=100)
         per_seed = 100 * (mlp.mean(1) - lr.mean(1))
         rows.append({"lang": task.meta.get("lang", task.name), "n test pairs": lr.shape[1], "seeds": len(seeds),

@@ -195,8 +195,8 @@ def encode_features(enc, P: SimpleNamespace, data: Data) -> Features:
 
 
 def our_probes(P: SimpleNamespace) -> list[ProbeSpec]:
-    """Our two probes for the repaired features on standardised features: LR (trained as ``P.lr_training``
-    says) and an MLP with ``mlp_hidden`` units (SentEval's training); :func:`our_probe_settings`."""
+    """Our two probes for the repaired features on standardised features: LR and an MLP with ``mlp_hidden``
+    units, both trained as ``P.probe_training`` says (:func:`our_probe_settings`)."""
     return [probe.ProbeSpec("LR", kind="logreg", **our_probe_settings(P, "logreg")),
             probe.ProbeSpec("MLP", kind="mlp", nhid=P.mlp_hidden, **our_probe_settings(P, "mlp"))]
 
@@ -204,14 +204,14 @@ def our_probes(P: SimpleNamespace) -> list[ProbeSpec]:
 def our_probe_settings(P: SimpleNamespace, kind: str) -> dict:
     """The keyword arguments of our probes of ``kind`` ("logreg" or "mlp"); k from ``P.senteval_config``.
 
-    ``P.lr_training = "full-batch"``: the logistic regressions train on the whole training set in float64 to
-    convergence, L2 by k-fold log-loss (:class:`xalign.measures.probe.FullBatchProbe`: rounding noise cannot
-    send them down another path). ``"senteval"``, and every MLP: SentEval's mini-batch training, 20 % of the
-    training data held out for early stopping, L2 by k-fold accuracy. ``P.lr_training``'s values are checked
-    once, by the profile's range (:func:`xalign.papers.meta.checked_parameters`).
+    ``P.probe_training = "full-batch"`` (every profile's): both probes train on the whole training set in
+    float64 to convergence, L2 by premise-grouped k-fold log-loss, chosen once per task
+    (:mod:`xalign.measures.fullbatch`: rounding noise cannot send them down another path). ``"senteval"``:
+    SentEval's mini-batch training, 20 % of the training data held out for early stopping, L2 by k-fold
+    accuracy. ``P.probe_training``'s values are checked once, by the profile's range
+    (:func:`xalign.papers.meta.checked_parameters`).
     """
     if kind not in ("logreg", "mlp"):
         raise ValueError(f"kind must be 'logreg' or 'mlp', got {kind!r}")
-    full = kind == "logreg" and P.lr_training == "full-batch"
     return {"config": P.senteval_config, "standardize": True,
-            **({"backend": "full-batch"} if full else {"min_validation": 0.2})}
+            **({"backend": "full-batch"} if P.probe_training == "full-batch" else {"min_validation": 0.2})}
