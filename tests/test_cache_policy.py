@@ -10,8 +10,8 @@ import pytest
 
 from xalign.core import code_closure
 from xalign.measures import bli_grid, probe
+from xalign.measures.btsr import pairdata
 from xalign.papers.calibrated2023 import finetune
-from xalign.papers.liu2020 import pairdata
 
 
 def _entries(folder) -> int:
