@@ -3,7 +3,7 @@
 A table is stored under (its name, its parameters, :func:`space_digest` of
 the :class:`~xalign.measures.btsr.anchors.PairSpaces` it scores and the
 digests of the word-similarity vectors) and the code it runs: the ``compute``
-function with every xalign definition it reaches, and the classes of :data:`CODE`
+function with every xalign definition it reaches, and the classes of :data:`SCORE_CODE`
 whose methods it calls (:func:`xalign.core.memo.cached`): new vectors, new test
 pairs or an edit to the scoring code recompute it.
 
@@ -31,7 +31,8 @@ from xalign.measures.mapping import Alignment
 
 #: the classes whose methods chapter-2 scores call through objects (maps, spaces, type vectors, BTSR sets),
 #: which a static reading of the compute function cannot see
-CODE = (Alignment, StaticVectors, ContextPairs, PairSpaces, Space, TypeVectors, TranslationPair, BTSRItem, BTSRSet)
+SCORE_CODE = (Alignment, StaticVectors, ContextPairs, PairSpaces, Space, TypeVectors, TranslationPair, BTSRItem,
+              BTSRSet)
 
 
 def space_digest(sp: PairSpaces) -> str:
@@ -64,5 +65,6 @@ def pairs_digest(cpv) -> str | None:
 
 
 def memoised(name: str, key: dict, compute: Callable[[], object], store: EmbeddingCache | None = None):
-    """``compute()`` (a table), or its stored value for (``liu2020.<name>``, ``key``, its code and :data:`CODE`)."""
-    return cached(f"liu2020.{name}", key, compute, code=CODE, store=store)
+    """``compute()`` (a table), or its stored value for (``liu2020.<name>``, ``key``, its code and
+    :data:`SCORE_CODE`)."""
+    return cached(f"liu2020.{name}", key, compute, code=SCORE_CODE, store=store)
