@@ -1,4 +1,4 @@
-"""The vocabulary of chapter 2's grid (the paper's Table 1 labels)."""
+"""The BTSR method's vocabulary: alignment levels, training signals, map techniques (Liu et al. 2020, Table 1)."""
 
 LEVELS = ("token", "avg_type", "iso_type")
 SIGNALS = ("wa", "sa", "dict")
