@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from xalign.data.wordnet import Synset
-from xalign.data.words import tokenize
-from xalign.papers.liu2020.btsr import (
+from xalign.data.words import tokenize, valid_word
+from xalign.measures.btsr.testset import (
     BTSRItem,
     BTSRSet,
     build_btsr,
@@ -18,7 +18,6 @@ from xalign.papers.liu2020.btsr import (
     select_items,
     sense_clusters,
     translation_pairs,
-    valid_word,
 )
 
 # a toy wordnet: "bank" has 3 senses, two of which share the Spanish "banco"
@@ -217,7 +216,7 @@ def test_precision_at_k_checks_lengths():
 
 def _many_pairs_corpus(n_words=12, n_sents=5):
     """Word k ("wk" / "pk") aligned in sentence pairs of its own (word 0 in two, the others in ``n_sents``)."""
-    from xalign.papers.liu2020.btsr import TranslationPair
+    from xalign.measures.btsr.testset import TranslationPair
 
     src_texts, tgt_texts, links, pairs = [], [], [], []
     for k in range(n_words):

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from xalign.measures.btsr.testset import BTSRItem, BTSRSet, precision_at_k
 from xalign.papers.liu2020 import report, senses
-from xalign.papers.liu2020.btsr import BTSRItem, BTSRSet, precision_at_k
 
 
 def test_word_form_ceiling_known_answers():

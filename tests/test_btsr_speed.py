@@ -5,11 +5,11 @@ import pytest
 
 from test_ctxalign import toy_spaces
 from xalign.core.cache import EmbeddingCache
-from xalign.papers.liu2020 import anchors as anchors_mod
+from xalign.measures.btsr import anchors as anchors_mod
+from xalign.measures.btsr.anchors import aligned_word_pairs, anchors, fit
+from xalign.measures.btsr.evaluate import sentence_retrieval
+from xalign.measures.btsr.typevectors import TypeVectors
 from xalign.papers.liu2020 import audit, grid
-from xalign.papers.liu2020.anchors import aligned_word_pairs, anchors, fit
-from xalign.papers.liu2020.evaluate import sentence_retrieval
-from xalign.papers.liu2020.typevectors import TypeVectors
 
 METHODS = [("token", "wa"), ("token", "sa"), ("avg_type", "wa"), ("avg_type", "sa"), ("avg_type", "dict")]
 
@@ -119,7 +119,7 @@ def test_baselines_and_checks_reuse_the_grids_largest_maps(tmp_path, monkeypatch
 
 
 def test_occurrence_ranks_equal_the_visiting_loop():
-    from xalign.papers.liu2020.typevectors import occurrence_ranks
+    from xalign.measures.btsr.typevectors import occurrence_ranks
 
     rng = np.random.default_rng(3)
     ids = rng.integers(0, 40, size=2000)

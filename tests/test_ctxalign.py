@@ -5,20 +5,20 @@ import pytest
 
 from xalign.data.corpora import ParallelCorpus
 from xalign.data.words import tokenize
-from xalign.measures.mapping import normalize_center
-from xalign.papers.liu2020.anchors import (
+from xalign.measures.btsr.anchors import (
     PairSpaces,
     aligned_word_pairs,
     anchors,
     fit,
     identity_alignment,
 )
-from xalign.papers.liu2020.btsr import BTSRItem, BTSRSet
-from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, build_spaces, training_sizes
-from xalign.papers.liu2020.grid import original_space_scores
-from xalign.papers.liu2020.pairdata import PairData
-from xalign.papers.liu2020.spaces import content_chunks, encode_space
-from xalign.papers.liu2020.typevectors import average_types
+from xalign.measures.btsr.evaluate import btsr_precision, btsr_vectors, build_spaces
+from xalign.measures.btsr.pairdata import PairData
+from xalign.measures.btsr.spaces import content_chunks, encode_space
+from xalign.measures.btsr.testset import BTSRItem, BTSRSet
+from xalign.measures.btsr.typevectors import average_types
+from xalign.measures.mapping import normalize_center
+from xalign.papers.liu2020.grid import original_space_scores, training_sizes
 
 SRC = ["the cat sleeps", "the dog runs", "a cat runs", "the bird sings"]
 TGT = ["le chat dort", "le chien court", "un chat court", "le oiseau chante"]
@@ -143,7 +143,7 @@ def test_type_vectors_do_not_depend_on_the_test_sentences():
 
 
 def test_unmapped_baseline_is_centred_like_every_map():
-    from xalign.papers.liu2020.anchors import unmapped_alignment
+    from xalign.measures.btsr.anchors import unmapped_alignment
 
     _, sp = toy_spaces()
     sp.tgt.vectors = sp.tgt.vectors + 3.0  # a language offset: centring matters

@@ -1,5 +1,6 @@
-"""The package's layers import one way only: core <- data <- measures <- papers <- card <- book; the test
-fixtures (``xalign.testing``) sit beside them: they import only core, and no layer imports them."""
+"""The package's layers import one way only: core <- data <- measures <- papers <- card <- book; the card
+borrows nothing from a paper (what it shares with a chapter lives in measures); the test fixtures
+(``xalign.testing``) sit beside them: they import only core, and no layer imports them."""
 
 import ast
 import importlib
@@ -49,6 +50,8 @@ def upward_imports() -> list[str]:
             # papers.meta (profiles, ranges, the ledger's paper.yaml) is the papers' shared layer, not a paper
             if layer == "papers" and top == "papers" and mod.split(".")[1] not in (f.relative_to(ROOT).parts[1], "meta"):
                 bad.append(f"{f.relative_to(ROOT)} imports another paper: xalign.{mod}")
+            if layer == "card" and top == "papers":  # a measure the card shares with a chapter sits in measures
+                bad.append(f"{f.relative_to(ROOT)} borrows from a paper: xalign.{mod}")
     return bad
 
 
@@ -62,6 +65,15 @@ def test_the_check_sees_an_upward_import(tmp_path, monkeypatch):
     (fake / "core" / "bad.py").write_text("from xalign.book.results import ChapterRun\nfrom ..measures import x\n")
     monkeypatch.setattr(__import__(__name__), "ROOT", fake)
     assert len(upward_imports()) == 2
+
+
+def test_the_check_sees_the_card_borrow_from_a_paper(tmp_path, monkeypatch):
+    fake = tmp_path / "xalign"
+    (fake / "card").mkdir(parents=True)
+    (fake / "card" / "bad.py").write_text("def step():\n    from xalign.papers.liu2020.anchors import anchors\n"
+                                          "from xalign.measures.mapping import fit_alignment\n")
+    monkeypatch.setattr(__import__(__name__), "ROOT", fake)
+    assert upward_imports() == ["card/bad.py borrows from a paper: xalign.papers.liu2020.anchors"]
 
 
 def test_the_check_sees_the_test_fixtures_imported_or_importing_upward(tmp_path, monkeypatch):

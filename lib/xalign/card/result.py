@@ -1,9 +1,9 @@
 """A model card's result: one typed record with a format version, written and read by one function each.
 
-:class:`CardResult` is what :func:`xalign.card.battery.run_card` returns, what :func:`write_card` puts in
-``<cards>/<model>.json`` and what :func:`read_card` gives back. It is read like the JSON object it is
-written as (``card["measures"]``, ``card.get("layered")``), so every page reads a card the same way
-whether it was just computed or read from a file; the fields say what a card holds.
+:class:`CardResult` checks what :func:`xalign.card.battery.run_card` computes, what :func:`write_card` puts in
+``<cards>/<model>.json`` and what :func:`read_card` reads; its fields say what a card holds. ``run_card``
+and ``read_card`` hand on the JSON object it checked (:meth:`CardResult.to_dict`), so every page reads a
+card the same way whether it was just computed or read from a file.
 
 The file carries ``card_format`` (:data:`CARD_FORMAT`). A file without one was written before the field
 existed; it holds the same fields and is read as format 1. A file of a newer format, one that is not a JSON
@@ -12,7 +12,7 @@ object, or one missing a required field is refused with an error that names it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -25,10 +25,10 @@ from xalign.core.paths import results_dir
 CARD_FORMAT = 1
 
 
-@dataclass(frozen=True, eq=False)
-class CardResult(Mapping):
+@dataclass(frozen=True)
+class CardResult:
     """One model's card. Every field but ``model`` and ``measures`` is None where a card lacks it (a card
-    from an older xalign, a test's small card); such a field is also absent from the mapping face.
+    from an older xalign, a test's small card); such a field is also absent from :meth:`to_dict`.
 
     Fields (units as the measures give them: % for accuracies and shares, x100 for correlations):
         model: the name the card was run for (a hub id or a path, as given).
@@ -77,22 +77,10 @@ class CardResult(Mapping):
         """The JSON object the file holds (an optional field that is not set is left out)."""
         return {k: v for k, v in asdict(self).items() if not (k in _OPTIONAL and v is None)}
 
-    # read like the JSON object: card["measures"], card.get("layered"), {**card}
-    def __getitem__(self, key: str) -> Any:
-        if key not in _NAMES or (key in _OPTIONAL and getattr(self, key) is None):
-            raise KeyError(key)
-        return getattr(self, key)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(k for k in _NAMES if not (k in _OPTIONAL and getattr(self, k) is None))
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
-
 
 _NAMES = tuple(f.name for f in fields(CardResult))
 #: every field but the required ones: a card holds them where they apply (``model_terms``) or where its
-#: version of xalign wrote them; one not set is absent from the file and from the mapping, as it was
+#: version of xalign wrote them; one not set is absent from the file and from :meth:`CardResult.to_dict`
 _OPTIONAL = tuple(f.name for f in fields(CardResult) if f.default is None)
 #: the fields every card file holds, as the pages read them (``model``, ``measures``)
 REQUIRED = tuple(f.name for f in fields(CardResult) if f.default is MISSING and f.default_factory is MISSING)
@@ -119,7 +107,7 @@ def card_result(record: Mapping, source: str = "a card") -> CardResult:
     return CardResult(**{**dict(record), "card_format": CARD_FORMAT})
 
 
-def write_card(card: Mapping, path: str | Path) -> Path:
+def write_card(card: CardResult | Mapping, path: str | Path) -> Path:
     """Write ``card`` (a :class:`CardResult`, or a dictionary with its fields) to ``path`` atomically."""
     result = card if isinstance(card, CardResult) else card_result(card, str(path))
     write_json(Path(path), result.to_dict())

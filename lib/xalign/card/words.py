@@ -100,12 +100,12 @@ def bli(m, cfg) -> dict[str, dict[str, dict]]:
 
 def btsr(m, cfg) -> dict[str, dict[str, dict]]:
     from xalign.data.corpora import load_parallel
+    from xalign.measures.btsr.anchors import PairSpaces, anchors
+    from xalign.measures.btsr.evaluate import btsr_precision, btsr_vectors
+    from xalign.measures.btsr.pairdata import prepare_pair
+    from xalign.measures.btsr.spaces import Space
+    from xalign.measures.btsr.typevectors import TypeVectors
     from xalign.measures.mapping import fit_alignment
-    from xalign.papers.liu2020.anchors import PairSpaces, anchors
-    from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors
-    from xalign.papers.liu2020.pairdata import prepare_pair
-    from xalign.papers.liu2020.spaces import Space
-    from xalign.papers.liu2020.typevectors import TypeVectors
 
     corpus = load_parallel("en", cfg.btsr_lang, ("xnli", "tatoeba"), cfg.btsr_per_source)
     data = prepare_pair(corpus, seed=cfg.seed, top=250, n_candidates=cfg.btsr_candidates, n_retrieval=100)

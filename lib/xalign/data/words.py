@@ -64,6 +64,15 @@ def _is_cjk(ch: str) -> bool:
             or 0xF900 <= cp <= 0xFAFF or 0x20000 <= cp <= 0x2FA1F)
 
 
+def valid_word(word: str, lang: str) -> bool:
+    """A single written word: alphabetic (Latin etc.) or all-CJK for zh/ja; no spaces, digits, hyphens."""
+    if not word or any(c in word for c in " _-'.") or word != word.strip():
+        return False
+    if lang in ("zh", "ja", "cmn", "jpn"):
+        return all(_is_cjk(c) for c in word)
+    return word.isalpha()
+
+
 _PUNCT_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 
 

@@ -128,7 +128,7 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
     digests: dict[str, str] = {}
     normalized: dict[str, tuple[np.ndarray, np.ndarray]] = {}  # normalize_center of a space, shared by its maps
     results, fits = [], []
-    code = code_digest([evaluate_directions]) if cache is not None else None  # the memo's rule: inputs and code
+    code = code_digest(GRID_CODE) if cache is not None else None  # the memo's rule: inputs and code
     bar = progress_bar(total=len(directions) * len(methods), desc="BLI", disable=not progress)
     # freed blocks go back to the system (the heap does not grow cell by cell); the similarity and
     # k-NN blocks every cell needs are allocated once (not faulted in again block by block)
@@ -200,3 +200,8 @@ def evaluate_directions(directions: Sequence[tuple[str, str]], vectors: dict[str
                 bar.update(1)
     bar.close()
     return pd.concat(results, ignore_index=True), pd.DataFrame(fits)
+
+
+#: the code a cached grid cell is keyed on (bound at import: the grid with every map, retrieval and score
+#: it reaches)
+GRID_CODE = (evaluate_directions,)

@@ -1,33 +1,19 @@
 """Liu, McCarthy, Vulić, Korhonen (2020): aligning contextual embeddings, the BTSR task (chapter 2).
 
-Vocabulary (the paper's Table 1 labels):
-
-- alignment level: ``token`` (aligned words in parallel sentences, in
-  context), ``avg_type`` (a word's mean contextual vector over up to 1000
-  contexts of the training text), ``iso_type`` (the word fed alone);
-- training signal: ``wa`` (word alignments of parallel text, fast_align),
-  ``sa`` (parallel sentences, each represented by the average of its words'
-  vectors of the chosen level), ``dict`` (MUSE 0-5000 training dictionary;
-  type levels only);
-- technique: ``orig`` (orthogonal Procrustes) or ``mim`` (plus
-  Meeting-in-the-Middle), both from :mod:`xalign.measures.mapping`.
-
-A word's contextual vector is the average of the chosen layers (default:
-every Transformer layer, 1..12, as the paper's footnote 1), then of its
-sub-words. Every sentence of a corpus side is encoded once with the spans of
-all its words.
+The method (the BTSR set, encoded spaces, type vectors, anchors, maps and their scores) is general and
+lives one floor down, in :mod:`xalign.measures.btsr` (the card's ``btsr_p1`` uses it too), with its
+vocabulary (levels ``token`` / ``avg_type`` / ``iso_type``, signals ``wa`` / ``sa`` / ``dict``,
+techniques ``orig`` / ``mim``). This package holds the chapter's experiments.
 
 Where things live (import the module you need):
 
-- :mod:`~xalign.papers.liu2020.btsr`: the BTSR set (pairs, contexts, selection, candidates) and P@k;
-- :mod:`~xalign.papers.liu2020.lexicons`, :mod:`~xalign.papers.liu2020.pairdata`: WordNet/OMW/MUSE,
-  a language pair's corpus, links, BTSR set and splits;
-- :mod:`~xalign.papers.liu2020.spaces`, :mod:`~xalign.papers.liu2020.typevectors`: encoded spaces,
-  avg_type / iso_type tables;
-- :mod:`~xalign.papers.liu2020.anchors`: anchors and maps (and the unmapped baseline);
-- :mod:`~xalign.papers.liu2020.evaluate`, :mod:`~xalign.papers.liu2020.grid`: scores and the whole grid;
+- :mod:`~xalign.papers.liu2020.grid`: the whole grid (every method x training size) and the original space;
+- :mod:`~xalign.papers.liu2020.memos`: the memo keys of the chapter's scored tables;
 - :mod:`~xalign.papers.liu2020.audit`: before/after of the audit, known-answer checks;
+- :mod:`~xalign.papers.liu2020.senses`: per-item scores by sense (word form, ties);
 - :mod:`~xalign.papers.liu2020.seeds`: the run over several seeds (mean, spread, verdicts that hold for
   every seed);
-- :mod:`~xalign.papers.liu2020.report`: the chapter's tables, figures and computed prose.
+- :mod:`~xalign.papers.liu2020.experiments`: the chapter's run; :mod:`~xalign.papers.liu2020.report`,
+  :mod:`~xalign.papers.liu2020.everymap`, :mod:`~xalign.papers.liu2020.itemclaims`: its tables, claims and
+  computed prose; :mod:`~xalign.papers.liu2020.figures`: its figures.
 """

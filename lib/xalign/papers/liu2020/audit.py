@@ -20,12 +20,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from xalign.measures.btsr.anchors import PairSpaces, anchors, fit, unmapped_alignment
+from xalign.measures.btsr.evaluate import btsr_precision, btsr_vectors, type_coverage
+from xalign.measures.btsr.testset import precision_at_k
+from xalign.measures.btsr.typevectors import average_types
 from xalign.measures.mapping import fit_alignment
-from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, unmapped_alignment
-from xalign.papers.liu2020.btsr import precision_at_k
-from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, type_coverage
 from xalign.papers.liu2020.memos import memoised, space_digest
-from xalign.papers.liu2020.typevectors import average_types
 
 ITEMS = {
     5: "5 candidates: targets of all contextualised pairs",

@@ -1,6 +1,6 @@
 """Chapter 2's every-map summary: each map's change of BTSR P@1 over the centred unmapped space, over the seeds.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the chapter-2 method; see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations

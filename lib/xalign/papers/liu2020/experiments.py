@@ -9,7 +9,7 @@ The first seed of ``seeds`` runs everything the chapter shows in full (the set, 
 size, the baselines, the audit); :func:`run_seeds` reruns the draws with every further seed on the
 same encoded pool and fits its maps at the ``seed_sizes``, and Table 3, Fig. 3's quoted points and
 the closing claims are judged over all seeds (:mod:`.seeds`). The set construction, the aligner and
-the context draws live in :mod:`.pairdata` and :mod:`.btsr`.
+the context draws live in :mod:`xalign.measures.btsr.pairdata` and :mod:`~xalign.measures.btsr.testset`.
 """
 
 from __future__ import annotations
@@ -23,18 +23,19 @@ import pandas as pd
 from xalign.core.draws import sample_rows
 from xalign.core.profiles import as_list
 from xalign.data import corpora, datasets, wordsim
+from xalign.measures.btsr.evaluate import build_spaces
+from xalign.measures.btsr.pairdata import PairData, prepare_pair
+from xalign.measures.btsr.spaces import resolve_layers
 from xalign.papers.liu2020 import audit, itemclaims, report, senses
-from xalign.papers.liu2020.evaluate import build_spaces, training_sizes
 from xalign.papers.liu2020.grid import (
     context_pair_vectors,
     default_methods,
     evaluate_grid,
     load_variant_encoders,
     parse_variant,
+    training_sizes,
 )
-from xalign.papers.liu2020.pairdata import PairData, prepare_pair
 from xalign.papers.liu2020.seeds import SeedRun, seed_columns, seed_summary, seeds_of
-from xalign.papers.liu2020.spaces import resolve_layers
 
 
 def variants_of(P: SimpleNamespace) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from xalign.papers.liu2020.constants import LEVELS
+from xalign.measures.btsr.constants import LEVELS
 from xalign.papers.liu2020.report import retrieval_series, unmapped
 
 

@@ -1,6 +1,6 @@
 """The experiment grid: every (level, signal, technique) x training size, and the original space.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the chapter-2 method; see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ import pandas as pd
 
 from xalign.core.draws import sample_indices
 from xalign.core.threads import torch_threads
+from xalign.measures.btsr.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
+from xalign.measures.btsr.constants import LEVELS, TECHNIQUES
+from xalign.measures.btsr.evaluate import btsr_precision, btsr_vectors, sentence_retrieval
+from xalign.measures.btsr.pairdata import PairData
+from xalign.measures.btsr.spaces import resolve_layers
 from xalign.measures.mapping import Alignment, fit_alignments
-from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
-from xalign.papers.liu2020.constants import LEVELS, TECHNIQUES
-from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, method_label, sentence_retrieval
 from xalign.papers.liu2020.memos import memoised, pairs_digest, space_digest
-from xalign.papers.liu2020.pairdata import PairData
-from xalign.papers.liu2020.spaces import resolve_layers
 
 
 def parse_variant(variant: str) -> tuple[str, str, str, str]:
@@ -41,6 +41,21 @@ def parse_variant(variant: str) -> tuple[str, str, str, str]:
 def default_methods(signals=("wa", "sa"), levels=LEVELS) -> list[tuple[str, str]]:
     """(level, signal) combinations the paper runs; token level has no ``dict``."""
     return [(lv, sg) for lv in levels for sg in signals if not (lv == "token" and sg == "dict")]
+
+
+def method_label(level: str, signal: str, technique: str) -> str:
+    """The paper's legend label, e.g. ``avg_type wa orig``."""
+    return f"{level} {signal} {technique}"
+
+
+def training_sizes(sizes, available: int) -> list[int]:
+    """The requested sizes that fit, plus ``available`` itself if a requested size exceeds it (or "all")."""
+    out = []
+    for s in sizes:
+        n = available if s in ("all", None) else min(int(s), available)
+        if n not in out:
+            out.append(n)
+    return sorted(out)
 
 
 @dataclass
@@ -151,7 +166,7 @@ def original_space_scores(sp: PairSpaces, bcws=None, scws=None, ks=(1, 5), retri
     """The same scores without any mapping (only meaningful when both sides come from one multilingual model).
 
     ``centred`` (default): the unmapped space gets the normalise-and-centre
-    step every map applies (:func:`~xalign.papers.liu2020.anchors.unmapped_alignment`,
+    step every map applies (:func:`~xalign.measures.btsr.anchors.unmapped_alignment`,
     means of the ``token wa`` anchors of the first ``n_sentences`` training
     pairs); ``centred=False``: the raw space. BCWS and SCWS use the same alignment. Memoised.
     """

@@ -11,7 +11,7 @@ zero and every seed agrees. The claims:
 - ``dict``: ``avg_type dict orig`` minus ``avg_type wa orig``;
 - ``map``: ``avg_type wa mim`` minus the centred unmapped space.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the chapter-2 method; see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from xalign.papers.liu2020.constants import LEVELS
+from xalign.measures.btsr.constants import LEVELS
 from xalign.papers.liu2020.seeds import item_claim
 
 #: claim -> (side a, side b); ``levels`` is computed from every map of a level

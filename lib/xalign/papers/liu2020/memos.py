@@ -1,13 +1,13 @@
 """Memo keys of chapter 2's scored tables (grid, unmapped space, baselines, audit), so a warm rerun reads them.
 
 A table is stored under (its name, its parameters, :func:`space_digest` of
-the :class:`~xalign.papers.liu2020.anchors.PairSpaces` it scores and the
+the :class:`~xalign.measures.btsr.anchors.PairSpaces` it scores and the
 digests of the word-similarity vectors) and the code it runs: the ``compute``
-function with every xalign definition it reaches, and the classes of :data:`CODE`
+function with every xalign definition it reaches, and the classes of :data:`SCORE_CODE`
 whose methods it calls (:func:`xalign.core.memo.cached`): new vectors, new test
 pairs or an edit to the scoring code recompute it.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the chapter-2 method; see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -23,15 +23,16 @@ from xalign.core.hashing import array_digest
 from xalign.core.memo import cached
 from xalign.data.static import StaticVectors
 from xalign.data.wordsim import ContextPairs
+from xalign.measures.btsr.anchors import PairSpaces
+from xalign.measures.btsr.spaces import Space
+from xalign.measures.btsr.testset import BTSRItem, BTSRSet, TranslationPair
+from xalign.measures.btsr.typevectors import TypeVectors
 from xalign.measures.mapping import Alignment
-from xalign.papers.liu2020.anchors import PairSpaces
-from xalign.papers.liu2020.btsr import BTSRItem, BTSRSet, TranslationPair
-from xalign.papers.liu2020.spaces import Space
-from xalign.papers.liu2020.typevectors import TypeVectors
 
 #: the classes whose methods chapter-2 scores call through objects (maps, spaces, type vectors, BTSR sets),
 #: which a static reading of the compute function cannot see
-CODE = (Alignment, StaticVectors, ContextPairs, PairSpaces, Space, TypeVectors, TranslationPair, BTSRItem, BTSRSet)
+SCORE_CODE = (Alignment, StaticVectors, ContextPairs, PairSpaces, Space, TypeVectors, TranslationPair, BTSRItem,
+              BTSRSet)
 
 
 def space_digest(sp: PairSpaces) -> str:
@@ -64,5 +65,6 @@ def pairs_digest(cpv) -> str | None:
 
 
 def memoised(name: str, key: dict, compute: Callable[[], object], store: EmbeddingCache | None = None):
-    """``compute()`` (a table), or its stored value for (``liu2020.<name>``, ``key``, its code and :data:`CODE`)."""
-    return cached(f"liu2020.{name}", key, compute, code=CODE, store=store)
+    """``compute()`` (a table), or its stored value for (``liu2020.<name>``, ``key``, its code and
+    :data:`SCORE_CODE`)."""
+    return cached(f"liu2020.{name}", key, compute, code=SCORE_CODE, store=store)

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 import pandas as pd
 
 from xalign.core.markup import code, text
+from xalign.measures.btsr.constants import LEVELS
+from xalign.measures.btsr.pairdata import PairData
 from xalign.measures.interval_text import interval
 from xalign.papers.liu2020 import senses
-from xalign.papers.liu2020.constants import LEVELS
 from xalign.papers.liu2020.everymap import every_map_summary, map_changes, unmapped
 from xalign.papers.liu2020.grid import btsr_baselines, original_space_scores
 from xalign.papers.liu2020.itemclaims import map_findings
-from xalign.papers.liu2020.pairdata import PairData
 from xalign.papers.liu2020.seeds import across_seeds, item_claim_text
 
 #: the baseline row of :func:`.grid.btsr_baselines` that gives words without a training vector a zero vector

@@ -10,7 +10,7 @@ seed's items resampled, the per-item difference averaged) excludes zero by the b
 (:func:`item_claim`); otherwise the sentence says the difference is within noise. Three seeds alone
 share a sign one time in four without any effect, so a sign test over the seeds is no finding.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the chapter-2 method; see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations

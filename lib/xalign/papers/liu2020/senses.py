@@ -14,7 +14,7 @@ a query without a vector is a miss, a candidate without a vector cannot be retri
 candidate list), and the same scores are given on the covered items only (query and gold both have a
 vector), beside ``avg_type wa mim [token]`` on exactly those items and candidates.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the chapter-2 method; see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ import numpy as np
 import pandas as pd
 
 from xalign.core.threads import torch_threads
+from xalign.measures.btsr.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
+from xalign.measures.btsr.constants import TECHNIQUES
+from xalign.measures.btsr.evaluate import btsr_precision, btsr_vectors
+from xalign.measures.btsr.testset import BTSRSet, item_precision_at_k, precision_at_k
 from xalign.measures.intervals import bootstrap_ci
 from xalign.measures.mapping import fit_alignments
-from xalign.papers.liu2020.anchors import PairSpaces, anchors, fit, fit_key, unmapped_alignment
-from xalign.papers.liu2020.btsr import BTSRSet, item_precision_at_k, precision_at_k
-from xalign.papers.liu2020.constants import TECHNIQUES
-from xalign.papers.liu2020.evaluate import btsr_precision, btsr_vectors, method_label
+from xalign.papers.liu2020.grid import method_label
 
 
 def candidate_forms(sp: PairSpaces, btsr: BTSRSet | None = None) -> list[str]:
@@ -57,7 +58,7 @@ def word_form_ceiling(counts: np.ndarray, ks=(1, 5)) -> dict[int, float]:
     """P@k (fraction) of a retriever that knows only the gold's word form: min(1, k / b) per item, averaged.
 
     Ties among the ``b`` same-form candidates are broken at random, in expectation, as
-    :func:`~xalign.papers.liu2020.btsr.precision_at_k` breaks them. No items: NaN.
+    :func:`~xalign.measures.btsr.testset.precision_at_k` breaks them. No items: NaN.
     """
     b = np.asarray(counts, dtype=float)
     if len(b) and b.min() < 1:

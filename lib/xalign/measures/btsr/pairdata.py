@@ -1,6 +1,6 @@
 """A language pair's corpus, word-alignment links and BTSR set (Liu et al. 2019, Sec. 4).
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the BTSR method (chapter 2, the card); see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from xalign.core.code_closure import code_digest
 from xalign.core.draws import sample_indices, shuffled_indices
 from xalign.core.paths import cache_dir
 from xalign.data.corpora import ParallelCorpus
+from xalign.data.lexicons import cached_muse_pairs, omw_lemmas, segmentation_vocabulary, wordnet_synsets
 from xalign.data.words import Token, tokenize
 from xalign.measures.aligner import align_words
-from xalign.papers.liu2020.btsr import BTSRSet, build_btsr, translation_pairs
-from xalign.papers.liu2020.lexicons import cached_muse_pairs, omw_lemmas, segmentation_vocabulary, wordnet_synsets
+from xalign.measures.btsr.testset import BTSRSet, build_btsr, translation_pairs
 
 #: the code a cached BTSR set is keyed on (bound at import)
 BTSR_CODE = (build_btsr, translation_pairs, BTSRSet)

@@ -1,6 +1,6 @@
 """Anchors for the maps: aligned words or sentences at the ``token``, ``avg_type`` or ``iso_type`` level.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the BTSR method (chapter 2, the card); see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from xalign.measures.btsr.constants import LEVELS, SIGNALS, TECHNIQUES
+from xalign.measures.btsr.pairdata import PairData
+from xalign.measures.btsr.spaces import Space
+from xalign.measures.btsr.typevectors import TypeVectors
 from xalign.measures.mapping import Alignment, fit_alignment, normalize_center
-from xalign.papers.liu2020.constants import LEVELS, SIGNALS, TECHNIQUES
-from xalign.papers.liu2020.pairdata import PairData
-from xalign.papers.liu2020.spaces import Space
-from xalign.papers.liu2020.typevectors import TypeVectors
 
 
 @dataclass

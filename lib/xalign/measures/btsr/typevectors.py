@@ -1,6 +1,6 @@
 """Type-level vectors: ``avg_type`` (mean over contexts) and ``iso_type`` (the word fed alone).
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the BTSR method (chapter 2, the card); see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 
 from xalign.data.static import StaticVectors
 from xalign.data.words import Token
-from xalign.papers.liu2020.spaces import Space, resolve_layers
+from xalign.measures.btsr.spaces import Space, resolve_layers
 
 
 @dataclass

@@ -1,18 +1,18 @@
 """BTSR precision, sentence retrieval and the BTSR baselines of one aligned space.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the BTSR method (chapter 2, the card); see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from xalign.measures.btsr.anchors import PairSpaces
+from xalign.measures.btsr.pairdata import PairData
+from xalign.measures.btsr.spaces import encode_space
+from xalign.measures.btsr.testset import BTSRSet, precision_at_k
+from xalign.measures.btsr.typevectors import TypeVectors, average_types, isolated_types
 from xalign.measures.mapping import Alignment
-from xalign.papers.liu2020.anchors import PairSpaces
-from xalign.papers.liu2020.btsr import BTSRSet, precision_at_k
-from xalign.papers.liu2020.pairdata import PairData
-from xalign.papers.liu2020.spaces import encode_space
-from xalign.papers.liu2020.typevectors import TypeVectors, average_types, isolated_types
 
 
 def btsr_vectors(sp: PairSpaces, kind: str = "token", btsr: BTSRSet | None = None,
@@ -155,20 +155,3 @@ def subset_types(pool: TypeVectors, words) -> TypeVectors:
     """The rows of ``pool`` for ``words`` (sorted; each must be in ``pool``)."""
     words = sorted(set(words))
     return TypeVectors(words, pool.lookup(words) if words else np.zeros((0, pool.vectors.shape[1]), np.float32))
-
-
-def method_label(level: str, signal: str, technique: str) -> str:
-    """The paper's legend label, e.g. ``avg_type wa orig``."""
-    return f"{level} {signal} {technique}"
-
-
-def training_sizes(sizes, available: int) -> list[int]:
-    """The requested sizes that fit, plus ``available`` itself if a requested size exceeds it (or "all")."""
-    out = []
-    for s in sizes:
-        n = available if s in ("all", None) else min(int(s), available)
-        if n not in out:
-            out.append(n)
-    return sorted(out)
-
-

@@ -1,7 +1,5 @@
-"""WordNet, Open Multilingual Wordnet and MUSE lexicons for the BTSR set (cached).
-
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
-"""
+"""WordNet, Open Multilingual Wordnet and MUSE lexicons (cached): the BTSR set's translation pairs and the
+segmentation vocabulary of unsegmented languages (:mod:`xalign.measures.btsr.pairdata`)."""
 
 from __future__ import annotations
 
@@ -9,7 +7,7 @@ import functools
 
 from xalign.data import datasets
 from xalign.data.corpora import muse_pairs
-from xalign.data.words import UNSEGMENTED
+from xalign.data.words import UNSEGMENTED, valid_word
 
 
 @functools.lru_cache(maxsize=2)
@@ -43,8 +41,6 @@ def segmentation_vocabulary(lang: str) -> frozenset[str] | None:
     """Words for max-match segmentation of unsegmented languages: OMW lemmas and MUSE words (Simplified)."""
     if lang not in UNSEGMENTED:
         return None
-    from xalign.papers.liu2020.btsr import valid_word
-
     vocab = {w for ws in omw_lemmas(lang).values() for w in ws if valid_word(w, lang)}
     vocab |= {t for _, t in cached_muse_pairs("en", lang, "") if valid_word(t, lang)}
     return frozenset(vocab)

@@ -34,15 +34,13 @@ store searched for this book; the recipe follows the paper's Sec. 4 text.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter, defaultdict
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
 from xalign.core.draws import item_rng, priorities, sample_indices
-from xalign.data.words import Token, _is_cjk
+from xalign.data.words import Token, valid_word
 from xalign.measures.mapping import row_norms
 
 # ------------------------------------------------------------------ word pairs
@@ -56,15 +54,6 @@ class TranslationPair:
     tgt: str
     cluster: int
     synsets: tuple[str, ...]
-
-
-def valid_word(word: str, lang: str) -> bool:
-    """A single written word: alphabetic (Latin etc.) or all-CJK for zh/ja; no spaces, digits, hyphens."""
-    if not word or any(c in word for c in " _-'.") or word != word.strip():
-        return False
-    if lang in ("zh", "ja", "cmn", "jpn"):
-        return all(_is_cjk(c) for c in word)
-    return word.isalpha()
 
 
 def sense_clusters(synsets: list[str], translations: dict[str, set[str]]) -> list[tuple[list[str], set[str]]]:
@@ -351,14 +340,6 @@ def build_btsr(pairs: list[TranslationPair], src_amb: dict[str, int], tgt_amb: d
              "candidates": len(cands), "candidates_requested": n_candidates, **counts,
              "seed": seed, "top": top, "same_form_candidates": same_form}
     return BTSRSet(src_lang, tgt_lang, items, cands, stats, [int(g) for g in gold])
-
-
-def digest(*parts) -> str:
-    """Short sha256 of JSON-able parts (cache keys)."""
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(json.dumps(p, sort_keys=True, ensure_ascii=False, default=str).encode())
-    return h.hexdigest()[:20]
 
 
 # ---------------------------------------------------------------------- scoring

@@ -1,6 +1,6 @@
 """Encoded contextual spaces: every sentence of a corpus side encoded once with the spans of its words.
 
-Part of the chapter-2 method; see :mod:`xalign.papers.liu2020` for the vocabulary.
+Part of the BTSR method (chapter 2, the card); see :mod:`xalign.measures.btsr` for the vocabulary.
 """
 
 from __future__ import annotations
