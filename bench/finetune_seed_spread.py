@@ -42,11 +42,11 @@ def measure(profile: str = "default", seeds=None, model: str | None = None, over
     from xalign.data import sentdata
     from xalign.papers.calibrated2023 import calibrated as cal
     from xalign.papers.calibrated2023 import finetune, report
-    from xalign.papers.calibrated2023.experiments import chapter_parameters, checkpoint_val_n
+    from xalign.papers.calibrated2023.experiments import checkpoint_val_n
     from xalign.papers.meta import checked_parameters
 
     hf_logging.set_verbosity_error()
-    P = chapter_parameters(checked_parameters("calibrated2023", profile, overrides or {}))
+    P = checked_parameters("calibrated2023", profile, overrides or {})
     seeds = [int(s) for s in (seeds if seeds is not None else (P.seed, P.seed + 1, P.seed + 2))]
     model = model or as_list(P.models)[0]
     started = time.time()

@@ -91,11 +91,10 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
     from xalign.data.xnli_manual import xnli_manual
     from xalign.papers.calibrated2023 import calibrated as cal
     from xalign.papers.calibrated2023 import transfer as T
-    from xalign.papers.calibrated2023.experiments import chapter_parameters
     from xalign.papers.meta import parameters
 
     hf_logging.set_verbosity_error()
-    P = chapter_parameters(parameters("calibrated2023", profile, dict(overrides or {})))
+    P = parameters("calibrated2023", profile, dict(overrides or {}))
     from xalign.core.profiles import as_list
     from xalign.core.sentvec import load_sentence_encoder
 

@@ -82,8 +82,8 @@ from xalign.papers.calibrated2023 import transfer_experiments as X3
 from xalign.papers.meta import parameters
 
 display.book_style()
-P = C3.chapter_parameters(parameters("calibrated2023", profile, globals()))  # the profile; -p overrides win
-run = ChapterRun(C3.CHAPTER, "calibrated2023", profile, vars(P))
+P = parameters("calibrated2023", profile, globals())  # the profile; -p overrides win
+run = ChapterRun(C3.CHAPTER, "calibrated2023", profile, P.to_dict())
 
 # %% tags=["show-input"]
 # The chapter in seven calls; each records its tables in `run` and returns what the sections show.

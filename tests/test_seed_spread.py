@@ -12,13 +12,9 @@ from xalign.papers.calibrated2023 import seed_spread as S
 
 
 def _params(**changes):
-    from xalign.papers.calibrated2023.experiments import chapter_parameters
     from xalign.papers.meta import checked_parameters
 
-    P = chapter_parameters(checked_parameters("calibrated2023", "default", {}))
-    for k, v in changes.items():
-        setattr(P, k, v)
-    return P
+    return checked_parameters("calibrated2023", "default", changes)
 
 
 def _encoder(prefix="query: ", revision="rev1"):

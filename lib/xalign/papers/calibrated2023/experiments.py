@@ -13,7 +13,8 @@ The chapter runs them in this order, each one reading what the earlier ones retu
 
 (:mod:`.transfer_experiments` holds the XNLI transfer protocol).
 
-``P`` is the chapter's parameters (:func:`chapter_parameters`); ``run`` a
+``P`` is the chapter's parameters (:func:`xalign.papers.meta.parameters`: typed, frozen, lists of numbers
+as numbers); ``run`` a
 :class:`xalign.book.results.ChapterRun` (anything with its ``record`` / ``compare`` /
 ``figure`` / ``not_run`` / ``use_encoder`` methods): each function records the tables
 it computes there, under the same names as before the chapter called these
@@ -40,23 +41,6 @@ PAPER = "calibrated2023"
 #: what Fig. 2's retrieval axis is called in its data
 FIG2_METRICS = {"tatoeba": "sentence retrieval (Tatoeba)", "validation": "sentence retrieval (WMT21 validation)",
                 "sts": "STS 2017"}
-
-
-def chapter_parameters(P):
-    """The profile's parameters with list-valued knobs as lists of numbers (papermill passes "a,b,c").
-
-    Args:
-        P: the namespace of :func:`xalign.papers.meta.parameters` (changed in place).
-
-    Returns:
-        ``P``.
-    """
-    P.xnli_Cs = [float(c) for c in as_list(P.xnli_Cs)]
-    P.xnli_lrs = [float(c) for c in as_list(P.xnli_lrs)]
-    P.xnli_batch_sizes = [int(c) for c in as_list(P.xnli_batch_sizes)]
-    P.xnli_seeds = [int(c) for c in as_list(P.xnli_seeds)]
-    P.fig2_fractions = [float(c) for c in as_list(P.fig2_fractions)]
-    return P
 
 
 # ------------------------------------------------------------------ setup
