@@ -210,8 +210,10 @@ def test_chapter5_logistic_regressions_train_full_batch_when_asked():
     for profile in ("smoke", "default", "paper"):  # SentEval's training unless asked: the book's numbers as before
         P = checked_parameters("nyholm2020", profile, {})
         assert P.lr_training == "senteval"
-        assert {(s.backend, s.min_validation) for s in our_probes(P)} == {("torch", 0.2)}
-    lr, mlp = our_probes(checked_parameters("nyholm2020", "default", {"lr_training": "full-batch"}))
+        assert {(s.backend, s.min_validation) for s in our_probes(P.mlp_hidden, P.lr_training,
+                                                                  P.senteval_config)} == {("torch", 0.2)}
+    P = checked_parameters("nyholm2020", "default", {"lr_training": "full-batch"})
+    lr, mlp = our_probes(P.mlp_hidden, P.lr_training, P.senteval_config)
     assert (lr.backend, mlp.backend, mlp.min_validation) == ("full-batch", "torch", 0.2)
     with pytest.raises(ValueError, match="lr_training"):
         checked_parameters("nyholm2020", "default", {"lr_training": "adam"})
