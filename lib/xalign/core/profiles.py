@@ -68,6 +68,10 @@ def resolve(profiles: Mapping[str, dict], profile: str, **overrides) -> dict:
     return base
 
 
+#: a list parameter as the profiles and papermill give it: a list, or a comma string "a,b,c" (read with :func:`as_list`)
+CommaList = list[str] | str
+
+
 def as_list(value) -> list:
     """A parameter that may be given as "a,b,c" (papermill -p) or as a list."""
     if value is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from xalign.core.profiles import ParameterError, as_list
+from xalign.core.profiles import CommaList, ParameterError, as_list
 from xalign.data import corpora as C
 from xalign.data import word_pairs as PR
 from xalign.data.datasets import DataNotFoundError
@@ -99,7 +99,7 @@ class ChapterResults:
     notes: dict = field(default_factory=dict)
 
 
-def run_pair_extraction(run, *, pairs: list[str] | str, corpora: list[str] | str, max_sentences: int | None,
+def run_pair_extraction(run, *, pairs: CommaList, corpora: CommaList, max_sentences: int | None,
                         n_pairs: int) -> Extraction:
     """Read each language pair's corpus and MUSE dictionary and extract the translated-in-context pairs.
 
@@ -126,7 +126,7 @@ def run_pair_extraction(run, *, pairs: list[str] | str, corpora: list[str] | str
     return Extraction(corpus, tokens, word_pairs, counts, examples)
 
 
-def run_table2(run, *, gold_pairs: list[str] | str, corpora: list[str] | str, max_sentences: int | None,
+def run_table2(run, *, gold_pairs: CommaList, corpora: CommaList, max_sentences: int | None,
                aligner_extra: int, aligner: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Table II: precision of dictionary and aligner pairs against gold alignments, and the
     dictionary row under each protocol choice.
@@ -211,8 +211,9 @@ def run_encoding(enc, extraction: Extraction, layers: list[int], rng: np.random.
     return encoded, extra_pairs
 
 
-def run_static_baseline(extraction: Extraction, *, static_vectors: list[str] | str, static_max_words: int, k: int,
-                        n_pairs: int, n_sentences: int, runs: int, seed: int) -> tuple[list[str], dict[str, pd.DataFrame]]:
+def run_static_baseline(extraction: Extraction, *, static_vectors: CommaList, static_max_words: int, k: int,
+                        n_pairs: int, n_sentences: int, runs: int,
+                        seed: int) -> tuple[list[str], dict[str, pd.DataFrame]]:
     """The FastText rows of Tables I, III and IV from the ``.vec`` files in ``static_vectors``.
 
     Returns:
