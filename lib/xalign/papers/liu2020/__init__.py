@@ -24,6 +24,8 @@ Where things live (import the module you need):
   a language pair's corpus, links, BTSR set and splits;
 - :mod:`~xalign.papers.liu2020.spaces`, :mod:`~xalign.papers.liu2020.typevectors`: encoded spaces,
   avg_type / iso_type tables;
+- :mod:`~xalign.papers.liu2020.inputs`: the chapter's encoders, each seed's sets, spaces and word-similarity
+  items; :mod:`~xalign.papers.liu2020.experiments`: the chapter's experiments on them;
 - :mod:`~xalign.papers.liu2020.anchors`: anchors and maps (and the unmapped baseline);
 - :mod:`~xalign.papers.liu2020.evaluate`, :mod:`~xalign.papers.liu2020.grid`: scores and the whole grid;
 - :mod:`~xalign.papers.liu2020.audit`: before/after of the audit, known-answer checks;
