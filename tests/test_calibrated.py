@@ -164,10 +164,11 @@ def test_the_checkpoint_is_chosen_on_a_larger_validation_sample():
     for name, prof in profiles("calibrated2023").items():
         n, layer_n = prof["ckpt_val_n"], prof["val_n"]
         assert n is None or (layer_n is not None and n >= 5 * layer_n), name
-    assert experiments.checkpoint_val_n(_params(ckpt_val_n=100)) == 100
-    assert experiments.checkpoint_val_n(_params(ckpt_val_n=None)) is None
+    for n, expected in ((100, 100), (None, None)):
+        P = _params(ckpt_val_n=n)
+        assert experiments.checkpoint_val_n(P.ckpt_val_n, P.val_n) == expected
     with pytest.raises(ValueError, match="ckpt_val_n"):
-        experiments.checkpoint_val_n(_params(ckpt_val_n=5))
+        experiments.checkpoint_val_n(5, _params().val_n)
 
 
 def test_evaluate_checkpoints_keeps_the_layer_chosen_before_finetuning(monkeypatch):
