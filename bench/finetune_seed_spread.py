@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from functools import partial
 from pathlib import Path
 
 from xalign.papers.calibrated2023 import seed_spread as S
@@ -42,11 +43,15 @@ def measure(profile: str = "default", seeds=None, model: str | None = None, over
     from xalign.data import sentdata
     from xalign.papers.calibrated2023 import calibrated as cal
     from xalign.papers.calibrated2023 import finetune, report
-    from xalign.papers.calibrated2023.experiments import chapter_parameters, checkpoint_val_n
+    from xalign.papers.calibrated2023.experiments import checkpoint_val_n
     from xalign.papers.meta import checked_parameters
 
     hf_logging.set_verbosity_error()
-    P = chapter_parameters(checked_parameters("calibrated2023", profile, overrides or {}))
+    P = checked_parameters("calibrated2023", profile, overrides or {})
+    ft_config = partial(report.ft_config, ft_by_model=P.ft_by_model, ft_lr=P.ft_lr, ft_batch_size=P.ft_batch_size,
+                        ft_warmup=P.ft_warmup, ft_nli_epochs=P.ft_nli_epochs, ft_sts_epochs=P.ft_sts_epochs,
+                        ft_checkpoints=P.ft_checkpoints, ft_freeze_embeddings=P.ft_freeze_embeddings, seed=P.seed,
+                        ft_bf16=P.ft_bf16)  # the chapter's (experiments.run_calibration)
     seeds = [int(s) for s in (seeds if seeds is not None else (P.seed, P.seed + 1, P.seed + 2))]
     model = model or as_list(P.models)[0]
     started = time.time()
@@ -56,7 +61,7 @@ def measure(profile: str = "default", seeds=None, model: str | None = None, over
     sts = finetune.subsample(finetune.sts_training_pairs(sentdata.stsbenchmark_pairs("train")), P.sts_pairs,
                              seed=P.seed)
     for seed in seeds:  # train every seed first (cached by key): scoring below re-reads the runs
-        finetune.finetune_sentence_encoder(model, nli, sts, report.ft_config(model, P, seed=seed), prefix=enc.prefix)
+        finetune.finetune_sentence_encoder(model, nli, sts, ft_config(model, seed=seed), prefix=enc.prefix)
         log(f"seed {seed} trained: {time.time() - started:.0f} s")
     val_pairs = [tuple(p.split("-")) for p in as_list(P.val_pairs)]
     val = cal.validation_retrieval(enc, val_pairs, n=P.val_n, seed=P.seed, method=P.method)
@@ -69,14 +74,18 @@ def measure(profile: str = "default", seeds=None, model: str | None = None, over
         f"fine-tuning: {time.time() - started:.0f} s")
     results, record = [], {}
     for seed in seeds:
-        results.append(S.seed_result(P, model, enc, layer, before_t5, before_sts, nli, sts, seed,
-                                     checkpoint_val_n(P)))
+        results.append(S.seed_result(model, enc, layer, before_t5, before_sts, nli, sts, ft_config(model, seed=seed),
+                                     checkpoint_val_n(P.ckpt_val_n, P.val_n), tatoeba_langs=P.tatoeba_langs,
+                                     val_pairs=P.val_pairs, fig2_tatoeba_langs=P.fig2_tatoeba_langs,
+                                     tatoeba_n=P.tatoeba_n, sts_n=P.sts_n, method=P.method,
+                                     compare_direction=P.compare_direction, sample_seed=P.seed))
         r = results[-1]
         log(f"seed {seed}: step {r['checkpoint']['step']}, CLSR {r['change']['CLSR']:+.2f}, "
             f"STS {r['change']['STS']:+.2f} ({r['seconds']:.0f} s)")
-        record = S.spread_record(P, model, enc, seeds[:len(results)], results,
-                                 {"profile": profile, "layer": int(layer),
-                                  "wall_seconds": round(time.time() - started, 1)})
+        record = S.spread_record(model, enc, seeds[:len(results)], results, config=ft_config(model),
+                                 matched=S.matched_parameters(P.to_dict()), sample_seed=P.seed,
+                                 extra={"profile": profile, "layer": int(layer),
+                                        "wall_seconds": round(time.time() - started, 1)})
         if out is not None:
             Path(out).parent.mkdir(parents=True, exist_ok=True)
             Path(out).write_text(json.dumps(record, indent=1) + "\n")

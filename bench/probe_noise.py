@@ -69,10 +69,11 @@ def run_once(mode: str, P, data, feats, enc) -> dict[str, pd.DataFrame]:
     probe_tasks.fit_predict, gap.fit_predict = fit, fit
     probe.PROBE_THREADS = 2 if mode == "2 threads" else 1
     run = _Run()
-    t4 = ex.run_table4(run, P, data, feats, enc)
-    ex.run_mlp_lr_gap(run, P, data, feats, t4.table)
+    ours, seeds = ex.our_probes(P.mlp_hidden, P.probe_training, P.senteval_config), ex.probe_seeds(P.seeds)
+    t4 = ex.run_table4(run, data, feats, enc, ours, seeds, P.xnli_test_pairs, P.seed)
+    ex.run_mlp_lr_gap(run, data, feats, t4.table, ours, seeds)
     best = pd.DataFrame({"task": [f"XNLI {lang}" for lang in data.study], "layer": enc.n_layers - 1})
-    ex.run_diagnosis(run, P, data, feats, best)
+    ex.run_diagnosis(run, data, feats, best, ours, seeds)
     probe.PROBE_THREADS = 1
     return run.tables
 
@@ -87,7 +88,8 @@ def run_quick(mode: str, P, data, enc) -> dict[str, pd.DataFrame]:
     probe_tasks.fit_predict, gap.fit_predict = fit, fit
     probe.PROBE_THREADS = 2 if mode == "2 threads" else 1
     last, (_, _, c, d, e, _) = enc.n_layers - 1, ex.STEPS
-    thesis_xnli, ours, S = multisent.thesis_probes("xnli"), ex.our_probes(P), ex.probe_seeds(P)
+    thesis_xnli, S = multisent.thesis_probes("xnli"), ex.probe_seeds(P.seeds)
+    ours = ex.our_probes(P.mlp_hidden, P.probe_training, P.senteval_config)
     steps, gaps = [], []
     for lang in data.study:
         fixed = SentenceBank.from_encoder(enc, data.thesis[lang].all_texts(), dtype=np.float16,
@@ -149,9 +151,12 @@ def main(argv=None) -> None:
     P = checked_parameters("nyholm2020", a.profile, {"xnli_languages": langs, "study_languages": langs,
                                                      "seeds": a.seeds and [int(x) for x in a.seeds.split(",")]})
     enc = load_encoder(P.model)
-    data = ex.load_data(P)
+    data = ex.load_data(xnli_languages=P.xnli_languages, study_languages=P.study_languages,
+                        xed_languages=P.xed_languages, xed_label_policy=P.xed_label_policy, xed_sizes=P.xed_sizes,
+                        xnli_train_pairs=P.xnli_train_pairs, xnli_dev_pairs=P.xnli_dev_pairs,
+                        xnli_test_pairs=P.xnli_test_pairs, seed=P.seed)
     data.xed.clear()  # XNLI only: Table 4, the MLP-LR gap and the XNLI steps of the diagnosis
-    feats = None if a.quick else ex.encode_features(enc, P, data)
+    feats = None if a.quick else ex.encode_features(enc, data, P.layer)
     runs, t0 = {}, time.time()
     modes = a.modes.split(",")
     if modes[0] != "plain" or not set(modes) <= {"plain", "perturbed", "2 threads"}:

@@ -52,8 +52,9 @@ def perturb(feats: dict, ulps: float, rng) -> dict:
     return out
 
 
-def cells(feats, langs, P, factory) -> pd.DataFrame:
-    """Accuracy (%) and per-item hits of each cell: zero-shot from en and trained on all languages."""
+def cells(feats, langs, factory, Cs, classifier: str, seed: int) -> pd.DataFrame:
+    """Accuracy (%) and per-item hits of each cell: zero-shot from en and trained on all languages (the
+    chapter's ``xnli_Cs``, ``xnli_classifier`` and ``seed``)."""
     from xalign.papers.calibrated2023 import transfer as T
 
     rows = []
@@ -62,7 +63,7 @@ def cells(feats, langs, P, factory) -> pd.DataFrame:
     try:
         for block, train in (("zero_shot", ["en"]), ("translate_train_all", list(langs))):
             frame, info = T._fit_and_test(feats, *T._stack(feats, train, "train"), list(langs), list(langs),
-                                          P.xnli_Cs, P.xnli_classifier, P.seed, True)
+                                          Cs, classifier, seed, True)
             targets = frame[frame.lang != "en"]
             rows += [{"block": block, "lang": r.lang, "value": r.value, "hits": r.hits, "C": info["C"]}
                      for r in frame.itertuples()]
@@ -91,11 +92,10 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
     from xalign.data.xnli_manual import xnli_manual
     from xalign.papers.calibrated2023 import calibrated as cal
     from xalign.papers.calibrated2023 import transfer as T
-    from xalign.papers.calibrated2023.experiments import chapter_parameters
     from xalign.papers.meta import parameters
 
     hf_logging.set_verbosity_error()
-    P = chapter_parameters(parameters("calibrated2023", profile, dict(overrides or {})))
+    P = parameters("calibrated2023", profile, dict(overrides or {}))
     from xalign.core.profiles import as_list
     from xalign.core.sentvec import load_sentence_encoder
 
@@ -115,9 +115,9 @@ def measure(profile: str = "default", repeats: int = 3, ulps: float = 2.0, seed:
     copies = [perturb(feats, ulps, rng) for _ in range(repeats)]
     out = None
     for name, factory in (("before", legacy_classifier), ("after", T.make_classifier)):
-        base = cells(feats, data.langs, P, factory)
-        moves = np.max([np.abs(cells(c, data.langs, P, factory).value.to_numpy() - base.value.to_numpy())
-                        for c in copies], axis=0)
+        base = cells(feats, data.langs, factory, P.xnli_Cs, P.xnli_classifier, P.seed)
+        moves = np.max([np.abs(cells(c, data.langs, factory, P.xnli_Cs, P.xnli_classifier, P.seed).value.to_numpy()
+                               - base.value.to_numpy()) for c in copies], axis=0)
         if out is None:
             out = base[["block", "lang", "value"]].copy()
             out["fifth"] = [item_interval_width(h, seed) / 5 for h in base.hits]

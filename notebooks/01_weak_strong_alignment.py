@@ -72,7 +72,7 @@ from xalign.papers.meta import check_model_layers, parameters
 
 display.book_style()
 P = parameters("gaschi2022", profile, globals())  # the profile's values; -p overrides win
-run = ChapterRun("01_weak_strong_alignment", "gaschi2022", profile, vars(P))
+run = ChapterRun("01_weak_strong_alignment", "gaschi2022", profile, P.to_dict())
 enc = load_encoder(P.model)
 if P.autocast:
     enc.autocast = P.autocast

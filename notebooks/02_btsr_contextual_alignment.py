@@ -82,7 +82,7 @@ from xalign.papers.meta import parameters
 
 display.book_style()
 P = parameters("liu2020", profile, globals())  # the profile's values; -p overrides win
-run = ChapterRun("02_btsr_contextual_alignment", "liu2020", profile, vars(P))
+run = ChapterRun("02_btsr_contextual_alignment", "liu2020", profile, P.to_dict())
 
 # %% tags=["show-input"]
 result = experiments.run_chapter(P, run)  # every table below, recorded in run

@@ -82,8 +82,8 @@ from xalign.papers.calibrated2023 import transfer_experiments as X3
 from xalign.papers.meta import parameters
 
 display.book_style()
-P = C3.chapter_parameters(parameters("calibrated2023", profile, globals()))  # the profile; -p overrides win
-run = ChapterRun(C3.CHAPTER, "calibrated2023", profile, vars(P))
+P = parameters("calibrated2023", profile, globals())  # the profile; -p overrides win
+run = ChapterRun(C3.CHAPTER, "calibrated2023", profile, P.to_dict())
 
 # %% tags=["show-input"]
 # The chapter in seven calls; each records its tables in `run` and returns what the sections show.
@@ -98,7 +98,8 @@ known = C3.run_known_answers(P, setup, plain, run)            # checks whose ans
 # %% [markdown]
 # ## Method
 # %%
-display.table(views.data_table(P, setup.data_sizes, calib.n_nli, calib.n_sts, control.data.sizes()),
+display.table(views.data_table(setup.data_sizes, calib.n_nli, calib.n_sts, control.data.sizes(), P.tatoeba_n, P.val_n,
+                               P.ckpt_val_n, P.sts_n),
               caption="Data sets of this run: sentence pairs per part before sampling, and what the run uses");
 
 # %% tags=["remove-input"]
@@ -159,7 +160,6 @@ display.prose(evidence.paper_gains(paper_table("calibrated2023", "table5")) + " 
 # %% [markdown]
 # (ch03-table10)=
 # ### Table 10: fine-tuning settings
-
 # %%
 display.table(views.settings_table(calib.settings, paper_table("calibrated2023", "table10"), setup.counterpart),
               digits={"warm-up (share)": 2, "weight decay": 2},
@@ -214,7 +214,6 @@ display.table(views.ours_table(calib.t5[calib.t5.direction == P.compare_directio
 # %% [markdown]
 # (ch03-table6)=
 # ### Table 6: STS 2017, Spearman x 100 between the vectors' cosine and the gold score
-
 # %%
 display.table(*views.comparison_table(calib.table6[calib.table6.setup != "qa"], ["setup", "track"], by="setup"),
               caption=f"STS 2017 (Spearman x 100), before / after: {views.models_compared(calib.table6)}")
@@ -241,7 +240,8 @@ display.table(views.changes_table(calib.deltas, calib.change_ci, calib.seed_spre
 
 # %% tags=["remove-input"]
 display.prose(cost_controls.cost_sentence(calib.cost))
-display.table(cost_controls.cost_table(calib.cost), caption=cost_controls.caption(P)) if len(calib.cost) else None;
+display.table(cost_controls.cost_table(calib.cost),
+              caption=cost_controls.caption(P.compare_direction)) if len(calib.cost) else None;
 
 # %% [markdown]
 # (ch03-table7)=
@@ -332,7 +332,6 @@ if xnli.urdu_rows is not None:
 # ```
 #
 # ### Known answers
-
 # %%
 display.table(known, digits=2, caption="Known-answer checks: each encoder finds every English sentence's "
               "identical copy; the paper's Table 8 fits our arithmetic");
@@ -341,9 +340,10 @@ display.table(known, digits=2, caption="Known-answer checks: each encoder finds 
 # ## What the evidence supports
 
 # %% tags=["remove-input"]
-display.prose(evidence.evidence(P, setup, plain, calib, control, xnli), before=claims.verdict_table(run));
+display.prose(evidence.evidence(setup, plain, calib, control, xnli, P.compare_direction, P.seed, P.xnli_method,
+                                P.xnli_n_test), before=claims.verdict_table(run));
 
 # %%
-run.set_headline(evidence.headline(P, setup, calib), key_figure="ch03-fig2")
-C3.finish(P, calib, run)
+run.set_headline(evidence.headline(setup, calib), key_figure="ch03-fig2")
+C3.finish(calib, run, P.xnli_method, P.xnli_classifier, P.tatoeba_n, P.compare_direction)
 saved = run.save()

@@ -74,7 +74,7 @@ from xalign.papers.wickramasinghe import report as BR
 
 display.book_style()
 P = parameters("wickramasinghe", profile, globals())  # the profile's values; -p overrides win
-run = ChapterRun("04_bli_pruning_stemming", "wickramasinghe", profile, vars(P))
+run = ChapterRun("04_bli_pruning_stemming", "wickramasinghe", profile, P.to_dict())
 
 # %% tags=["show-input"]
 # every experiment of the chapter: tables are recorded on `run` and returned for the page

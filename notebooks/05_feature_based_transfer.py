@@ -72,7 +72,7 @@ from xalign.papers.nyholm2020 import experiments, figures, gap, report
 
 display.book_style()
 P = parameters("nyholm2020", profile, globals())  # the profile's values; -p overrides win
-run = ChapterRun("05_feature_based_transfer", "nyholm2020", profile, vars(P))
+run = ChapterRun("05_feature_based_transfer", "nyholm2020", profile, P.to_dict())
 enc = load_encoder(P.model)
 check_model_layers("nyholm2020", P, enc.n_layers, P.model)  # layer 99 is an error, not 99 % n_layers
 enc.autocast = P.autocast or None

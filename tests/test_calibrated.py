@@ -164,10 +164,11 @@ def test_the_checkpoint_is_chosen_on_a_larger_validation_sample():
     for name, prof in profiles("calibrated2023").items():
         n, layer_n = prof["ckpt_val_n"], prof["val_n"]
         assert n is None or (layer_n is not None and n >= 5 * layer_n), name
-    assert experiments.checkpoint_val_n(_params(ckpt_val_n=100)) == 100
-    assert experiments.checkpoint_val_n(_params(ckpt_val_n=None)) is None
+    for n, expected in ((100, 100), (None, None)):
+        P = _params(ckpt_val_n=n)
+        assert experiments.checkpoint_val_n(P.ckpt_val_n, P.val_n) == expected
     with pytest.raises(ValueError, match="ckpt_val_n"):
-        experiments.checkpoint_val_n(_params(ckpt_val_n=5))
+        experiments.checkpoint_val_n(5, _params().val_n)
 
 
 def test_evaluate_checkpoints_keeps_the_layer_chosen_before_finetuning(monkeypatch):
@@ -224,14 +225,19 @@ def _fake_data(monkeypatch):
 
 
 def _params(**kw):
-    from types import SimpleNamespace
+    """The chapter's parameters as papermill -p gives them (comma strings), on a tiny fake setup (``None``:
+    set to None, not "the profile's value")."""
+    import dataclasses
+
+    from xalign.papers.meta import checked_parameters
 
     base = dict(models="fake", sentence_models="", reference_model="LaBSE", tatoeba_langs="de,fr", tatoeba_n=20,
                 val_pairs="en-de", val_n=12, sts_n=None, method="cosine", compare_direction="xx->en",
                 fig2_models=None, xnli_langs="en,de,ur", xnli_method="frozen", xnli_Cs="0.1,1", xnli_lrs="1e-5",
                 xnli_batch_sizes="16", xnli_seeds="0,1", fig2_fractions="0.5,1", seed=0)
     base.update(kw)
-    return SimpleNamespace(**base)
+    P = checked_parameters("calibrated2023", "smoke", base)
+    return dataclasses.replace(P, **{k: None for k, v in base.items() if v is None})
 
 
 class _NamedFake(FakeEncoder):
@@ -240,9 +246,7 @@ class _NamedFake(FakeEncoder):
 
 
 def test_chapter_parameters_turn_list_knobs_into_numbers():
-    from xalign.papers.calibrated2023 import experiments
-
-    P = experiments.chapter_parameters(_params())
+    P = _params()  # the typed parameters normalise as they are made (no step of the chapter changes them)
     assert P.xnli_Cs == [0.1, 1.0] and P.xnli_batch_sizes == [16] and P.xnli_seeds == [0, 1]
     assert P.fig2_fractions == [0.5, 1.0] and P.xnli_lrs == [1e-5]
 
@@ -255,8 +259,8 @@ def test_run_setup_and_no_finetuning_give_what_the_steps_give(monkeypatch):
 
     _fake_data(monkeypatch)
     monkeypatch.setattr(loading, "load_encoder", lambda name, progress=False: _NamedFake())
-    P = experiments.chapter_parameters(_params())
-    run = ChapterRun(experiments.CHAPTER, "calibrated2023", "smoke", vars(P))
+    P = _params()
+    run = ChapterRun(experiments.CHAPTER, "calibrated2023", "smoke", P.to_dict())
     setup = experiments.run_setup(P, run)
     assert setup.models == ["fake"] and setup.val_pairs == [("en", "de")] and setup.counterpart == {"fake": "LaBSE"}
     assert setup.xnli_models == ["fake"] and run.model == "fake"

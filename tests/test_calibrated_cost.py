@@ -64,12 +64,12 @@ def test_fig2_is_measured_from_the_untuned_model():
     untuned model the reader sees the cost. Fails on the old figure2_data (no untuned point)."""
     from xalign.papers.calibrated2023.experiments import figure2_data
 
-    P = SimpleNamespace(fig2_mode="checkpoints", fig2_tatoeba_langs=[])
     setup = SimpleNamespace(fig2_models=["m"])
     ckpt = {"m": pd.DataFrame({"fraction": [0.25, 0.5, 1.0], "validation": [91.5, 94.3, 96.0],
                                "sts": [82.1, 83.3, 83.6]})}
     untuned = {"m": pd.DataFrame({"fraction": [0.0], "validation": [99.0], "sts": [82.0]})}
-    fig2 = figure2_data(P, setup, [], [], ckpt, None, untuned)
+    fig2 = figure2_data(setup, [], [], ckpt, None, untuned, ft_config=None, fig2_mode="checkpoints",
+                        fig2_fractions=[1.0], fig2_tatoeba_langs=[], seed=0)
     ret = fig2[fig2.metric.str.startswith("sentence retrieval")].sort_values("fraction")
     assert ret.fraction.tolist() == [0.0, 0.25, 0.5, 1.0]
     assert ret.value.round(6).tolist() == [0.0, -7.5, -4.7, -3.0]  # below the untuned model throughout

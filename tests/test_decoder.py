@@ -251,7 +251,8 @@ def test_chapter1_fig8_is_skipped_with_a_note_when_words_cannot_be_masked():
 
     run = SimpleNamespace(notes=[])
     enc = SimpleNamespace(name="some/llm", can_mask=False)
-    got = run_fig8(SimpleNamespace(mask_pair="de-en"), run, enc, SimpleNamespace(word_pairs={"de-en": []}), None, [0])
+    got = run_fig8(run, enc, SimpleNamespace(word_pairs={"de-en": []}), None, [0], mask_pair="de-en", mask_pool=60,
+                   k=10, n_pairs=150, runs=2, seed=0)
     assert got is None and run.notes == [("Fig. 8 not drawn: some/llm's tokenizer has no mask token, nor an unknown "
                                           "token to stand in for one")]
 

@@ -124,10 +124,10 @@ def test_seed_summary_and_columns():
 
 
 def test_seeds_of_reads_lists_and_comma_strings():
-    assert seeds_of(SimpleNamespace(seeds="0,2, 5")) == [0, 2, 5]
-    assert seeds_of(SimpleNamespace(seeds=[3, 1])) == [3, 1]
+    assert seeds_of("0,2, 5") == [0, 2, 5]
+    assert seeds_of([3, 1]) == [3, 1]
     with pytest.raises(ValueError, match="repeats a seed"):
-        seeds_of(SimpleNamespace(seeds=[1, 1]))
+        seeds_of([1, 1])
 
 
 def test_the_seeds_parameter_has_a_declared_range():

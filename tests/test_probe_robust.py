@@ -210,8 +210,10 @@ def test_chapter5_probes_train_full_batch_unless_asked_for_senteval():
     for profile in ("smoke", "default", "paper"):  # issue 46: LR and MLP both robust to rounding by default
         P = checked_parameters("nyholm2020", profile, {})
         assert P.probe_training == "full-batch"
-        assert [(s.kind, s.backend) for s in our_probes(P)] == [("logreg", "full-batch"), ("mlp", "full-batch")]
-    lr, mlp = our_probes(checked_parameters("nyholm2020", "default", {"probe_training": "senteval"}))
+        assert [(s.kind, s.backend) for s in our_probes(P.mlp_hidden, P.probe_training, P.senteval_config)] == [
+            ("logreg", "full-batch"), ("mlp", "full-batch")]
+    P = checked_parameters("nyholm2020", "default", {"probe_training": "senteval"})
+    lr, mlp = our_probes(P.mlp_hidden, P.probe_training, P.senteval_config)
     assert (lr.backend, mlp.backend, mlp.min_validation) == ("torch", "torch", 0.2)
     with pytest.raises(ValueError, match="probe_training"):
         checked_parameters("nyholm2020", "default", {"probe_training": "adam"})

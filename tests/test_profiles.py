@@ -36,8 +36,8 @@ def test_overrides_win_and_unknown_names_are_named(tmp_path):
     f = tmp_path / "profiles.yaml"
     f.write_text("smoke: {k: 1, n: 2}\ndefault: {k: 10, n: 20}\npaper: {k: 10, n: 5000}\n")
     profiles = load_profiles(f)
-    assert resolve(profiles, "default", k=3, n=None).k == 3
-    assert resolve(profiles, "default", n=None).n == 20
+    assert resolve(profiles, "default", k=3, n=None)["k"] == 3
+    assert resolve(profiles, "default", n=None)["n"] == 20
     with pytest.raises(ParameterError, match="'kk'"):
         resolve(profiles, "default", kk=1)
     with pytest.raises(ParameterError, match="profile must be one of"):

@@ -87,9 +87,9 @@ def test_ft_config_and_xnli_layer():
     P = SimpleNamespace(ft_by_model={"m": {"lr": 5e-6, "sts_epochs": 5}}, ft_lr=None, ft_batch_size=32,
                         ft_warmup=None, ft_nli_epochs=2, ft_sts_epochs=None, ft_bf16=True, ft_checkpoints=4,
                         ft_freeze_embeddings=True, seed=3)
-    cfg = report.ft_config("m", P)
+    cfg = report.ft_config("m", **vars(P))  # the keywords are the parameters' names
     assert (cfg.lr, cfg.batch_size, cfg.nli_epochs, cfg.sts_epochs, cfg.bf16, cfg.seed) == (5e-6, 32, 2, 5, True, 3)
-    assert report.ft_config("m", P, checkpoints=1).checkpoints == 1
+    assert report.ft_config("m", **vars(P), checkpoints=1).checkpoints == 1
     assert report.layer_for_xnli("m", {"m": 7}, "best") == 7 and report.layer_for_xnli("m", {"m": 7}, 3) == 3
     assert report.layer_for_xnli("usem3", {"m": 7}, "best") == -1
 
@@ -192,11 +192,11 @@ def test_calibration_effect_and_headline_follow_the_numbers():
         assert "mBERT +5.6" in text and "where the paper's LaBSE changes by -0.2" in text
         assert "m's average Tatoeba retrieval" in text and "its STS 2017 (Spearman x 100) rose by 3.0 points" in text
         assert "1 rise and 1 fall beyond their own 95% interval (falling: jv)" in text
-        line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(clsr), change_ci=ci))
+        line = evidence.headline(setup, SimpleNamespace(deltas=_deltas(clsr), change_ci=ci))
         assert line.startswith(f"English sentence-embedding fine-tuning {verb} m's average Tatoeba retrieval")
         assert ("within sampling noise" in line) == (verb == "changes") and "the paper's LaBSE: -0.2" in line
     ci = pd.DataFrame({"model": "m", "task": ["CLSR"], "ci_lo": [0.0], "ci_hi": [0.0]})
-    line = evidence.headline(None, setup, SimpleNamespace(deltas=_deltas(0.0), change_ci=ci))
+    line = evidence.headline(setup, SimpleNamespace(deltas=_deltas(0.0), change_ci=ci))
     assert "exactly where it was" in line and "(0.0 points, 95% CI [0.0, 0.0])" in line and "by 0.0" not in line
     assert evidence.signed(-0.01) == "0.0" and evidence.signed(-1.26) == "-1.3"
     quiet = per.assign(ci_lo=-10.0, ci_hi=10.0)

@@ -12,13 +12,9 @@ from xalign.papers.calibrated2023 import seed_spread as S
 
 
 def _params(**changes):
-    from xalign.papers.calibrated2023.experiments import chapter_parameters
     from xalign.papers.meta import checked_parameters
 
-    P = chapter_parameters(checked_parameters("calibrated2023", "default", {}))
-    for k, v in changes.items():
-        setattr(P, k, v)
-    return P
+    return checked_parameters("calibrated2023", "default", changes)
 
 
 def _encoder(prefix="query: ", revision="rev1"):
@@ -32,8 +28,19 @@ def _result(seed, clsr, sts, langs=None, step=48):
             "languages": langs or {"de": clsr, "sw": -clsr}, "train_seconds": 1.0, "seconds": 2.0}
 
 
+def _matched(P) -> dict:
+    return S.matched_parameters(P.to_dict())
+
+
 def _write(tmp_path, P, enc, results, model="multilingual-e5-small"):
-    record = S.spread_record(P, model, enc, [r["seed"] for r in results], results)
+    from xalign.papers.calibrated2023 import report
+
+    config = report.ft_config(model, ft_by_model=P.ft_by_model, ft_lr=P.ft_lr, ft_batch_size=P.ft_batch_size,
+                              ft_warmup=P.ft_warmup, ft_nli_epochs=P.ft_nli_epochs, ft_sts_epochs=P.ft_sts_epochs,
+                              ft_checkpoints=P.ft_checkpoints, ft_freeze_embeddings=P.ft_freeze_embeddings,
+                              seed=P.seed, ft_bf16=P.ft_bf16)
+    record = S.spread_record(model, enc, [r["seed"] for r in results], results, config=config, matched=_matched(P),
+                             sample_seed=P.seed)
     path = tmp_path / "spread.json"
     path.write_text(json.dumps(record))
     return path, record
@@ -57,7 +64,7 @@ def test_loader_accepts_the_same_configuration_whatever_the_seed(tmp_path):
     P = _params()
     path, _ = _write(tmp_path, P, _encoder(), [_result(0, 1.0, 2.0, step=24), _result(1, 1.4, 3.0, step=48)])
     for seed in (P.seed, P.seed + 7):
-        sp = S.load_seed_spread(_params(seed=seed), "multilingual-e5-small", _encoder(), path)
+        sp = S.load_seed_spread(_matched(_params(seed=seed)), "multilingual-e5-small", _encoder(), path)
         assert sp.available and sp.reason is None
         assert sp.seeds == [0, 1] and sp.changes == {"CLSR": [1.0, 1.4], "STS": [2.0, 3.0]}
         assert sp.languages["sw"] == [-1.0, -1.4] and sp.chosen_steps == [24, 48]
@@ -73,11 +80,11 @@ def test_loader_accepts_the_same_configuration_whatever_the_seed(tmp_path):
 ])
 def test_loader_refuses_another_configuration_and_says_what_differs(tmp_path, what, P, model, enc):
     path, _ = _write(tmp_path, _params(), _encoder(), [_result(0, 1.0, 2.0), _result(1, 1.4, 3.0)])
-    sp = S.load_seed_spread(_params(**P), model, _encoder(**enc), path)
+    sp = S.load_seed_spread(_matched(_params(**P)), model, _encoder(**enc), path)
     assert not sp.available and sp.changes == {} and what in sp.reason
     assert "another configuration" in sp.reason
     assert "None" not in sp.reason and "[" not in sp.reason and "'" not in sp.reason  # names, not Python values
-    missing = S.load_seed_spread(_params(), "multilingual-e5-small", _encoder(), tmp_path / "none.json")
+    missing = S.load_seed_spread(_matched(_params()), "multilingual-e5-small", _encoder(), tmp_path / "none.json")
     assert not missing.available and "not been measured" in missing.reason
 
 
@@ -126,7 +133,7 @@ def test_evidence_table_and_caption_show_the_seeds():
     assert "`m`'s change over 3 fine-tuning seeds (0, 1, 2; measured once): CLSR -0.2 to +1.1" in S.spread_note(
         {"m": shaky})
     setup = SimpleNamespace(models=["m"], counterpart={})
-    line = evidence.headline(None, setup, SimpleNamespace(deltas=deltas, change_ci=ci, seed_spread={"m": shaky}))
+    line = evidence.headline(setup, SimpleNamespace(deltas=deltas, change_ci=ci, seed_spread={"m": shaky}))
     assert "changes m's average Tatoeba retrieval by +1.1" in line and "unstable across 3 fine-tuning seeds" in line
 
 
@@ -166,7 +173,7 @@ def test_bench_writes_the_record_and_prints_a_table(tmp_path, monkeypatch):
     assert text.splitlines()[0].split() == ["seed", "step", "val", "%", "CLSR", "STS", "wall", "s"]
     assert "mean" in text and "SD" in text and "wall time" in text
     P = _params(models=[model], **{k: v for k, v in small.items() if k != "models"})
-    sp = S.load_seed_spread(P, model, SimpleNamespace(revision=record["revision"], prefix="", autocast=None,
+    sp = S.load_seed_spread(_matched(P), model, SimpleNamespace(revision=record["revision"], prefix="", autocast=None,
                                                       device="cpu", model=SimpleNamespace(dtype="torch.float32")),
                             out)
     assert sp.available and sp.seeds == [0, 1]

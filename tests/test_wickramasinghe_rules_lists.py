@@ -75,8 +75,8 @@ def test_sinhala_lists_matched_cuts_both_lists_and_shares_the_queries(monkeypatc
                         else [(y, x) for x, y in test])
     recorded = {}
     run = SimpleNamespace(record=lambda name, frame, **kw: recorded.setdefault(name, frame))
-    P = SimpleNamespace(languages=["si"], prune_languages=[], prune_rule="ascii")
-    got = EX.run_sinhala_lists_matched(P, run, {"en": en, "si": new_si}, old_si)
+    got = EX.run_sinhala_lists_matched(run, {"en": en, "si": new_si}, old_si, languages=["si"], prune_languages=[],
+                                       prune_rule="ascii")
     assert set(got["list size"]) == {3}
     assert set(got["n_queries (fastText)"]) == {2} and set(got["n_queries (dictionary words)"]) == {2}
     # "X" (the old list's third word) sits where "C" would: the shared queries a->A, b->B are right in both
@@ -89,6 +89,6 @@ def test_sinhala_lists_matched_is_empty_without_shared_test_words(monkeypatch):
     en = StaticVectors(["a", "b"], np.eye(2, dtype=np.float32))
     monkeypatch.setattr(EX, "bli_dictionary", lambda s, t, split: [("a", "Z")] if s == "en" else [("Z", "a")])
     run = SimpleNamespace(record=lambda name, frame, **kw: frame)
-    P = SimpleNamespace(languages=["si"], prune_languages=[], prune_rule="ascii")
     si = StaticVectors(["A", "B"], np.eye(2, dtype=np.float32))
-    assert EX.run_sinhala_lists_matched(P, run, {"en": en, "si": si}, si).empty
+    assert EX.run_sinhala_lists_matched(run, {"en": en, "si": si}, si, languages=["si"], prune_languages=[],
+                                        prune_rule="ascii").empty

@@ -2,12 +2,14 @@
 
 ``paper.yaml`` holds the title, citation, chapter and the list of the paper's
 tables and figures; ``profiles.yaml`` the chapter's run profiles and every
-parameter's declared range. Both are package data, read relative to this file,
+parameter's declared range and one-line doc. Both are package data, read relative to this file,
 so an installed wheel finds them.
 
 :func:`checked_parameters` is the one place a chapter's parameters are resolved and checked
 (names, ranges); ``xalign run`` (:func:`xalign.book.params.check_parameters`), the notebook's
 first cell (:func:`parameters`, papermill used directly) and the Python API all go through it.
+It returns an instance of the paper's :func:`parameters_class` (frozen; ``to_dict()`` is what
+results record).
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import ast
 import functools
 from collections.abc import Mapping
 from pathlib import Path
-from types import SimpleNamespace
 
 import yaml
 
-from xalign.core.param_ranges import check_layers, check_values, load_ranges
+from xalign.core import param_types
+from xalign.core.param_ranges import check_layers, load_ranges
 from xalign.core.profiles import ParameterError, load_profiles, resolve
 
 HERE = Path(__file__).resolve().parent
@@ -88,7 +90,24 @@ def ranges(paper: str) -> dict[str, dict]:
     return load_ranges(paper_dir(paper) / "profiles.yaml")
 
 
-def checked_parameters(paper: str, profile: str, overrides: Mapping) -> SimpleNamespace:
+@functools.cache
+def docs(paper: str) -> dict[str, str]:
+    """The one-line doc of each of the paper's parameters (``docs:`` of its ``profiles.yaml``)."""
+    return param_types.load_docs(paper_dir(paper) / "profiles.yaml")
+
+
+@functools.cache
+def parameters_class(paper: str) -> type:
+    """The paper's parameters as a frozen dataclass (:func:`xalign.core.param_types.parameters_class`):
+    one typed field per parameter, in the profiles' order, then ``profile``; its docstring lists each
+    parameter's name, type, range and doc. ``Gaschi2022Parameters``, ``Liu2020Parameters``, ...."""
+    names = list(next(iter(profiles(paper).values())))
+    name = "".join(part.capitalize() for part in paper.split("_")) + "Parameters"
+    return param_types.parameters_class(name, names, ranges(paper), docs(paper), where=metadata(paper)["chapter"],
+                                        module=f"{__package__}.{paper}")
+
+
+def checked_parameters(paper: str, profile: str, overrides: Mapping):
     """The profile's values with the non-None ``overrides`` applied, every value checked against its range.
 
     Args:
@@ -97,19 +116,19 @@ def checked_parameters(paper: str, profile: str, overrides: Mapping) -> SimpleNa
         overrides: parameter name -> value (``None``: the profile's value).
 
     Returns:
-        The parameters as attributes (``profile`` included).
+        An instance of :func:`parameters_class` (``profile`` included): every value checked against its
+        range once, a list of numbers given as a comma string made a list of numbers.
 
     Raises:
         ParameterError: an unknown profile or name, or a value outside its declared range (the message
-            names the parameter, the value and the range).
+            names the chapter, the parameter, the value and the range).
     """
     chapter = metadata(paper)["chapter"]
     try:
         values = resolve(profiles(paper), profile, **dict(overrides))
     except ParameterError as exc:
         raise ParameterError(f"{chapter}: {exc}") from None
-    check_values(ranges(paper), vars(values), chapter)
-    return values
+    return parameters_class(paper)(**values)
 
 
 def injected_names(namespace: Mapping) -> list[str]:
@@ -135,7 +154,7 @@ def injected_names(namespace: Mapping) -> list[str]:
     return names
 
 
-def parameters(paper: str, profile: str, namespace: dict) -> SimpleNamespace:
+def parameters(paper: str, profile: str, namespace: dict):
     """A chapter's parameters: the profile's values, overridden by the non-None names in ``namespace``.
 
     Called in each notebook's first code cell with ``globals()``: the same checks as ``xalign run``
@@ -155,11 +174,11 @@ def check_model_layers(paper: str, values, n_layers: int, model: str) -> None:
 
     Args:
         paper: the paper package.
-        values: the chapter's parameters (a namespace or a mapping).
+        values: the chapter's parameters (a :func:`parameters_class` instance or a mapping).
         n_layers: the model's hidden-state count, the embedding layer included (12 layers -> 13).
         model: the model's name, for the message.
     """
-    values = values if isinstance(values, Mapping) else vars(values)
+    values = values if isinstance(values, Mapping) else values.to_dict()
     check_layers(ranges(paper), values, n_layers, model, metadata(paper)["chapter"])
 
 

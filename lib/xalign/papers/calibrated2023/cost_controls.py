@@ -127,13 +127,14 @@ def cost_table(rows: pd.DataFrame) -> pd.DataFrame:
         "change (points)": [iv(r.change, r.change_lo, r.change_hi, "+") for r in rows.itertuples()]})
 
 
-def run_cost_controls(P, setup, plain, tuned: dict, chosen: dict, run) -> pd.DataFrame:
+def run_cost_controls(setup, plain, tuned: dict, chosen: dict, run, *, val_n: int | None, tatoeba_n: int | None,
+                      seed: int, method: str, compare_direction: str) -> pd.DataFrame:
     """The controls for every model whose family documents two prefixes (e5's ``query: `` / ``passage: ``):
     Tatoeba of the untuned model and the chosen checkpoint at both layers with both prefixes (records
     ``finetuning_cost_controls``; an empty frame when no model has a second prefix).
 
     ``tuned``: model -> the chosen checkpoint's encoder (the chapter's prefix); ``chosen``: model -> its row
-    (``path``).
+    (``path``); the keywords: the chapter's samples, retrieval method and compared direction.
     """
     from xalign.core.loading import load_encoder
     from xalign.core.prefixes import documented_prefix
@@ -144,24 +145,24 @@ def run_cost_controls(P, setup, plain, tuned: dict, chosen: dict, run) -> pd.Dat
         enc = setup.encoders[m]
         prefixes = {"chapter": enc.prefix, "other": documented_prefix(m, "passage")}
         other = load_encoder(m, prefix=prefixes["other"], progress=False)
-        val = cal.validation_retrieval(other, setup.val_pairs, n=P.val_n, seed=P.seed, method=P.method)
+        val = cal.validation_retrieval(other, setup.val_pairs, n=val_n, seed=seed, method=method)
         layers = control_layers(plain.best[m], cal.validation_best_layer(val))
         encoders = {(BEFORE, "other"): other, (AFTER, "chapter"): tuned[m],
                     (AFTER, "other"): load_encoder(str(chosen[m]["path"]), prefix=prefixes["other"],
                                                    progress=False)}
-        tat = {k: cal.tatoeba_retrieval(e, setup.tatoeba_langs, n=P.tatoeba_n, seed=P.seed,
-                                        layers=sorted(set(layers.values())), method=P.method, keep_hits=True)
+        tat = {k: cal.tatoeba_retrieval(e, setup.tatoeba_langs, n=tatoeba_n, seed=seed,
+                                        layers=sorted(set(layers.values())), method=method, keep_hits=True)
                for k, e in encoders.items()}
         tat[(BEFORE, "chapter")] = plain.tatoeba[m]  # every layer, with hits
-        frames.append(cost_rows(m, tat, prefixes, layers, P.compare_direction, seed=P.seed))
+        frames.append(cost_rows(m, tat, prefixes, layers, compare_direction, seed=seed))
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     if len(out):
         run.record("finetuning_cost_controls", out, title=f"Fine-tuning's change in Tatoeba accuracy "
-                   f"({P.compare_direction}) with the layer or the input prefix moved (95% paired intervals)")
+                   f"({compare_direction}) with the layer or the input prefix moved (95% paired intervals)")
     return out
 
 
-def caption(P) -> str:
-    """The controls table's caption."""
-    return (f"Tatoeba accuracy ({P.compare_direction}, %) with the layer or the input prefix moved, before and "
+def caption(compare_direction: str) -> str:
+    """The controls table's caption (``compare_direction``: the Tatoeba direction compared)."""
+    return (f"Tatoeba accuracy ({compare_direction}, %) with the layer or the input prefix moved, before and "
             "after fine-tuning, and the change (points; 95% paired intervals)")

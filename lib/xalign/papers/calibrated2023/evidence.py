@@ -386,17 +386,19 @@ def outside_sentence(compared: dict[str, pd.DataFrame]) -> list[str]:
             "a count measures the models' difference, not a replication error."]
 
 
-def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None = None) -> str:
+def evidence(setup, plain, calib, control, xnli, compare_direction: str, seed: int, xnli_method: str,
+             xnli_n_test: int | None, paper2: pd.DataFrame | None = None) -> str:
     """The chapter's "What the evidence supports" section as a Markdown bullet list (no heading).
 
     Args:
-        P: the chapter's parameters; the others: what the ``run_*`` functions returned.
+        setup, plain, calib, control, xnli: what the ``run_*`` functions returned.
+        compare_direction, seed, xnli_method, xnli_n_test: the chapter's parameters of those names.
         paper2: the paper's Table 2, for the Urdu gap's reference (default: the package's transcription).
     """
     paper2 = paper_table("calibrated2023", "table2") if paper2 is None else paper2
-    t5_dir = calib.t5[calib.t5.direction == P.compare_direction]
-    changes = report.language_changes(t5_dir, seed=P.seed)
-    protocol = ("a logistic regression on frozen sentence features" if P.xnli_method == "frozen"
+    t5_dir = calib.t5[calib.t5.direction == compare_direction]
+    changes = report.language_changes(t5_dir, seed=seed)
+    protocol = ("a logistic regression on frozen sentence features" if xnli_method == "frozen"
                 else "full fine-tuning")
     items = [*retrieval_before(control.table1),
              *calibration_effect(calib.deltas, calib.change_ci, changes, setup.counterpart,
@@ -405,14 +407,14 @@ def evidence(P, setup, plain, calib, control, xnli, paper2: pd.DataFrame | None 
                                  getattr(calib, "untuned", None)),
              *control_sentence(control.control),
              *transfer_sentences(xnli.blocks, setup.xnli_models, protocol),
-             *rate_intervals_sentence(xnli.blocks, setup.xnli_models, P.xnli_n_test),
+             *rate_intervals_sentence(xnli.blocks, setup.xnli_models, xnli_n_test),
              *correlation_sentence(xnli.across),
              *urdu_sentence(xnli.urdu_rows, setup.counterpart, paper2),
              *outside_sentence({"table5": calib.table5, "table6": calib.table6})]
     return "\n".join(f"- {s}" for s in items)
 
 
-def headline(P, setup, calib) -> str:
+def headline(setup, calib) -> str:
     """One sentence with one number and its interval: what English sentence-embedding fine-tuning does
     to the first model's average Tatoeba retrieval, beside the paper's counterpart; a rise or fall the
     measured fine-tuning seeds do not all show (:func:`.seed_spread.seed_verdict`) is called unstable."""

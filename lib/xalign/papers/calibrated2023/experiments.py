@@ -9,11 +9,13 @@ The chapter runs them in this order, each one reading what the earlier ones retu
 
     xnli = transfer_experiments.run_transfer(P, setup, plain, calib, control, run)  # Tables 2, 3, 4, 8, 9
     known = run_known_answers(P, setup, plain, run)             # checks whose answer is known in advance
-    finish(P, calib, run)                                       # the run's notes
+    finish(calib, run, P.xnli_method, P.xnli_classifier, P.tatoeba_n, P.compare_direction)  # the run's notes
 
 (:mod:`.transfer_experiments` holds the XNLI transfer protocol).
 
-``P`` is the chapter's parameters (:func:`chapter_parameters`); ``run`` a
+``P`` is the chapter's parameters (:func:`xalign.papers.meta.parameters`: typed, frozen, lists of numbers
+as numbers; only these ``run_*`` functions read it, each handing the steps it calls the values they use);
+``run`` a
 :class:`xalign.book.results.ChapterRun` (anything with its ``record`` / ``compare`` /
 ``figure`` / ``not_run`` / ``use_encoder`` methods): each function records the tables
 it computes there, under the same names as before the chapter called these
@@ -23,7 +25,9 @@ figures are drawn by :mod:`.figures`, the prose by :mod:`.evidence`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import pandas as pd
 
@@ -40,23 +44,6 @@ PAPER = "calibrated2023"
 #: what Fig. 2's retrieval axis is called in its data
 FIG2_METRICS = {"tatoeba": "sentence retrieval (Tatoeba)", "validation": "sentence retrieval (WMT21 validation)",
                 "sts": "STS 2017"}
-
-
-def chapter_parameters(P):
-    """The profile's parameters with list-valued knobs as lists of numbers (papermill passes "a,b,c").
-
-    Args:
-        P: the namespace of :func:`xalign.papers.meta.parameters` (changed in place).
-
-    Returns:
-        ``P``.
-    """
-    P.xnli_Cs = [float(c) for c in as_list(P.xnli_Cs)]
-    P.xnli_lrs = [float(c) for c in as_list(P.xnli_lrs)]
-    P.xnli_batch_sizes = [int(c) for c in as_list(P.xnli_batch_sizes)]
-    P.xnli_seeds = [int(c) for c in as_list(P.xnli_seeds)]
-    P.fig2_fractions = [float(c) for c in as_list(P.fig2_fractions)]
-    return P
 
 
 # ------------------------------------------------------------------ setup
@@ -125,8 +112,8 @@ def data_sizes(tatoeba_langs, val_pairs) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def checkpoint_val_n(P) -> int | None:
-    """Sentence pairs per WMT21 pair that choose the fine-tuning checkpoint (``P.ckpt_val_n``; None: all).
+def checkpoint_val_n(ckpt_val_n: int | None, val_n: int | None) -> int | None:
+    """Sentence pairs per WMT21 pair that choose the fine-tuning checkpoint (``ckpt_val_n``; None: all).
 
     A larger sample than the layer choice's ``val_n``: on 120 pairs per language pair (720 queries)
     every checkpoint scored about 98%, so two queries decided; more candidates per query make the
@@ -135,11 +122,11 @@ def checkpoint_val_n(P) -> int | None:
     Raises:
         ValueError: if ``ckpt_val_n`` is set and smaller than ``val_n`` or below 1.
     """
-    n = getattr(P, "ckpt_val_n", None)
+    n = ckpt_val_n
     if n is None:
         return None
-    if int(n) < 1 or (P.val_n is not None and int(n) < int(P.val_n)):
-        raise ValueError(f"ckpt_val_n must be None (all pairs) or an integer >= val_n ({P.val_n}), got {n}")
+    if int(n) < 1 or (val_n is not None and int(n) < int(val_n)):
+        raise ValueError(f"ckpt_val_n must be None (all pairs) or an integer >= val_n ({val_n}), got {n}")
     return int(n)
 
 
@@ -257,15 +244,20 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     sts_all = finetune.sts_training_pairs(sentdata.stsbenchmark_pairs("train"))
     nli_train = finetune.subsample(nli_all, P.nli_pairs, seed=P.seed)
     sts_train = finetune.subsample(sts_all, P.sts_pairs, seed=P.seed)
-    settings = pd.DataFrame([{"model": m, **vars(report.ft_config(m, P))} for m in setup.models])
+    ft_config = partial(report.ft_config, ft_by_model=P.ft_by_model, ft_lr=P.ft_lr, ft_batch_size=P.ft_batch_size,
+                        ft_warmup=P.ft_warmup, ft_nli_epochs=P.ft_nli_epochs, ft_sts_epochs=P.ft_sts_epochs,
+                        ft_checkpoints=P.ft_checkpoints, ft_freeze_embeddings=P.ft_freeze_embeddings, seed=P.seed,
+                        ft_bf16=P.ft_bf16)  # model -> its fine-tuning settings
+    settings = pd.DataFrame([{"model": m, **vars(ft_config(m))} for m in setup.models])
     run.record("table10", settings, title="Table 10: our settings")
-    runs = {m: finetune.finetune_sentence_encoder(m, nli_train, sts_train, report.ft_config(m, P),
+    runs = {m: finetune.finetune_sentence_encoder(m, nli_train, sts_train, ft_config(m),
                                                   prefix=enc[m].prefix) for m in setup.models}
     losses = pd.concat([r.losses.assign(model=m) for m, r in runs.items()])
     fig2_langs = as_list(P.fig2_tatoeba_langs)
 
     def evaluate(m, checkpoints):
-        return cal.evaluate_checkpoints(checkpoints, prefix=enc[m].prefix, val_n=checkpoint_val_n(P), seed=P.seed,
+        return cal.evaluate_checkpoints(checkpoints, prefix=enc[m].prefix,
+                                        val_n=checkpoint_val_n(P.ckpt_val_n, P.val_n), seed=P.seed,
                                         sts_n=P.sts_n, tatoeba_langs=fig2_langs, tatoeba_n=P.tatoeba_n,
                                         method=P.method, val_pairs=setup.val_pairs, layer=best[m])
 
@@ -274,7 +266,9 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     run.record("checkpoints", pd.concat([c.assign(model=m) for m, c in ckpt.items()]).drop(columns="path"),
                title="Validation retrieval and STS of every fine-tuning checkpoint")
     untuned = {m: evaluate(m, [(0.0, finetune.resolve_base(m)[0])]) for m in setup.fig2_models if m in runs}
-    fig2 = figure2_data(P, setup, nli_train, sts_train, ckpt, evaluate, untuned)
+    fig2 = figure2_data(setup, nli_train, sts_train, ckpt, evaluate, untuned, ft_config=ft_config,
+                        fig2_mode=P.fig2_mode, fig2_fractions=P.fig2_fractions,
+                        fig2_tatoeba_langs=P.fig2_tatoeba_langs, seed=P.seed)
     run.figure("Fig. 2", fig2, title="Fig. 2: change in retrieval and STS with the share of fine-tuning data")
 
     cal_enc = {m: load_encoder(chosen[m]["path"], prefix=enc[m].prefix, progress=False) for m in setup.models}
@@ -293,7 +287,8 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     ours1 = report.table1_rows(t5_dir, sts, seed=P.seed)
     deltas = cal.finetuning_changes(paper_table(PAPER, "table1"), ours1)
     change_ci = report.change_intervals(t5_dir, sts, seed=P.seed)
-    spread = {m: seed_spread.load_seed_spread(P, m, enc[m]) for m in setup.models}
+    matched = seed_spread.matched_parameters(P.to_dict())
+    spread = {m: seed_spread.load_seed_spread(matched, m, enc[m]) for m in setup.models}
     caption = f"{report.finetune_caption(runs, deltas, change_ci)} {seed_spread.spread_note(spread)}"
 
     cp = setup.counterpart
@@ -305,7 +300,8 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
     table6 = cal.compare_counterparts(run, "table6", sts[["model", "setup", "track", "value", "ci_lo", "ci_hi"]],
                                       ["setup", "track"], cp, title="Table 6: STS 2017 (Spearman x 100)",
                                       note="ours vs the paper's counterpart model; QA fine-tuning not run")
-    cost = cost_controls.run_cost_controls(P, setup, plain, cal_enc, chosen, run)
+    cost = cost_controls.run_cost_controls(setup, plain, cal_enc, chosen, run, val_n=P.val_n, tatoeba_n=P.tatoeba_n,
+                                           seed=P.seed, method=P.method, compare_direction=P.compare_direction)
     return Calibration(n_nli=(len(nli_train), len(nli_all)), n_sts=(len(sts_train), len(sts_all)),
                        nli_train=nli_train, sts_train=sts_train, settings=settings, runs=runs, losses=losses,
                        checkpoints=ckpt, chosen=chosen, fig2=fig2, encoders=cal_enc, best=cal_best, t5=t5, sts=sts,
@@ -313,31 +309,33 @@ def run_calibration(P, setup: Setup, plain: NoFinetuning, run) -> Calibration:
                        table5=table5, table6=table6, untuned=untuned, cost=cost)
 
 
-def figure2_data(P, setup: Setup, nli_train, sts_train, checkpoints: dict, evaluate,
-                 untuned: dict | None = None) -> pd.DataFrame:
+def figure2_data(setup: Setup, nli_train, sts_train, checkpoints: dict, evaluate, untuned: dict | None = None, *,
+                 ft_config: Callable[..., finetune.SentenceFinetuneConfig] | None, fig2_mode: str,
+                 fig2_fractions: list[float], fig2_tatoeba_langs: list[str] | str, seed: int) -> pd.DataFrame:
     """Fig. 2: retrieval and STS minus their value before fine-tuning (``untuned[model]``: the base model
     scored like a checkpoint, at share 0), or without it minus their value at the smallest share.
 
     Measured from the untuned model, a reader sees what fine-tuning costs or gains; measured from the
     first checkpoint, a fall before it would show as a rise after it (issue 45, finding 4).
 
-    ``P.fig2_mode == "runs"``: one fine-tuning run per share (``P.fig2_fractions``), as the paper;
-    otherwise the checkpoints of the one run (``checkpoints``). ``evaluate(model, checkpoints)``
-    scores a list of (fraction, directory).
+    ``fig2_mode == "runs"``: one fine-tuning run per share (``fig2_fractions``), each with the model's
+    settings ``ft_config(model, checkpoints=1)`` (:func:`.report.ft_config`), as the paper; otherwise the
+    checkpoints of the one run (``checkpoints``). ``evaluate(model, checkpoints)`` scores a list of
+    (fraction, directory); ``fig2_tatoeba_langs`` (empty: validation) names the retrieval axis.
     """
-    if P.fig2_mode == "runs":
+    if fig2_mode == "runs":
         scored = {}
         for m in setup.fig2_models:
             runs = [finetune.finetune_sentence_encoder(
-                m, finetune.subsample(nli_train, fraction=f, seed=P.seed),
-                finetune.subsample(sts_train, fraction=f, seed=P.seed), report.ft_config(m, P, checkpoints=1),
-                prefix=setup.encoders[m].prefix) for f in P.fig2_fractions]
-            scored[m] = evaluate(m, [(f, r.final) for f, r in zip(P.fig2_fractions, runs)])
+                m, finetune.subsample(nli_train, fraction=f, seed=seed),
+                finetune.subsample(sts_train, fraction=f, seed=seed), ft_config(m, checkpoints=1),
+                prefix=setup.encoders[m].prefix) for f in fig2_fractions]
+            scored[m] = evaluate(m, [(f, r.final) for f, r in zip(fig2_fractions, runs)])
     else:
         scored = {m: checkpoints[m] for m in setup.fig2_models if m in checkpoints}
     untuned = untuned or {}
     scored = {m: pd.concat([untuned[m], ev], ignore_index=True) if m in untuned else ev for m, ev in scored.items()}
-    axis = "tatoeba" if as_list(P.fig2_tatoeba_langs) else "validation"
+    axis = "tatoeba" if as_list(fig2_tatoeba_langs) else "validation"
     fig2 = pd.concat([cal.relative_to_first(ev, [axis, "sts"]).assign(model=m) for m, ev in scored.items()])
     fig2["metric"] = fig2["metric"].map(FIG2_METRICS)
     return fig2
@@ -409,15 +407,17 @@ def run_known_answers(P, setup: Setup, plain: NoFinetuning, run) -> pd.DataFrame
     return known
 
 
-def finish(P, calib: Calibration, run) -> None:
-    """The run's notes (protocol, fine-tuning data, sizes, the corrected Table 5 labels, wall time)."""
+def finish(calib: Calibration, run, xnli_method: str, xnli_classifier: str, tatoeba_n: int | None,
+           compare_direction: str) -> None:
+    """The run's notes (protocol, fine-tuning data, sizes, the corrected Table 5 labels, wall time); the
+    arguments after ``run``: the chapter's parameters of those names."""
     import time
 
     run.notes += [
-        f"Protocol for XNLI transfer: {P.xnli_method}"
-        + (f" ({P.xnli_classifier} on frozen [u, v, |u-v|, u*v] features)" if P.xnli_method == "frozen" else ""),
+        f"Protocol for XNLI transfer: {xnli_method}"
+        + (f" ({xnli_classifier} on frozen [u, v, |u-v|, u*v] features)" if xnli_method == "frozen" else ""),
         f"Fine-tuning data: {calib.n_nli[0]} SNLI dev+test entailment pairs, {calib.n_sts[0]} STS-B train pairs",
-        f"Tatoeba pairs per language: {P.tatoeba_n or 'all'}; compared direction {P.compare_direction}",
+        f"Tatoeba pairs per language: {tatoeba_n or 'all'}; compared direction {compare_direction}",
         "Table 5 QA/SE labels corrected (paper prints them swapped; see table5.csv)",
         f"Wall time of the notebook body: {time.time() - run.started:.0f} s",
     ]

@@ -23,7 +23,7 @@ Frames that carry the per-item arrays (``hits``, ``items``) must pass through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -85,16 +85,18 @@ def sts_rows(encoders: dict, best: dict, setup: str, n: int | None = None, seed:
     return _with_ci(pd.concat(frames, ignore_index=True), seed)
 
 
-def ft_config(model: str, params, **extra) -> finetune.SentenceFinetuneConfig:
-    """Table 10 (per model, ``params.ft_by_model``) overridden by the explicit ``ft_*`` parameters."""
+def ft_config(model: str, *, ft_by_model: Mapping | None, ft_lr: float | None, ft_batch_size: int | None,
+              ft_warmup: float | None, ft_nli_epochs: int | None, ft_sts_epochs: int | None, ft_checkpoints: int,
+              ft_freeze_embeddings: bool, seed: int, ft_bf16: bool | None = None,
+              **extra) -> finetune.SentenceFinetuneConfig:
+    """Table 10 (per model, ``ft_by_model``) overridden by the explicit ``ft_*`` parameters (None: Table 10's),
+    then by ``extra`` (``checkpoints=1``, ``seed=...``). The keywords are the chapter's parameter names."""
     cfg = {"lr": 2e-5, "batch_size": 128, "warmup": 0.1, "nli_epochs": 1, "sts_epochs": 10}
-    cfg.update((params.ft_by_model or {}).get(model, {}))
-    explicit = {"lr": params.ft_lr, "batch_size": params.ft_batch_size, "warmup": params.ft_warmup,
-                "nli_epochs": params.ft_nli_epochs, "sts_epochs": params.ft_sts_epochs,
-                "bf16": getattr(params, "ft_bf16", None)}
+    cfg.update((ft_by_model or {}).get(model, {}))
+    explicit = {"lr": ft_lr, "batch_size": ft_batch_size, "warmup": ft_warmup, "nli_epochs": ft_nli_epochs,
+                "sts_epochs": ft_sts_epochs, "bf16": ft_bf16}
     cfg.update({k: v for k, v in explicit.items() if v is not None})
-    cfg.update(checkpoints=params.ft_checkpoints, freeze_embeddings=bool(params.ft_freeze_embeddings),
-               seed=params.seed)
+    cfg.update(checkpoints=ft_checkpoints, freeze_embeddings=bool(ft_freeze_embeddings), seed=seed)
     cfg.update(extra)
     return finetune.SentenceFinetuneConfig(**cfg)
 
@@ -107,16 +109,18 @@ def layer_for_xnli(model: str, best: dict, xnli_layer) -> int:
     return best[model] if xnli_layer == "best" else int(xnli_layer)
 
 
-def transfer_scores(model: str, train_langs: Sequence[str], params, feats: dict,
-                    data: XNLIManual) -> tuple[pd.DataFrame, dict]:
+def transfer_scores(model: str, train_langs: Sequence[str], feats: dict, data: XNLIManual, *, xnli_method: str,
+                    xnli_Cs: Sequence[float], xnli_classifier: str, seed: int, xnli_lrs: Sequence[float],
+                    xnli_batch_sizes: Sequence[int], xnli_seeds: Sequence[int],
+                    xnli_epochs: int) -> tuple[pd.DataFrame, dict]:
     """XNLI test accuracy per language after training on ``train_langs`` with the profile's protocol
-    (``frozen``: with per-row ``hits``; ``finetune``: the paper's protocol, no per-row hits)."""
-    if params.xnli_method == "frozen":
-        return transfer.frozen_transfer(feats[model], train_langs, Cs=params.xnli_Cs,
-                                        classifier=params.xnli_classifier, seed=params.seed, keep_hits=True)
-    return transfer.finetune_transfer(model, data, train_langs, lrs=params.xnli_lrs,
-                                      batch_sizes=params.xnli_batch_sizes, seeds=params.xnli_seeds,
-                                      epochs=params.xnli_epochs)
+    (``xnli_method``: ``frozen``, with per-row ``hits``; ``finetune``: the paper's protocol, no per-row hits).
+    The keywords are the chapter's parameter names."""
+    if xnli_method == "frozen":
+        return transfer.frozen_transfer(feats[model], train_langs, Cs=xnli_Cs, classifier=xnli_classifier,
+                                        seed=seed, keep_hits=True)
+    return transfer.finetune_transfer(model, data, train_langs, lrs=xnli_lrs, batch_sizes=xnli_batch_sizes,
+                                      seeds=xnli_seeds, epochs=xnli_epochs)
 
 
 # ------------------------------------------------------------------ Table 1 and the changes

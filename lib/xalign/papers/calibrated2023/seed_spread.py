@@ -4,8 +4,8 @@ One fine-tuning run of the default profile costs minutes, so the chapter runs on
 over seeds is measured once by ``bench/finetune_seed_spread.py`` (:func:`seed_result` per seed,
 :func:`spread_record` for the file) and stored in :data:`DATA_FILE`. The chapter reads it with
 :func:`load_seed_spread`, which accepts it only for the same model, revision, input prefix,
-precision and profile parameters (:data:`MATCHED_PARAMETERS`; the seed excepted) and otherwise says
-why not, so that no spread measured for another configuration is shown.
+precision and profile parameters (:func:`matched_parameters` of :data:`MATCHED_PARAMETERS`; the seed
+excepted) and otherwise says why not, so that no spread measured for another configuration is shown.
 
 A change with fine-tuning is claimed (:func:`seed_verdict`) only when every seed's change has the
 same sign and is larger than the spread over seeds (max - min); otherwise it is unstable across
@@ -36,11 +36,11 @@ MATCHED_PARAMETERS = ("tatoeba_langs", "tatoeba_n", "val_pairs", "val_n", "ckpt_
 TASKS = ("CLSR", "STS")
 
 
-def matched_parameters(P) -> dict:
+def matched_parameters(params: Mapping) -> dict:
     """The profile parameters a spread depends on (:data:`MATCHED_PARAMETERS`), JSON-comparable.
 
     Args:
-        P: the chapter's parameters (a namespace).
+        params: the chapter's parameters as results record them (``P.to_dict()``); a name missing is None.
 
     Returns:
         name -> value, lists and tuples as lists, comma strings ("a,b") as lists.
@@ -49,7 +49,7 @@ def matched_parameters(P) -> dict:
 
     out = {}
     for name in MATCHED_PARAMETERS:
-        v = getattr(P, name, None)
+        v = params.get(name)
         if name in ("tatoeba_langs", "val_pairs"):
             v = list(as_list(v))
         out[name] = json.loads(json.dumps(v))
@@ -57,25 +57,29 @@ def matched_parameters(P) -> dict:
 
 
 # ------------------------------------------------------------------ measuring (the bench)
-def seed_result(P, model: str, encoder, layer: int, before_t5: pd.DataFrame, before_sts: pd.DataFrame,
-                nli_train: list, sts_train: list, seed: int, ckpt_val_n: int | None) -> dict:
+def seed_result(model: str, encoder, layer: int, before_t5: pd.DataFrame, before_sts: pd.DataFrame,
+                nli_train: list, sts_train: list, config, ckpt_val_n: int | None, *, tatoeba_langs: list[str] | str,
+                val_pairs: list[str] | str, fig2_tatoeba_langs: list[str] | str, tatoeba_n: int | None,
+                sts_n: int | None, method: str, compare_direction: str, sample_seed: int) -> dict:
     """Fine-tune ``model`` with one seed and score it as chapter 3 does (:func:`.experiments.run_calibration`).
 
     Args:
-        P: the chapter's parameters; everything but the fine-tuning seed comes from them.
         model: the model name; ``encoder``: its loaded encoder (its ``prefix`` is the training prefix).
         layer: the layer chosen on validation before fine-tuning (kept after it).
         before_t5: Tatoeba rows of ``model`` before fine-tuning at ``layer`` (``report.tatoeba_at_best``).
         before_sts: STS 2017 rows of ``model`` before fine-tuning (``report.sts_rows``).
         nli_train, sts_train: the training pairs (the chapter's sample).
-        seed: the fine-tuning seed (batch order, initial state of the run).
+        config: the fine-tuning settings (:func:`.report.ft_config`); its ``seed`` is the fine-tuning seed
+            (batch order, initial state of the run).
         ckpt_val_n: validation pairs per language pair that choose the checkpoint
             (:func:`.experiments.checkpoint_val_n`).
+        tatoeba_langs ... compare_direction: the chapter's parameters of those names; ``sample_seed``: its
+            ``seed`` (the samples and the intervals).
 
     Returns:
         ``seed``, ``checkpoint`` (step, fraction, validation % of the chosen one), ``checkpoints``
         (validation % of each), ``change`` (task -> points: CLSR = Tatoeba accuracy %, direction
-        ``P.compare_direction``, mean over languages; STS = Spearman x 100, mean over tracks),
+        ``compare_direction``, mean over languages; STS = Spearman x 100, mean over tracks),
         ``languages`` (language -> Tatoeba change, points), ``seconds`` (training and scoring, wall).
     """
     from xalign.core.loading import load_encoder
@@ -84,25 +88,24 @@ def seed_result(P, model: str, encoder, layer: int, before_t5: pd.DataFrame, bef
     from xalign.papers.calibrated2023 import finetune, report
 
     started = time.time()
-    run = finetune.finetune_sentence_encoder(model, nli_train, sts_train, report.ft_config(model, P, seed=seed),
-                                             prefix=encoder.prefix)
-    val_pairs = [tuple(p.split("-")) for p in as_list(P.val_pairs)]
+    run = finetune.finetune_sentence_encoder(model, nli_train, sts_train, config, prefix=encoder.prefix)
+    pairs = [tuple(p.split("-")) for p in as_list(val_pairs)]
     scored = cal.evaluate_checkpoints(run.checkpoints, prefix=encoder.prefix, val_n=ckpt_val_n,
-                                      seed=P.seed, sts_n=P.sts_n, tatoeba_langs=as_list(P.fig2_tatoeba_langs),
-                                      tatoeba_n=P.tatoeba_n, method=P.method, val_pairs=val_pairs, layer=layer)
+                                      seed=sample_seed, sts_n=sts_n, tatoeba_langs=as_list(fig2_tatoeba_langs),
+                                      tatoeba_n=tatoeba_n, method=method, val_pairs=pairs, layer=layer)
     chosen = cal.choose_checkpoint(scored)
     after = load_encoder(chosen["path"], prefix=encoder.prefix, progress=False)
-    tat = cal.tatoeba_retrieval(after, as_list(P.tatoeba_langs), n=P.tatoeba_n, seed=P.seed, layers=[layer],
-                                method=P.method, keep_hits=True)
-    t5 = report.tatoeba_at_best({model: tat}, {model: layer}, "sentence_embedding", seed=P.seed)
-    sts = report.sts_rows({model: after}, {model: layer}, "sentence_embedding", n=P.sts_n, seed=P.seed)
+    tat = cal.tatoeba_retrieval(after, as_list(tatoeba_langs), n=tatoeba_n, seed=sample_seed, layers=[layer],
+                                method=method, keep_hits=True)
+    t5 = report.tatoeba_at_best({model: tat}, {model: layer}, "sentence_embedding", seed=sample_seed)
+    sts = report.sts_rows({model: after}, {model: layer}, "sentence_embedding", n=sts_n, seed=sample_seed)
     t5_all = pd.concat([before_t5, t5], ignore_index=True)
-    t5_all = t5_all[t5_all.direction == P.compare_direction]
-    per = report.language_changes(t5_all, seed=P.seed)
-    table1 = report.table1_rows(t5_all, pd.concat([before_sts, sts], ignore_index=True), seed=P.seed)
+    t5_all = t5_all[t5_all.direction == compare_direction]
+    per = report.language_changes(t5_all, seed=sample_seed)
+    table1 = report.table1_rows(t5_all, pd.concat([before_sts, sts], ignore_index=True), seed=sample_seed)
     wide = table1.pivot_table(index="task", columns="setup", values="value")
     steps = {round(float(c["fraction"]), 6): int(c["step"]) for c in run.info["checkpoints"]}
-    return {"seed": int(seed),
+    return {"seed": int(config.seed),
             "checkpoint": {"step": steps.get(round(float(chosen["fraction"]), 6)),
                            "fraction": float(chosen["fraction"]), "validation": float(chosen["validation"])},
             "checkpoints": {f"{float(f):.4f}": float(v) for f, v in zip(scored["fraction"], scored["validation"])},
@@ -118,18 +121,21 @@ def summary(values: Sequence[float]) -> dict:
             "min": float(v.min()), "max": float(v.max()), "spread": float(v.max() - v.min())}
 
 
-def spread_record(P, model: str, encoder, seeds: Sequence[int], results: Sequence[dict], extra: Mapping = ()) -> dict:
+def spread_record(model: str, encoder, seeds: Sequence[int], results: Sequence[dict], *, config, matched: Mapping,
+                  sample_seed: int, extra: Mapping = ()) -> dict:
     """The data file's content: what was run (model, revision, prefix, precision, parameters, seeds),
-    each seed's numbers and their summary (:func:`summary`) per task and per language."""
-    from xalign.core.precision import precision_of
-    from xalign.papers.calibrated2023 import report
+    each seed's numbers and their summary (:func:`summary`) per task and per language.
 
-    cfg = vars(report.ft_config(model, P)).copy()
+    ``config``: the fine-tuning settings (:func:`.report.ft_config`; its seed is left out); ``matched``: the
+    parameters the spread depends on (:func:`matched_parameters`); ``sample_seed``: the chapter's ``seed``."""
+    from xalign.core.precision import precision_of
+
+    cfg = vars(config).copy()
     cfg.pop("seed")
     langs = list(results[0]["languages"]) if results else []
     return {"format": FORMAT, "model": model, "revision": encoder.revision, "prefix": encoder.prefix,
             "precision": precision_of(encoder), "training_precision": "bfloat16" if cfg.get("bf16") else "float32",
-            "parameters": matched_parameters(P), "sample_seed": int(P.seed), "finetune_config": cfg,
+            "parameters": dict(matched), "sample_seed": int(sample_seed), "finetune_config": cfg,
             "seeds": [int(s) for s in seeds], "per_seed": list(results),
             "summary": {"change": {t: summary([r["change"][t] for r in results]) for t in TASKS},
                         "languages": {lang: summary([r["languages"][lang] for r in results]) for lang in langs}},
@@ -157,11 +163,11 @@ class SeedSpread:
         return summary(self.changes[task])
 
 
-def load_seed_spread(P, model: str, encoder, path: str | Path | None = None) -> SeedSpread:
+def load_seed_spread(matched: Mapping, model: str, encoder, path: str | Path | None = None) -> SeedSpread:
     """The measured seed spread of ``model``'s fine-tuning, if it was measured for this configuration.
 
     Args:
-        P: the chapter's parameters (compared on :data:`MATCHED_PARAMETERS`, the seed excepted).
+        matched: the run's parameters a spread depends on (:func:`matched_parameters`: the seed excepted).
         model: the model name; ``encoder``: its loaded encoder (revision, prefix, precision compared).
         path: the data file (default :data:`DATA_FILE`).
 
@@ -179,7 +185,7 @@ def load_seed_spread(P, model: str, encoder, path: str | Path | None = None) -> 
             "precision": precision_of(encoder)}
     # the settings that differ, by name: a reader's page shows no Python values (lists, None)
     diffs = [k for k, v in want.items() if data.get(k) != v]
-    params = matched_parameters(P)
+    params = dict(matched)
     stored = data.get("parameters", {})
     diffs += [k for k, v in params.items() if stored.get(k) != v]
     if data.get("format") != FORMAT:

@@ -18,6 +18,7 @@ training sets. Block names in the results keep the paper's ``translate_train_all
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 
@@ -57,11 +58,14 @@ def run_transfer(P, setup: Setup, plain: NoFinetuning, calib: Calibration, contr
     langs = setup.xnli_langs
     targets = [x for x in langs if x != "en"]
     feats, data = control.features, control.data
+    scores = partial(report.transfer_scores, feats=feats, data=data, xnli_method=P.xnli_method, xnli_Cs=P.xnli_Cs,
+                     xnli_classifier=P.xnli_classifier, seed=P.seed, xnli_lrs=P.xnli_lrs,
+                     xnli_batch_sizes=P.xnli_batch_sizes, xnli_seeds=P.xnli_seeds, xnli_epochs=P.xnli_epochs)
     zs, tta, ur, info = {}, {}, {}, []
     for m in setup.xnli_models:
-        zs[m], i1 = report.transfer_scores(m, ["en"], P, feats, data)
-        tta[m], i2 = report.transfer_scores(m, langs, P, feats, data)
-        ur[m], i3 = report.transfer_scores(m, ["ur"], P, feats, data) if "ur" in langs else (None, {})
+        zs[m], i1 = scores(m, ["en"])
+        tta[m], i2 = scores(m, langs)
+        ur[m], i3 = scores(m, ["ur"]) if "ur" in langs else (None, {})
         info += [dict(model=m, setting=s, **i) for s, i in (("zero-shot (en)", i1), ("translate-train-all", i2),
                                                              ("zero-shot (ur)", i3))]
     # per language with 95% intervals; "avg" over the 14 target languages, their test rows resampled together
@@ -76,8 +80,9 @@ def run_transfer(P, setup: Setup, plain: NoFinetuning, calib: Calibration, contr
     run.record("xnli_all", pd.concat([xnli, rate], ignore_index=True), title="XNLI Manual: zero-shot, "
                "translate-train-all, transfer rate, all languages and models, 95% bootstrap intervals "
                "(avg: over the 14 target languages)")
-    compared = {"table9": _compare_table9(P, setup, zs, tta, run)}
-    compared.update(_compare_tables_8_3_4(P, setup, blocks, run))
+    compared = {"table9": _compare_table9(setup, zs, tta, run, seed=P.seed, xnli_method=P.xnli_method)}
+    compared.update(_compare_tables_8_3_4(setup, blocks, run, xnli_method=P.xnli_method,
+                                          compare_direction=P.compare_direction))
     per_model = blocks[blocks.lang != "avg"].pivot_table(index=["model", "lang"], columns="block",
                                                          values="value").reset_index()
     across = correlations.paper_correlations(per_model, over="lang", by="model", seed=P.seed)
@@ -94,17 +99,18 @@ def run_transfer(P, setup: Setup, plain: NoFinetuning, calib: Calibration, contr
                     per_model=per_model, across=across, compared=compared, urdu_rows=ours2)
 
 
-def _compare_table9(P, setup: Setup, zs: dict, tta: dict, run) -> pd.DataFrame:
+def _compare_table9(setup: Setup, zs: dict, tta: dict, run, *, seed: int, xnli_method: str) -> pd.DataFrame:
     """Table 9 (LaBSE's zero-shot and translate-train-all in all 15 languages; "avg" over all 15)."""
-    ours9 = pd.concat([report.xnli_rows(zs, "zero_shot", seed=P.seed),
-                       report.xnli_rows(tta, "translate_train_all", seed=P.seed)], ignore_index=True)
+    ours9 = pd.concat([report.xnli_rows(zs, "zero_shot", seed=seed),
+                       report.xnli_rows(tta, "translate_train_all", seed=seed)], ignore_index=True)
     return cal.compare_counterparts(run, "table9", ours9, ["block", "lang"],
                                     {m: c for m, c in setup.counterpart.items() if c == "LaBSE"},
                                     title="Table 9: zero-shot and translate-train-all, 15 languages",
-                                    note=f"paper: LaBSE fine-tuned on MT XNLI; ours: XNLI Manual, {P.xnli_method}")
+                                    note=f"paper: LaBSE fine-tuned on MT XNLI; ours: XNLI Manual, {xnli_method}")
 
 
-def _compare_tables_8_3_4(P, setup: Setup, blocks: pd.DataFrame, run) -> dict[str, pd.DataFrame]:
+def _compare_tables_8_3_4(setup: Setup, blocks: pd.DataFrame, run, *, xnli_method: str,
+                          compare_direction: str) -> dict[str, pd.DataFrame]:
     """Tables 8, 3 and 4; their correlation rows (across the paper's models) need >= 3 models."""
     ours8 = blocks[blocks.model.isin(setup.counterpart)][["model", "block", "lang", "value", "ci_lo", "ci_hi"]]
     several = len(setup.models) >= 3
@@ -120,7 +126,7 @@ def _compare_tables_8_3_4(P, setup: Setup, blocks: pd.DataFrame, run) -> dict[st
         paper = paper_table(PAPER, table)
         mine = ours8[ours8.block.isin(set(paper.block)) & ours8.lang.isin(set(paper.lang))]
         out[table] = cal.compare_counterparts(run, table, mine, ["block", "lang"], mapping, title=title,
-                                              note=f"XNLI Manual, {P.xnli_method} protocol; calibrated retrieval "
-                                                   f"{P.compare_direction}; correlations need >= 3 models",
+                                              note=f"XNLI Manual, {xnli_method} protocol; calibrated retrieval "
+                                                   f"{compare_direction}; correlations need >= 3 models",
                                               paper=paper)
     return out

@@ -208,15 +208,15 @@ def classifier_table(settings: pd.DataFrame) -> pd.DataFrame:
     return out.drop(columns=[c for c in ("grid_val", "seeds") if c in out])
 
 
-def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int, int],
-               xnli_sizes: pd.DataFrame) -> pd.DataFrame:
+def data_table(sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int, int], xnli_sizes: pd.DataFrame,
+               tatoeba_n: int | None, val_n: int | None, ckpt_val_n: int | None, sts_n: int | None) -> pd.DataFrame:
     """One row per data set: its parts, the sentence pairs per part (fewest–most) and what the run uses.
 
     Args:
-        P: the chapter's parameters (``tatoeba_n``, ``val_n``, ``ckpt_val_n``, ``sts_n``).
         sizes: ``data, part, pairs`` (:func:`.experiments.data_sizes`).
         n_nli, n_sts: (pairs used, pairs available) of the fine-tuning data.
         xnli_sizes: XNLI Manual's ``lang, train, val, test`` rows per language (after sampling).
+        tatoeba_n, val_n, ckpt_val_n, sts_n: the chapter's samples of those names (None: all).
     """
     def span(s: pd.Series) -> str:
         return f"{int(s.min()):,}" if s.min() == s.max() else f"{int(s.min()):,}–{int(s.max()):,}"
@@ -225,14 +225,14 @@ def data_table(P, sizes: pd.DataFrame, n_nli: tuple[int, int], n_sts: tuple[int,
         return "all" if n is None else f"up to {int(n):,} (seeded sample)"
 
     rows = []
-    for data, what, n in (("Tatoeba", "language", P.tatoeba_n), ("WMT21 newstest", "language pair", P.val_n),
-                          ("STS 2017", "monolingual track", P.sts_n)):
+    for data, what, n in (("Tatoeba", "language", tatoeba_n), ("WMT21 newstest", "language pair", val_n),
+                          ("STS 2017", "monolingual track", sts_n)):
         g = sizes[sizes.data == data]
         if len(g):
             parts = f"{len(g)} {what}{'s' if len(g) != 1 else ''}"
             use = used(n) if data != "STS 2017" else ("all" if n is None else f"first {n}")
             if data == "WMT21 newstest":
-                use = f"layer choice: {use}; checkpoint choice: {used(getattr(P, 'ckpt_val_n', n))}"
+                use = f"layer choice: {use}; checkpoint choice: {used(ckpt_val_n)}"
             rows.append({"data set": data, "parts": parts, "sentence pairs per part": span(g["pairs"]),
                          "used per part": use})
     rows.append({"data set": "SNLI dev + test, entailment pairs (fine-tuning)", "parts": "1",

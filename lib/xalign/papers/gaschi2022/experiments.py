@@ -7,7 +7,7 @@ and returns the frames the page shows and the figures' data (drawn by
 :mod:`xalign.papers.gaschi2022.figures`).
 
 The order matters for the numbers: one random generator (seeded with
-``P.seed``) is drawn from by :func:`run_encoding` (aligner and random pairs),
+the ``seed`` parameter) is drawn from by :func:`run_encoding` (aligner and random pairs),
 then :func:`run_fig4` (random sentence pairs), then :func:`run_fig5` (the
 dictionary-pair sample); every other sampling seeds its own generator.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from xalign.core.profiles import ParameterError, as_list
+from xalign.core.profiles import CommaList, ParameterError, as_list
 from xalign.data import corpora as C
 from xalign.data import word_pairs as PR
 from xalign.data.datasets import DataNotFoundError
@@ -99,24 +99,26 @@ class ChapterResults:
     notes: dict = field(default_factory=dict)
 
 
-def run_pair_extraction(P, run) -> Extraction:
+def run_pair_extraction(run, *, pairs: CommaList, corpora: CommaList, max_sentences: int | None,
+                        n_pairs: int) -> Extraction:
     """Read each language pair's corpus and MUSE dictionary and extract the translated-in-context pairs.
 
     Args:
-        P: the chapter's parameters (``pairs``, ``corpora``, ``max_sentences``, ``n_pairs``).
         run: the chapter run; records ``pair_counts``.
+        pairs, corpora: the language pairs and the corpora read for each (lists or comma strings).
+        max_sentences: sentence pairs per language pair (0 or None: all); ``n_pairs``: N per run.
     """
     corpus, tokens, word_pairs = {}, {}, {}
-    for lp in as_list(P.pairs):
+    for lp in as_list(pairs):
         src_lang, tgt_lang = lp.split("-")
-        corpus[lp] = C.parallel_corpus(as_list(P.corpora), lp, P.max_sentences or None)
+        corpus[lp] = C.parallel_corpus(as_list(corpora), lp, max_sentences or None)
         dictionary = C.muse_dictionary(lp)
         tokens[lp] = PR.tokenize_parallel(corpus[lp], src_lang, tgt_lang, dictionary)
         word_pairs[lp] = PR.extract_dictionary_pairs(*tokens[lp], dictionary, distinct=False)
     counts = pd.DataFrame([{"pair": lp, "sentence pairs": len(corpus[lp]),
                             "word pairs (occurrences)": len(word_pairs[lp]),
                             "distinct word pairs": PR.n_distinct(word_pairs[lp]),
-                            "N used per run": min(P.n_pairs, PR.n_distinct(word_pairs[lp]))} for lp in corpus])
+                            "N used per run": min(n_pairs, PR.n_distinct(word_pairs[lp]))} for lp in corpus])
     run.record("pair_counts", counts, "Extracted translated-in-context pairs")
     first = next(iter(corpus))
     examples = pd.DataFrame([{"source word": p.src.text, "target word": p.tgt.text,
@@ -124,7 +126,8 @@ def run_pair_extraction(P, run) -> Extraction:
     return Extraction(corpus, tokens, word_pairs, counts, examples)
 
 
-def run_table2(P, run) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+def run_table2(run, *, gold_pairs: CommaList, corpora: CommaList, max_sentences: int | None,
+               aligner_extra: int, aligner: str, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Table II: precision of dictionary and aligner pairs against gold alignments, and the
     dictionary row under each protocol choice.
 
@@ -140,34 +143,34 @@ def run_table2(P, run) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """
     aligner_text = {  # extra parallel text the aligner trains on, per gold test set
         "en-fr": C.europarl_fr_en,
-        "en-de": lambda: [(t, s) for s, t in C.parallel_corpus(as_list(P.corpora), "de-en", P.max_sentences or None)],
+        "en-de": lambda: [(t, s) for s, t in C.parallel_corpus(as_list(corpora), "de-en", max_sentences or None)],
     }
     rows, golds, curves = [], {}, []
-    for gp in as_list(P.gold_pairs):
+    for gp in as_list(gold_pairs):
         gold = golds[gp] = C.gold_alignment(gp)
         try:
             dictionary = C.muse_dictionary(gp)
         except DataNotFoundError as exc:
             dictionary = None
             run.notes.append(f"Table II {gp}: no MUSE dictionary ({str(exc)[:120]}...)")
-        extra = aligner_text[gp]()[: P.aligner_extra] if gp in aligner_text else []
+        extra = aligner_text[gp]()[:aligner_extra] if gp in aligner_text else []
         extra_src, extra_tgt = [punct_tokens(s) for s, _ in extra], [punct_tokens(t) for _, t in extra]
-        res = extraction_precision(gold, dictionary, extra_src, extra_tgt, seed=P.seed + 1, aligner=P.aligner)
+        res = extraction_precision(gold, dictionary, extra_src, extra_tgt, seed=seed + 1, aligner=aligner)
         if res.dictionary is not None:  # our extraction: the pairs this chapter uses
             rows.append({"method": RP.OUR_DICTIONARY, "pair": gp, "value": 100 * res.dictionary,
                          "n pairs": res.n_dictionary})
-        rows.append({"method": AR.offline_label(P.aligner, len(gold.src) + len(extra)), "pair": gp,
+        rows.append({"method": AR.offline_label(aligner, len(gold.src) + len(extra)), "pair": gp,
                      "value": 100 * res.aligner, "n pairs": res.n_aligner,
-                     **({"unseeded": True} if P.aligner in UNSEEDED else {})})
+                     **({"unseeded": True} if aligner in UNSEEDED else {})})
         curves.append(AR.learning_curve(gp, gold, extra_src, extra_tgt))
     rows += AR.full_data_rows(golds)  # the paper's aligner row: the authors' fast_align on the full corpora
-    variants = variants_on_gold_sets(as_list(P.gold_pairs))  # the mirror's MUSE files; ro-en has none
+    variants = variants_on_gold_sets(as_list(gold_pairs))  # the mirror's MUSE files; ro-en has none
     rows += RP.authors_dictionary_rows(variants)  # the authors' extraction: the row set against the paper's
     table2 = run.compare("table2", pd.DataFrame(rows), keys=["method", "pair"],
                          title="Table II: precision of extracted pairs",
                          note=f"dictionary: the authors' extraction reconstructed (ours beside it); aligner: the "
                               f"authors' fast_align trained on the full corpora (stored links, one direction; ours, "
-                              f"{P.aligner} symmetrised with grow-diag-final-and, beside it); gold: RWTH de-en, "
+                              f"{aligner} symmetrised with grow-diag-final-and, beside it); gold: RWTH de-en, "
                               f"Hansards en-fr, WPT05 ro-en")
     table2_var = run.record("table2_variants", RP.table2_variants(variants),
                             "Table II: dictionary precision under each protocol choice",
@@ -178,52 +181,55 @@ def run_table2(P, run) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     return table2, table2_var, curve
 
 
-def run_encoding(P, enc, extraction: Extraction, layers: list[int], rng: np.random.Generator):
+def run_encoding(enc, extraction: Extraction, layers: list[int], rng: np.random.Generator, *, dist_pair: str,
+                 aligner: str, n_pairs: int, seed: int):
     """Encode every sentence once (every layer), with the words every experiment needs.
 
-    For the Fig. 5 pair (``P.dist_pair``) it also extracts aligner pairs (``P.aligner``) and draws
+    For the Fig. 5 pair (``dist_pair``) it also extracts aligner pairs (``aligner``) and draws
     random pairs from ``rng``.
 
     Returns:
         (``IC.EncodedPairs`` holding one language pair at a time, {group name: [WordPair]} for Fig. 5).
     """
     extra_pairs = {}
-    if P.dist_pair in extraction.corpus:
-        src_tok, tgt_tok = extraction.tokens[P.dist_pair]
+    if dist_pair in extraction.corpus:
+        src_tok, tgt_tok = extraction.tokens[dist_pair]
         links = align_words([[t.text for t in s] for s in src_tok], [[t.text for t in s] for s in tgt_tok],
-                            aligner=P.aligner, seed=P.seed + 1)
+                            aligner=aligner, seed=seed + 1)
         aligner_pairs = PR.pairs_from_links(src_tok, tgt_tok, links)
-        n_dist = min(P.n_pairs, len(aligner_pairs))
+        n_dist = min(n_pairs, len(aligner_pairs))
         extra_pairs = {
             "aligner pairs": [aligner_pairs[i] for i in
                               np.sort(rng.choice(len(aligner_pairs), n_dist, replace=False))],
             "random pairs (whole corpus)": PR.random_pairs(src_tok, tgt_tok, n_dist, rng),
             "random pairs (same sentence pair)": PR.random_pairs(src_tok, tgt_tok, n_dist, rng, same_sentence=True),
         }
-    wanted = {lp: wp + ([p for ps in extra_pairs.values() for p in ps] if lp == P.dist_pair else [])
+    wanted = {lp: wp + ([p for ps in extra_pairs.values() for p in ps] if lp == dist_pair else [])
               for lp, wp in extraction.word_pairs.items()}
     encoded = IC.EncodedPairs(enc, extraction.corpus, wanted, layers=layers)
     encoded.encode_all()  # a pair already in the cache is not read here
     return encoded, extra_pairs
 
 
-def run_static_baseline(P, extraction: Extraction) -> tuple[list[str], dict[str, pd.DataFrame]]:
-    """The FastText rows of Tables I, III and IV from the ``.vec`` files in ``P.static_vectors``.
+def run_static_baseline(extraction: Extraction, *, static_vectors: CommaList, static_max_words: int, k: int,
+                        n_pairs: int, n_sentences: int, runs: int,
+                        seed: int) -> tuple[list[str], dict[str, pd.DataFrame]]:
+    """The FastText rows of Tables I, III and IV from the ``.vec`` files in ``static_vectors``.
 
     Returns:
         (languages given static vectors, {table: rows}); rows are empty when none are given.
     """
     static = {}
-    for item in as_list(P.static_vectors):
+    for item in as_list(static_vectors):
         lang, path = item.split(":", 1)
-        static[lang] = read_vec(path, max_words=P.static_max_words)
-    rows = WS.static_baseline_rows(extraction.word_pairs, extraction.tokens, static, P.k, P.n_pairs,
-                                   P.n_sentences, P.runs, P.seed)
+        static[lang] = read_vec(path, max_words=static_max_words)
+    rows = WS.static_baseline_rows(extraction.word_pairs, extraction.tokens, static, k, n_pairs,
+                                   n_sentences, runs, seed)
     return list(static), rows
 
 
-def run_table1(P, run, enc, encoded, layers: list[int], paper_model: str,
-               static_rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+def run_table1(run, enc, encoded, layers: list[int], paper_model: str, static_rows: pd.DataFrame, *, k: int,
+               n_sentences: int, runs: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """Table I: S_weak of first-token and mean-pooled sentence vectors (both means computed).
 
     Returns:
@@ -232,7 +238,7 @@ def run_table1(P, run, enc, encoded, layers: list[int], paper_model: str,
     """
     convention = RP.avg_convention(enc)
     sent_runs = WS.sentence_layer_scores(encoded, {"CLS": "first", RP.AVG_WHOLE: "mean", RP.AVG_TOKENS: "tokens"},
-                                         P.k, P.n_sentences, P.runs, P.seed, layers)
+                                         k, n_sentences, runs, seed, layers)
     table1 = run.compare("table1", RP.table1_ours(sent_runs, convention, paper_model, static_rows),
                          keys=["model", "pooling", "layer", "pair"], paper=paper_table("gaschi2022", "table1"),
                          title="Table I: NN-search for sentence representations",
@@ -243,7 +249,7 @@ def run_table1(P, run, enc, encoded, layers: list[int], paper_model: str,
     return table1, pool_var, convention
 
 
-def run_fig4(P, run, encoded, layers: list[int], rng: np.random.Generator) -> tuple[pd.DataFrame, str]:
+def run_fig4(run, encoded, layers: list[int], rng: np.random.Generator, *, cls_pair: str) -> tuple[pd.DataFrame, str]:
     """Fig. 4: cosine of first-token vectors of translated and of random sentence pairs, per layer.
 
     Returns:
@@ -251,9 +257,9 @@ def run_fig4(P, run, encoded, layers: list[int], rng: np.random.Generator) -> tu
         layer, the language pair used).
     """
     pairs = list(encoded)  # iterating names the pairs; `in encoded` would read one
-    lp = P.cls_pair if P.cls_pair in pairs else pairs[0]
-    if lp != P.cls_pair:  # recorded with the results, not silent
-        run.notes.append(f"Fig. 4: cls_pair {P.cls_pair} is not among pairs {pairs}; drawn for {lp}")
+    lp = cls_pair if cls_pair in pairs else pairs[0]
+    if lp != cls_pair:  # recorded with the results, not silent
+        run.notes.append(f"Fig. 4: cls_pair {cls_pair} is not among pairs {pairs}; drawn for {lp}")
     first_s, first_t = (side.sentences["first"] for side in IC.sides_of(encoded, lp, "sentences"))
     perm = rng.permutation(len(first_t))
     fig4 = pd.concat([
@@ -265,39 +271,39 @@ def run_fig4(P, run, encoded, layers: list[int], rng: np.random.Generator) -> tu
     return fig4, lp
 
 
-def run_fig5(P, run, extraction: Extraction, encoded, extra_pairs: dict, layers: list[int],
-             rng: np.random.Generator) -> tuple[pd.DataFrame | None, int | None]:
-    """Fig. 5: cosine of dictionary, aligner and random word pairs at one layer (``P.dist_layer``).
+def run_fig5(run, extraction: Extraction, encoded, extra_pairs: dict, layers: list[int], rng: np.random.Generator, *,
+             dist_pair: str, dist_layer: int, n_pairs: int, aligner: str) -> tuple[pd.DataFrame | None, int | None]:
+    """Fig. 5: cosine of dictionary, aligner and random word pairs at one layer (``dist_layer``).
 
     Returns:
-        (tidy frame: pairs (group), cosine; the layer), or (None, None) when ``P.dist_pair`` is not run.
+        (tidy frame: pairs (group), cosine; the layer), or (None, None) when ``dist_pair`` is not run.
     """
-    if P.dist_pair not in extraction.word_pairs:
-        run.notes.append(f"Fig. 5 not drawn: dist_pair {P.dist_pair} is not among pairs {list(extraction.word_pairs)}")
+    if dist_pair not in extraction.word_pairs:
+        run.notes.append(f"Fig. 5 not drawn: dist_pair {dist_pair} is not among pairs {list(extraction.word_pairs)}")
         return None, None
-    if P.dist_layer not in layers:
-        raise ParameterError(f"parameter 'dist_layer' = {P.dist_layer} is not among the evaluated layers {layers}: "
+    if dist_layer not in layers:
+        raise ParameterError(f"parameter 'dist_layer' = {dist_layer} is not among the evaluated layers {layers}: "
                              "give one of them, or add it to 'layers'")
-    li = layers.index(P.dist_layer)
-    dictionary = extraction.word_pairs[P.dist_pair]
-    groups = {"dictionary pairs": [dictionary[i] for i in PR.sample_distinct(dictionary, P.n_pairs, rng)],
+    li = layers.index(dist_layer)
+    dictionary = extraction.word_pairs[dist_pair]
+    groups = {"dictionary pairs": [dictionary[i] for i in PR.sample_distinct(dictionary, n_pairs, rng)],
               **extra_pairs}
-    dist_sides = IC.sides_of(encoded, P.dist_pair, "words")
+    dist_sides = IC.sides_of(encoded, dist_pair, "words")
     fig5 = pd.concat([pd.DataFrame({"pairs": name,
                                     "cosine": IC.cosine_rows(*IC.pair_vectors(ps, *dist_sides, layer=li))})
                       for name, ps in groups.items()])
     summary = fig5.groupby("pairs")["cosine"].describe()[["count", "mean", "std", "25%", "50%", "75%"]]
     rows = summary.reset_index()
-    if P.aligner in UNSEEDED:
+    if aligner in UNSEEDED:
         rows = rows.assign(unseeded=lambda d: d.pairs == "aligner pairs")
-    run.figure("Fig. 5", rows, f"Fig. 5 data: cosine of word pairs by extraction method (aligner pairs: {P.aligner})")
+    run.figure("Fig. 5", rows, f"Fig. 5 data: cosine of word pairs by extraction method (aligner pairs: {aligner})")
     return fig5, layers[li]
 
 
-def run_alignment(P, run, enc, extraction: Extraction, encoded, layers: list[int], paper_model: str,
-                  static_rows: dict[str, pd.DataFrame]) -> Alignment:
+def run_alignment(run, enc, extraction: Extraction, encoded, layers: list[int], paper_model: str,
+                  static_rows: dict[str, pd.DataFrame], *, k: int, n_pairs: int, runs: int, seed: int) -> Alignment:
     """Tables III and IV (S_weak and S_strong at every layer, one pass) and Table IV's two formulas."""
-    align_runs = WS.alignment_layer_scores(extraction.word_pairs, encoded, P.k, P.n_pairs, P.runs, P.seed, layers)
+    align_runs = WS.alignment_layer_scores(extraction.word_pairs, encoded, k, n_pairs, runs, seed, layers)
     weak_runs = align_runs[align_runs["metric"] == "S_weak"]
     strong_runs = align_runs[align_runs["metric"] == "S_strong"]
     weak = LW.summarise(weak_runs, ["pair", "layer"], scale=100)
@@ -316,8 +322,8 @@ def run_alignment(P, run, enc, extraction: Extraction, encoded, layers: list[int
     return Alignment(align_runs, weak, strong, table3, table4, before_after, gap)
 
 
-def run_table5(P, run, extraction: Extraction, encoded, layers: list[int],
-               weak: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+def run_table5(run, extraction: Extraction, encoded, layers: list[int], weak: pd.DataFrame, *, k: int, n_pairs: int,
+               seed: int) -> tuple[pd.DataFrame, dict]:
     """Table V: the twelve S_weak errors of the first language pair at its best layer that the model is surest
     of (:func:`.examples.example_errors`: largest CSLS margin, rounded, ties alphabetical).
 
@@ -328,10 +334,10 @@ def run_table5(P, run, extraction: Extraction, encoded, layers: list[int],
     lp = next(iter(extraction.word_pairs))
     wp = extraction.word_pairs[lp]
     layer = EX.best_layer(weak, lp)
-    sample = [wp[i] for i in PR.sample_distinct(wp, P.n_pairs, np.random.default_rng(P.seed))]
+    sample = [wp[i] for i in PR.sample_distinct(wp, n_pairs, np.random.default_rng(seed))]
     U, V = IC.pair_vectors(sample, *IC.sides_of(encoded, lp, "words"), layer=layers.index(layer))
-    errors = WS.retrieval_errors(sample, U, V, k=P.k)
-    ex = EX.example_errors([p.src.text for p in sample], [p.tgt.text for p in sample], U, V, k=P.k)
+    errors = WS.retrieval_errors(sample, U, V, k=k)
+    ex = EX.example_errors([p.src.text for p in sample], [p.tgt.text for p in sample], U, V, k=k)
     table5 = ex.drop(columns="row").assign(
         context=[extraction.corpus[lp][sample[i].src_sent][0][:80] for i in ex["row"]])
     run.record("table5", table5, f"Table V: the S_weak errors with the largest CSLS margin ({lp}, layer {layer})")
@@ -339,14 +345,15 @@ def run_table5(P, run, extraction: Extraction, encoded, layers: list[int],
                     "decimals": EX.DECIMALS, "shown": len(table5)}
 
 
-def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) -> pd.DataFrame | None:
-    """Fig. 8: S_weak of the words and of the mask token in their place (``P.mask_pool`` pairs).
+def run_fig8(run, enc, extraction: Extraction, encoded, layers: list[int], *, mask_pair: str, mask_pool: int, k: int,
+             n_pairs: int, runs: int, seed: int) -> pd.DataFrame | None:
+    """Fig. 8: S_weak of the words and of the mask token in their place (``mask_pool`` pairs).
 
     Releases ``encoded``'s held pair before the masked forward passes. Returns the tidy scores
-    (layer, run, value in [0, 1], input "words"/"masked"), or None when ``P.mask_pair`` is not run or the
+    (layer, run, value in [0, 1], input "words"/"masked"), or None when ``mask_pair`` is not run or the
     encoder cannot mask words (``enc.can_mask`` False: a decoder whose tokenizer has no mask or unknown token).
     """
-    lp = P.mask_pair
+    lp = mask_pair
     if lp not in extraction.word_pairs:
         run.notes.append(f"Fig. 8 not drawn: mask_pair {lp} is not among pairs {list(extraction.word_pairs)}")
         return None
@@ -355,14 +362,14 @@ def run_fig8(P, run, enc, extraction: Extraction, encoded, layers: list[int]) ->
                          "stand in for one")
         return None
     wp, corpus = extraction.word_pairs[lp], extraction.corpus[lp]
-    pool = [wp[i] for i in PR.sample_distinct(wp, P.mask_pool, np.random.default_rng(P.seed))]
+    pool = [wp[i] for i in PR.sample_distinct(wp, mask_pool, np.random.default_rng(seed))]
     U, V = IC.pair_vectors(pool, *IC.sides_of(encoded, lp, "words"))
     encoded.release()  # the pool's words are copied out: the pair's memory goes to the masked forward passes
     Um, Vm = IC.masked_pair_vectors(enc, pool, [s for s, _ in corpus], [t for _, t in corpus], layers=layers)
-    n_fig8 = min(P.n_pairs, int(0.8 * len(pool)))  # each run samples 80% of the pool
-    if n_fig8 < P.n_pairs:
-        run.notes.append(f"Fig. 8: N = {n_fig8} pairs per run (80% of a pool of {len(pool)}), not n_pairs = {P.n_pairs}")
-    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, P.k, n_fig8, P.runs, P.seed, layers)
+    n_fig8 = min(n_pairs, int(0.8 * len(pool)))  # each run samples 80% of the pool
+    if n_fig8 < n_pairs:
+        run.notes.append(f"Fig. 8: N = {n_fig8} pairs per run (80% of a pool of {len(pool)}), not n_pairs = {n_pairs}")
+    fig8 = WS.words_vs_masked_scores(U, V, Um, Vm, k, n_fig8, runs, seed, layers)
     fig8.attrs.update(pairs_per_run=n_fig8, pair=lp)  # the sample, for the sentence under Table III
     run.figure("Fig. 8", LW.summarise(fig8, ["input", "layer"], scale=100),
                "Fig. 8 data: S_weak with words vs masked words (%)")
@@ -373,23 +380,34 @@ def run_chapter(P, run, enc, layers: list[int]) -> ChapterResults:
     """Every experiment of chapter 1, in the order that fixes the random draws (see the module doc).
 
     Args:
-        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`).
+        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`); only this function reads them,
+            handing each experiment the values it uses.
         run: the :class:`~xalign.book.results.ChapterRun` the tables are recorded on.
         enc: the encoder (every hidden-state layer).
         layers: the layers to evaluate (0 = embeddings).
     """
     paper_model = RP.paper_model_for(P.model)
-    extraction = run_pair_extraction(P, run)
-    table2, table2_var, aligner_curve = run_table2(P, run)
+    sampling = dict(k=P.k, n_pairs=P.n_pairs, runs=P.runs, seed=P.seed)  # every S_weak / S_strong sample
+    extraction = run_pair_extraction(run, pairs=P.pairs, corpora=P.corpora, max_sentences=P.max_sentences,
+                                     n_pairs=P.n_pairs)
+    table2, table2_var, aligner_curve = run_table2(run, gold_pairs=P.gold_pairs, corpora=P.corpora,
+                                                   max_sentences=P.max_sentences, aligner_extra=P.aligner_extra,
+                                                   aligner=P.aligner, seed=P.seed)
     rng = np.random.default_rng(P.seed)
-    encoded, extra_pairs = run_encoding(P, enc, extraction, layers, rng)
-    static_langs, static_rows = run_static_baseline(P, extraction)
-    table1, pooling, convention = run_table1(P, run, enc, encoded, layers, paper_model, static_rows["table1"])
-    fig4, fig4_pair = run_fig4(P, run, encoded, layers, rng)
-    fig5, fig5_layer = run_fig5(P, run, extraction, encoded, extra_pairs, layers, rng)
-    alignment = run_alignment(P, run, enc, extraction, encoded, layers, paper_model, static_rows)
-    table5, table5_note = run_table5(P, run, extraction, encoded, layers, alignment.weak)
-    fig8 = run_fig8(P, run, enc, extraction, encoded, layers)
+    encoded, extra_pairs = run_encoding(enc, extraction, layers, rng, dist_pair=P.dist_pair, aligner=P.aligner,
+                                        n_pairs=P.n_pairs, seed=P.seed)
+    static_langs, static_rows = run_static_baseline(extraction, static_vectors=P.static_vectors,
+                                                    static_max_words=P.static_max_words,
+                                                    n_sentences=P.n_sentences, **sampling)
+    table1, pooling, convention = run_table1(run, enc, encoded, layers, paper_model, static_rows["table1"], k=P.k,
+                                             n_sentences=P.n_sentences, runs=P.runs, seed=P.seed)
+    fig4, fig4_pair = run_fig4(run, encoded, layers, rng, cls_pair=P.cls_pair)
+    fig5, fig5_layer = run_fig5(run, extraction, encoded, extra_pairs, layers, rng, dist_pair=P.dist_pair,
+                                dist_layer=P.dist_layer, n_pairs=P.n_pairs, aligner=P.aligner)
+    alignment = run_alignment(run, enc, extraction, encoded, layers, paper_model, static_rows, **sampling)
+    table5, table5_note = run_table5(run, extraction, encoded, layers, alignment.weak, k=P.k, n_pairs=P.n_pairs,
+                                     seed=P.seed)
+    fig8 = run_fig8(run, enc, extraction, encoded, layers, mask_pair=P.mask_pair, mask_pool=P.mask_pool, **sampling)
     return ChapterResults(extraction, table2, table2_var, aligner_curve, static_langs, table1, pooling, convention, fig4,
                           fig4_pair, fig5, fig5_layer, alignment, table5, table5_note, fig8,
                           notes={"paper_model": paper_model, "model": enc.name})

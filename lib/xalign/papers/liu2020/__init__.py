@@ -9,6 +9,8 @@ Where things live (import the module you need):
 
 - :mod:`~xalign.papers.liu2020.grid`: the whole grid (every method x training size) and the original space;
 - :mod:`~xalign.papers.liu2020.memos`: the memo keys of the chapter's scored tables;
+- :mod:`~xalign.papers.liu2020.inputs`: the chapter's encoders, each seed's sets, spaces and word-similarity
+  items (built with :mod:`xalign.measures.btsr`);
 - :mod:`~xalign.papers.liu2020.audit`: before/after of the audit, known-answer checks;
 - :mod:`~xalign.papers.liu2020.senses`: per-item scores by sense (word form, ties);
 - :mod:`~xalign.papers.liu2020.seeds`: the run over several seeds (mean, spread, verdicts that hold for

@@ -8,163 +8,41 @@ every table and every figure's data; each ``run_*`` records its tables in the
 The first seed of ``seeds`` runs everything the chapter shows in full (the set, the grid at every
 size, the baselines, the audit); :func:`run_seeds` reruns the draws with every further seed on the
 same encoded pool and fits its maps at the ``seed_sizes``, and Table 3, Fig. 3's quoted points and
-the closing claims are judged over all seeds (:mod:`.seeds`). The set construction, the aligner and
-the context draws live in :mod:`xalign.measures.btsr.pairdata` and :mod:`~xalign.measures.btsr.testset`.
+the closing claims are judged over all seeds (:mod:`.seeds`). The encoders, sets, spaces and
+word-similarity items are built in :mod:`.inputs`; the set construction, the aligner and the context
+draws live in :mod:`xalign.measures.btsr.pairdata` and :mod:`~xalign.measures.btsr.testset`. Only
+:func:`run_chapter` reads the parameters object.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from types import SimpleNamespace
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
-from xalign.core.draws import sample_rows
-from xalign.core.profiles import as_list
-from xalign.data import corpora, datasets, wordsim
-from xalign.measures.btsr.evaluate import build_spaces
-from xalign.measures.btsr.pairdata import PairData, prepare_pair
-from xalign.measures.btsr.spaces import resolve_layers
+from xalign.core.profiles import CommaList, as_list
+from xalign.measures.btsr.pairdata import PairData
 from xalign.papers.liu2020 import audit, itemclaims, report, senses
-from xalign.papers.liu2020.grid import (
-    context_pair_vectors,
-    default_methods,
-    evaluate_grid,
-    load_variant_encoders,
-    parse_variant,
-    training_sizes,
+from xalign.papers.liu2020.grid import default_methods, evaluate_grid, training_sizes
+from xalign.papers.liu2020.inputs import (  # noqa: F401 (the chapter's inputs, re-exported)
+    WordSim,
+    prepare_pairs,
+    run_btsr_set,
+    run_encoders,
+    run_spaces,
+    run_wordsim,
+    spaces_table,
+    variants_of,
 )
 from xalign.papers.liu2020.seeds import SeedRun, seed_columns, seed_summary, seeds_of
 
 
-def variants_of(P: SimpleNamespace) -> list[str]:
-    """The model pairs the run aligns (``variants``), e.g. ``["multi_en->multi_zh"]``."""
-    out = as_list(P.variants)
-    if not out:
-        raise ValueError("liu2020: `variants` names no model pair (e.g. multi_en->multi_zh)")
-    return out
-
-
-def methods_of(P: SimpleNamespace) -> list[tuple[str, str]]:
+def methods_of(signals: CommaList) -> list[tuple[str, str]]:
     """(level, signal) of every alignment: the profile's signals at each level, plus the dictionary maps."""
-    return default_methods(tuple(as_list(P.signals))) + [("avg_type", "dict"), ("iso_type", "dict")]
-
-
-def run_encoders(run, P: SimpleNamespace) -> tuple[dict, pd.DataFrame]:
-    """Load each side's encoder; record the first variant's source encoder in ``run``.
-
-    Returns:
-        (``{model key: encoder}``, a table of the encoders: name, revision, layers, dim, averaged layers).
-    """
-    variants = variants_of(P)
-    models = {"multi": P.multi_model, "mono_en": P.mono_en_model, "mono_zh": P.mono_zh_model}
-    encoders = load_variant_encoders(variants, models, autocast=P.autocast)
-    run.use_encoder(encoders[parse_variant(variants[0])[0]])
-    run.notes.append("encoders: " + ", ".join(f"{k}={e.name} ({e.revision})" for k, e in encoders.items()))
-    table = pd.DataFrame([{"model key": k, "model": e.name, "revision": e.revision, "layers": e.n_layers,
-                           "dim": e.dim, "averaged layers": str(resolve_layers(e, P.layers))}
-                          for k, e in encoders.items()])
-    return encoders, table
-
-
-def prepare_pairs(P: SimpleNamespace, seed: int) -> dict[str, PairData]:
-    """Pool each language pair's parallel text and build its BTSR set with ``seed`` (:func:`.pairdata.prepare_pair`;
-    the links do not depend on the seed, the sets are cached per seed). Returns ``{target language: PairData}``."""
-    langs = list(dict.fromkeys(parse_variant(v)[3] for v in variants_of(P)))
-    out = {}
-    for lang in langs:
-        corpus = corpora.load_parallel("en", lang, as_list(P.sources), P.max_per_source)
-        out[lang] = prepare_pair(corpus, seed=seed, top=P.top, n_test=P.n_test, n_candidates=P.n_candidates,
-                                 query=P.query, n_retrieval=P.n_retrieval, aligner=P.aligner)
-    return out
-
-
-def run_btsr_set(run, P: SimpleNamespace) -> tuple[dict[str, PairData], pd.DataFrame]:
-    """The first seed's BTSR set of each language pair (:func:`prepare_pairs`), the one the chapter shows.
-
-    Returns:
-        (``{target language: PairData}``, the set's sizes, one row per pair; recorded as ``btsr_set``).
-    """
-    pair_data = prepare_pairs(P, seeds_of(P)[0])
-    stats = report.btsr_stats_table(pair_data)
-    run.record("btsr_set", stats, title="Rebuilt BTSR set: sizes",
-               note="BTSR-style set rebuilt with the paper's recipe from WordNet/OMW and XNLI/Tatoeba(/WMT21); "
-                    "not the paper's human-checked test set")
-    return pair_data, stats
-
-
-def run_spaces(P: SimpleNamespace, encoders: dict, pair_data: dict[str, PairData], seed: int | None = None,
-               reuse: dict | None = None) -> dict:
-    """Build the token, avg_type and iso_type spaces per variant for ``seed`` (default: the first seed).
-
-    Every sentence of each pool is encoded once; ``reuse`` (variant -> another seed's spaces) passes those
-    vectors on, so a further seed only redraws its avg_type sample and picks its iso_type words."""
-    seed = seeds_of(P)[0] if seed is None else seed
-    spaces = {}
-    for v in variants_of(P):
-        ks, _, kt, lang = parse_variant(v)
-        spaces[v] = build_spaces(encoders[ks], encoders[kt], pair_data[lang], P.layers, P.max_contexts, seed=seed,
-                                 reuse=(reuse or {}).get(v))
-    return spaces
-
-
-def spaces_table(spaces: dict) -> pd.DataFrame:
-    """How many words each variant's spaces hold (encoded, avg_type, iso_type), one row per variant."""
-    return pd.DataFrame([{"variant": v, "encoded words (en)": len(s.src.vectors),
-                          "encoded words (target)": len(s.tgt.vectors),
-                          "avg_type words (en / target)": f"{len(s.avg_src.words)} / {len(s.avg_tgt.words)}",
-                          "iso_type words (en / target)": f"{len(s.iso_src.words)} / {len(s.iso_tgt.words)}"}
-                         for v, s in spaces.items()])
-
-
-@dataclass
-class WordSim:
-    """BCWS and SCWS items of the first seed (``bcws_data``, ``scws_data``, with ``n_bcws`` / ``n_scws`` in the
-    files) and their word vectors per variant (``bcws`` only for EN-ZH variants); ``rows``: seed -> the rows of
-    each file the seed samples, and ``union_bcws`` / ``union_scws``: per variant, the vectors of every row any
-    seed samples (encoded once), in ``union_rows`` order."""
-
-    bcws_data: object
-    scws_data: object
-    n_bcws: int
-    n_scws: int
-    bcws: dict
-    scws: dict
-    rows: dict = field(default_factory=dict)
-    union_rows: tuple = ((), ())
-    union_bcws: dict = field(default_factory=dict)
-    union_scws: dict = field(default_factory=dict)
-
-    def at(self, seed: int) -> tuple[dict, dict]:
-        """(BCWS vectors, SCWS vectors) per variant for ``seed``'s samples, sliced from the union."""
-        (ub, us), (rb, rs) = self.union_rows, self.rows[seed]
-        pos_b, pos_s = {r: i for i, r in enumerate(ub)}, {r: i for i, r in enumerate(us)}
-        return ({v: c.rows([pos_b[r] for r in rb]) for v, c in self.union_bcws.items()},
-                {v: c.rows([pos_s[r] for r in rs]) for v, c in self.union_scws.items()})
-
-
-def run_wordsim(P: SimpleNamespace, encoders: dict) -> WordSim:
-    """Sample BCWS and SCWS (``bcws_pairs`` / ``scws_pairs``) for every seed and encode both words of every item
-    any seed samples, once (the union of the samples); the first seed's samples are the ones shown."""
-    bcws_all = wordsim.read_bcws(datasets.fetch("bcws", "bcws.txt"))
-    scws_all = wordsim.read_scws(datasets.fetch("scws", "scws.txt"))
-    seeds = seeds_of(P)
-    rows = {s: (sample_rows(len(bcws_all), P.bcws_pairs, s), sample_rows(len(scws_all), P.scws_pairs, s))
-            for s in seeds}
-    ub = np.unique(np.concatenate([r[0] for r in rows.values()]))
-    us = np.unique(np.concatenate([r[1] for r in rows.values()]))
-    bcws_u, scws_u = wordsim.subset(bcws_all, ub), wordsim.subset(scws_all, us)
-    union_b, union_s = {}, {}
-    for v in variants_of(P):
-        ks, _, kt, lang = parse_variant(v)
-        if lang == "zh":
-            union_b[v] = context_pair_vectors(encoders[ks], encoders[kt], bcws_u, P.layers, b_side="tgt")
-        union_s[v] = context_pair_vectors(encoders[ks], encoders[ks], scws_u, P.layers, b_side="src")
-    ws = WordSim(wordsim.subset(bcws_all, rows[seeds[0]][0]), wordsim.subset(scws_all, rows[seeds[0]][1]),
-                 len(bcws_all), len(scws_all), {}, {}, rows, (ub.tolist(), us.tolist()), union_b, union_s)
-    ws.bcws, ws.scws = ws.at(seeds[0])
-    return ws
+    return default_methods(tuple(as_list(signals))) + [("avg_type", "dict"), ("iso_type", "dict")]
 
 
 @dataclass
@@ -177,23 +55,26 @@ class Grid:
     original: pd.DataFrame
 
 
-def grid_frame(P: SimpleNamespace, spaces: dict, bcws: dict, scws: dict, sizes=None) -> pd.DataFrame:
-    """Every (level, signal, technique) fitted at every training size of ``sizes`` (default: the profile's
-    ``sizes``), scored on BTSR, sentence retrieval, BCWS and SCWS; fractions, a ``method`` column per map."""
-    sizes = [s if s == "all" else int(s) for s in as_list(P.sizes if sizes is None else sizes)]
+def grid_frame(spaces: dict, bcws: dict, scws: dict, variants: list[str], methods: list[tuple[str, str]],
+               sizes: CommaList | list) -> pd.DataFrame:
+    """Every (level, signal, technique) of ``methods`` fitted at every training size of ``sizes`` (the profile's
+    ``sizes`` or ``seed_sizes``), scored on BTSR, sentence retrieval, BCWS and SCWS; fractions, a ``method``
+    column per map."""
+    sizes = [s if s == "all" else int(s) for s in as_list(sizes)]
     frames = []
-    for v in variants_of(P):
+    for v in variants:
         sizes_v = training_sizes(sizes, len(spaces[v].data.train))
-        frames.append(evaluate_grid(spaces[v], sizes_v, methods_of(P), bcws=bcws.get(v), scws=scws[v]).assign(variant=v))
+        frames.append(evaluate_grid(spaces[v], sizes_v, methods, bcws=bcws.get(v), scws=scws[v]).assign(variant=v))
     grid = pd.concat(frames, ignore_index=True)
     grid["method"] = grid["level"] + " " + grid["signal"] + " " + grid["technique"]
     return grid
 
 
-def run_grid(run, P: SimpleNamespace, spaces: dict, ws: WordSim) -> Grid:
+def run_grid(run, spaces: dict, ws: WordSim, variants: list[str], methods: list[tuple[str, str]],
+             sizes: CommaList | list) -> Grid:
     """Fit every (level, signal, technique) at every training size and score BTSR, sentence retrieval,
     BCWS and SCWS with the first seed; recorded as ``grid`` and ``original_space``."""
-    grid = grid_frame(P, spaces, ws.bcws, ws.scws)
+    grid = grid_frame(spaces, ws.bcws, ws.scws, variants, methods, sizes)
     largest = report.largest_sizes(grid)
     original = report.original_table(spaces, ws.bcws, ws.scws, largest)
     run.record("grid", grid, title="All methods x training sizes (BTSR, sentence retrieval, BCWS, SCWS), first seed")
@@ -202,8 +83,10 @@ def run_grid(run, P: SimpleNamespace, spaces: dict, ws: WordSim) -> Grid:
     return Grid(grid, largest, original)
 
 
-def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim, g: Grid,
-              base: pd.DataFrame) -> dict[int, SeedRun]:
+def run_seeds(run, encoders: dict, spaces: dict, ws: WordSim, g: Grid, base: pd.DataFrame, *,
+              variants: list[str], methods: list[tuple[str, str]], seeds: list[int],
+              pair_sets: Callable[[int], dict[str, PairData]], seed_sizes: CommaList | list, layers,
+              max_contexts: int) -> dict[int, SeedRun]:
     """The first seed's run and every further seed's (``seeds``).
 
     Each further seed rebuilds the BTSR set, the splits, the avg_type sample and the BCWS / SCWS samples,
@@ -214,33 +97,33 @@ def run_seeds(run, P: SimpleNamespace, encoders: dict, spaces: dict, ws: WordSim
     Returns:
         seed -> :class:`~xalign.papers.liu2020.seeds.SeedRun`, the first seed first.
     """
-    seeds = seeds_of(P)
-    runs = {seeds[0]: SeedRun(g.grid, g.original, base, g.largest, _hits(P, spaces, g.largest))}
+    runs = {seeds[0]: SeedRun(g.grid, g.original, base, g.largest, _hits(spaces, g.largest, methods))}
     for seed in seeds[1:]:
-        sp = run_spaces(P, encoders, prepare_pairs(P, seed), seed=seed, reuse=spaces)
+        sp = run_spaces(encoders, pair_sets(seed), variants, seed, layers=layers, max_contexts=max_contexts,
+                        reuse=spaces)
         bcws, scws = ws.at(seed)
-        grid = grid_frame(P, sp, bcws, scws, sizes=P.seed_sizes)
+        grid = grid_frame(sp, bcws, scws, variants, methods, seed_sizes)
         largest = report.largest_sizes(grid)
         words = pd.concat([senses.word_baseline(sp[v], int(largest[v])).assign(variant=v) for v in sp],
                           ignore_index=True)
         runs[seed] = SeedRun(grid, report.original_table(sp, bcws, scws, largest), words, largest,
-                             _hits(P, sp, largest))
+                             _hits(sp, largest, methods))
     every = pd.concat([r.grid.assign(seed=s) for s, r in runs.items()], ignore_index=True)
     run.record("seeds_grid", every, title="Every seed's maps (the first seed at every size, the others at the "
                                           "seed sizes): BTSR, sentence retrieval, BCWS, SCWS")
     return runs
 
 
-def run_item_claims(run, P: SimpleNamespace, runs: dict[int, SeedRun]) -> pd.DataFrame:
+def run_item_claims(run, runs: dict[int, SeedRun], variants: list[str]) -> pd.DataFrame:
     """The claims on two maps with their paired interval over the items (:mod:`.itemclaims`); ``btsr_claims``."""
-    return run.record("btsr_claims", itemclaims.claims_table(runs, variants_of(P)),
+    return run.record("btsr_claims", itemclaims.claims_table(runs, variants),
                       title="The claims on two maps: mean per-item difference of BTSR P@k over the seeds (points), "
                             "95% bootstrap interval over the items (each seed's items resampled), the seeds' range",
                       note="a finding only where the interval excludes zero and every seed has its sign")
 
 
-def _hits(P: SimpleNamespace, spaces: dict, largest: pd.Series) -> dict:  # every map's P@k per item (largest size)
-    return {v: senses.item_hits(spaces[v], int(largest[v]), methods_of(P)) for v in spaces}
+def _hits(spaces: dict, largest: pd.Series, methods: list) -> dict:  # every map's P@k per item (largest size)
+    return {v: senses.item_hits(spaces[v], int(largest[v]), methods) for v in spaces}
 
 
 def table3_seed_rows(runs: dict[int, SeedRun]) -> pd.DataFrame:
@@ -289,15 +172,14 @@ class Senses:
     scores: pd.DataFrame | None = None  # every map's raw scores, with the bootstrap interval over the items
 
 
-def run_senses(run, P: SimpleNamespace, spaces: dict, g: Grid) -> Senses:
+def run_senses(run, spaces: dict, g: Grid, variants: list[str], methods: list[tuple[str, str]]) -> Senses:
     """The word-form ceiling (``btsr_word_form``) and every map's BTSR P@1 / P@5 on all items and on the
     items with a same-form distractor, each against the centred unmapped space (``btsr_every_map``).
 
     The maps are the grid's own fits at the largest training size (no map is chosen on the test items:
     all are reported)."""
-    forms = pd.DataFrame([senses.word_form_table(spaces[v], v) for v in variants_of(P)])
-    frames = [senses.map_scores(spaces[v], int(g.largest[v]), methods_of(P)).assign(variant=v)
-              for v in variants_of(P)]
+    forms = pd.DataFrame([senses.word_form_table(spaces[v], v) for v in variants])
+    frames = [senses.map_scores(spaces[v], int(g.largest[v]), methods).assign(variant=v) for v in variants]
     scores = pd.concat(frames, ignore_index=True)
     every = report.every_map_table(scores)
     run.record("btsr_word_form", forms, title="BTSR: what a retriever that knows only the word form scores",
@@ -375,18 +257,19 @@ def run_table4(run, g: Grid, ws: WordSim, runs: dict[int, SeedRun]) -> pd.DataFr
                             f"pairs (first seed; paper 200k)")
 
 
-def run_checks(run, P: SimpleNamespace, spaces: dict, g: Grid) -> tuple[pd.DataFrame, pd.DataFrame]:
+def run_checks(run, spaces: dict, g: Grid, variants: list[str], *, max_contexts: int,
+               seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The audit's before/after of each change (``before_after``) and the known-answer checks on the
     run's own vectors (``known_answers``); raises if a check fails.
 
     Returns:
         (before/after, known answers).
     """
-    ba = pd.concat([audit.before_after(spaces[v], int(g.largest[v]), max_contexts=P.max_contexts,
-                                        seed=seeds_of(P)[0])
-                    .assign(variant=v) for v in variants_of(P)], ignore_index=True)
+    ba = pd.concat([audit.before_after(spaces[v], int(g.largest[v]), max_contexts=max_contexts,
+                                        seed=seed)
+                    .assign(variant=v) for v in variants], ignore_index=True)
     run.record("before_after", ba, title="Audit: each change's effect, before vs after, computed in this run")
-    checks = pd.concat([audit.known_answers(spaces[v]).assign(variant=v) for v in variants_of(P)], ignore_index=True)
+    checks = pd.concat([audit.known_answers(spaces[v]).assign(variant=v) for v in variants], ignore_index=True)
     run.record("known_answers", checks, title="Known-answer checks on the run's vectors")
     if not checks.ok.all():
         bad = checks[~checks.ok]
@@ -424,27 +307,33 @@ class Chapter2:
         return [v for v in self.variants if v in self.wordsim.bcws] or self.variants[:1]
 
 
-def run_chapter(P: SimpleNamespace, run) -> Chapter2:
+def run_chapter(P, run) -> Chapter2:
     """Run every experiment of chapter 2 in the chapter's order, recording each table in ``run``.
 
     Args:
-        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`).
+        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`); only this function reads them.
         run: the :class:`~xalign.book.results.ChapterRun` the tables are recorded in.
 
     Returns:
         a :class:`Chapter2` with every table and every figure's data.
     """
-    encoders, enc_table = run_encoders(run, P)
-    pair_data, stats = run_btsr_set(run, P)
-    spaces = run_spaces(P, encoders, pair_data)
-    ws = run_wordsim(P, encoders)
-    g = run_grid(run, P, spaces, ws)
-    sen = run_senses(run, P, spaces, g)
+    variants, methods, seeds = variants_of(P.variants), methods_of(P.signals), seeds_of(P.seeds)
+    pair_sets = partial(prepare_pairs, variants, sources=P.sources, max_per_source=P.max_per_source, top=P.top,
+                        n_test=P.n_test, n_candidates=P.n_candidates, query=P.query, n_retrieval=P.n_retrieval,
+                        aligner=P.aligner)  # seed -> the BTSR sets
+    encoders, enc_table = run_encoders(run, variants, multi_model=P.multi_model, mono_en_model=P.mono_en_model,
+                                       mono_zh_model=P.mono_zh_model, autocast=P.autocast, layers=P.layers)
+    pair_data, stats = run_btsr_set(run, pair_sets, seeds[0])
+    spaces = run_spaces(encoders, pair_data, variants, seeds[0], layers=P.layers, max_contexts=P.max_contexts)
+    ws = run_wordsim(encoders, variants, seeds, bcws_pairs=P.bcws_pairs, scws_pairs=P.scws_pairs, layers=P.layers)
+    g = run_grid(run, spaces, ws, variants, methods, P.sizes)
+    sen = run_senses(run, spaces, g, variants, methods)
     base = run_baselines(run, spaces, g)
-    runs = run_seeds(run, P, encoders, spaces, ws, g, base)
+    runs = run_seeds(run, encoders, spaces, ws, g, base, variants=variants, methods=methods, seeds=seeds,
+                     pair_sets=pair_sets, seed_sizes=P.seed_sizes, layers=P.layers, max_contexts=P.max_contexts)
     t3, best, t3_seeds = run_table3(run, g, runs, pair_data)
     f3 = run_figures(run, g, ws, runs)
     t4 = run_table4(run, g, ws, runs)
-    ba, checks = run_checks(run, P, spaces, g)
-    return Chapter2(variants_of(P), encoders, enc_table, pair_data, stats, spaces, ws, g, t3, best, t3_seeds, runs,
-                    sen, base, f3, t4, ba, checks, run_item_claims(run, P, runs))
+    ba, checks = run_checks(run, spaces, g, variants, max_contexts=P.max_contexts, seed=seeds[0])
+    return Chapter2(variants, encoders, enc_table, pair_data, stats, spaces, ws, g, t3, best, t3_seeds, runs,
+                    sen, base, f3, t4, ba, checks, run_item_claims(run, runs, variants))

@@ -26,10 +26,10 @@ from xalign.measures.interval_text import interval
 from xalign.measures.verdicts import DOWN, UP, direction
 
 
-def seeds_of(P) -> list[int]:
-    """The run's seeds (``seeds``, a list or a comma string) as integers, in the given order; the first
-    seed's run is the one the chapter shows in full (the set, the samples, the audit)."""
-    seeds = [int(s) for s in as_list(P.seeds)]
+def seeds_of(seeds: Sequence[int] | str) -> list[int]:
+    """The run's seeds (the profile's ``seeds``, a list or a comma string) as integers, in the given order; the
+    first seed's run is the one the chapter shows in full (the set, the samples, the audit)."""
+    seeds = [int(s) for s in as_list(seeds)]
     if not seeds:
         raise ValueError("liu2020: `seeds` names no seed (e.g. 0,1,2: integers >= 0)")
     if len(set(seeds)) != len(seeds):

@@ -12,8 +12,8 @@ chapter used when it held these loops itself, so the numbers are the same.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -62,14 +62,15 @@ class Table4:
     n_test: int
 
 
-def probe_seeds(P: SimpleNamespace) -> list[int]:
-    """The training seeds of the probes behind Tables 4-7 (the profile's ``seeds``), as integers."""
-    return [int(s) for s in as_list(P.seeds)]
+def probe_seeds(seeds: Sequence[int] | str) -> list[int]:
+    """The training seeds of the probes behind Tables 4-7 (the profile's ``seeds``; a list or a comma
+    string), as integers."""
+    return [int(s) for s in as_list(seeds)]
 
 
-def seeds_note(P: SimpleNamespace, items: str) -> str:
+def seeds_note(seeds: Sequence[int], items: str) -> str:
     """The tables' note on seeds and intervals, e.g. "mean of 3 training seeds (0, 1, 2); ..."."""
-    S = probe_seeds(P)
+    S = probe_seeds(seeds)
     if len(S) == 1:
         return f"one training seed ({S[0]}); [95% CI]: bootstrap over the {items}"
     return (f"mean of {len(S)} training seeds ({', '.join(map(str, S))}), seed min-max beside it; [95% CI]: "
@@ -79,15 +80,20 @@ def seeds_note(P: SimpleNamespace, items: str) -> str:
             "the thesis only when every seed collapsed")
 
 
-def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Table4:
+def run_table4(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int],
+               xnli_test_pairs: int | None, seed: int) -> Table4:
     """Table 4 (XNLI per language): the thesis configuration, the repaired pipeline, zero-shot from
-    English and the CBOW baseline, each probe trained once per seed of :func:`probe_seeds` (mean and
-    seed range; the data draws stay on ``P.seed``); recorded as ``table4``."""
+    English and the CBOW baseline, each probe trained once per seed of ``seeds`` (mean and seed range;
+    the data draws stay on ``seed``); recorded as ``table4``.
+
+    Args:
+        ours: our probes (:func:`our_probes`); ``seeds``: their training seeds (:func:`probe_seeds`).
+        xnli_test_pairs: test pairs per language of the unknown-token shares (None: all).
+    """
     thesis_langs = sorted(paper_table(PAPER, "table4")["lang"].unique())
-    unk_thesis_langs = multisent.unk_by_language(thesis_langs, enc.tokenizer, P.xnli_test_pairs, P.seed)
+    unk_thesis_langs = multisent.unk_by_language(thesis_langs, enc.tokenizer, xnli_test_pairs, seed)
     thesis_xnli = multisent.thesis_probes("xnli")
-    ours = our_probes(P)
-    tasks, S = list(data.xnli.values()), probe_seeds(P)
+    tasks, S = list(data.xnli.values()), list(seeds)
     res_thesis = probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, thesis_xnli,
                                       seeds=S)
     res_fixed = probe_tasks.run_grid(tasks, {"repaired": feats.F["repaired"]}, ours, seeds=S)
@@ -96,24 +102,25 @@ def run_table4(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Tab
         if data.zero_shot else pd.DataFrame(columns=["lang", "probe", "acc", "acc_lo", "acc_hi"])
     res_cbow = probe_tasks.run_grid(tasks, {"cbow": feats.F["cbow"]}, ours[:1], seeds=S)
     unk_latin1 = multisent.unk_by_language(sorted(set(thesis_langs) | set(data.langs)), enc.tokenizer,
-                                           P.xnli_test_pairs, P.seed)
+                                           xnli_test_pairs, seed)
     ours_t4 = report.table4(res_thesis, res_fixed, res_zero, res_cbow, unk_latin1)
     n_train, n_test = len(tasks[0].train.labels), len(tasks[0].test.labels)
     n_dev = len(data.thesis[data.langs[0]].dev.labels)
     t4 = run.compare("table4", ours_t4, ["lang", "classifier"], title="Table 4: XNLI test accuracy per language (%)",
                      note=f"ours = the thesis' configuration with {enc.name}, trained on XNLI dev "
                           f"({n_train} pairs, not the 392,702 MT training pairs) and early-stopped "
-                          f"on a disjoint dev split ({n_dev} pairs); " + seeds_note(P, f"{n_test} test pairs"))
+                          f"on a disjoint dev split ({n_dev} pairs); " + seeds_note(S, f"{n_test} test pairs"))
     return Table4(t4, res_cbow, unk_latin1, unk_thesis_langs, n_train, n_dev, n_test)
 
 
-def run_mlp_lr_gap(run, P: SimpleNamespace, data: Data, feats: Features, t4: pd.DataFrame) -> pd.DataFrame:
+def run_mlp_lr_gap(run, data: Data, feats: Features, t4: pd.DataFrame, ours: list[probe.ProbeSpec],
+                   seeds: Sequence[int]) -> pd.DataFrame:
     """MLP minus LR on the repaired features, per XNLI language, with a paired bootstrap interval over the
     same test pairs and the per-seed range (:func:`.gap.mlp_lr_gap`); recorded as ``mlp_lr_gap``. The fits
     are Table 4's (same features, probes, seeds: the probe cache returns them), and their accuracies are
     checked against it.
     """
-    out = gap.mlp_lr_gap(list(data.xnli.values()), feats.F["repaired"], our_probes(P), seeds=probe_seeds(P))
+    out = gap.mlp_lr_gap(list(data.xnli.values()), feats.F["repaired"], ours, seeds=list(seeds))
     rep = t4.set_index(["lang", "classifier"])["repaired"]
     for r in out.itertuples(index=False):
         for clf, acc in (("LR", r.LR), ("MLP", r.MLP)):
@@ -164,12 +171,11 @@ class Xed:
     cbow: pd.DataFrame
 
 
-def run_xed(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Xed:
-    """Tables 5 and 7 (XED): thesis configuration, repaired pipeline, CBOW (each probe once per seed of
-    :func:`probe_seeds`: mean and seed range), majority-class accuracy."""
+def run_xed(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int]) -> Xed:
+    """Tables 5 and 7 (XED): thesis configuration, repaired pipeline (``ours``), CBOW (each probe once per
+    seed of ``seeds``: mean and seed range), majority-class accuracy."""
     thesis_xed = multisent.thesis_probes("xed")
-    ours = our_probes(P)
-    xtasks, S = list(data.xed.values()), probe_seeds(P)
+    xtasks, S = list(data.xed.values()), list(seeds)
     xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seeds=S)
     xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": feats.XF["repaired"]}, ours, seeds=S)
     xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": feats.XF["cbow"]}, ours[:1], seeds=S)
@@ -177,7 +183,7 @@ def run_xed(run, P: SimpleNamespace, data: Data, feats: Features, enc) -> Xed:
     ours_t5 = report.table5(xres_thesis, xres_fixed, xres_cbow, majority)
     t5 = run.compare("table5", ours_t5, ["lang", "classifier"], title="Table 5: XED test accuracy (%)",
                      note=f"ours = the thesis' configuration with {enc.name}; released XED, single-label lines; "
-                          + seeds_note(P, "test lines"))
+                          + seeds_note(S, "test lines"))
     t7 = run.compare("table7", report.table7(t5), ["classifier", "lang"],
                      title="Table 7: XED accuracy next to Kajava (2018) (%)",
                      note="Kajava's MLP (3 x 100 ReLU units, 10-fold CV, her data) is not rerun; MultiSent rows as Table 5")
@@ -195,21 +201,21 @@ class LayerSweep:
     cbow: dict[str, float] = field(default_factory=dict)
 
 
-def run_layer_sweep(run, P: SimpleNamespace, data: Data, feats: Features, enc, xnli_cbow: pd.DataFrame,
-                    xed_cbow: pd.DataFrame) -> LayerSweep:
-    """One logistic regression per pooling and layer, per study language (20 % of the training pairs
-    held out for selection) and for XED English (its own dev split); recorded as ``layer_sweep``."""
-    spec = our_probes(P)[0]
+def run_layer_sweep(run, data: Data, feats: Features, enc, xnli_cbow: pd.DataFrame, xed_cbow: pd.DataFrame,
+                    spec: probe.ProbeSpec, seed: int) -> LayerSweep:
+    """One logistic regression (``spec``, our LR) per pooling and layer, per study language (20 % of the
+    training pairs held out for selection) and for XED English (its own dev split); recorded as
+    ``layer_sweep``."""
     grid = [{"pooling": p, "layer": l} for p in ("mean", "first") for l in range(enc.n_layers)]
     sweeps = []
     for lang in data.study:
-        task = probe_tasks.with_holdout(data.xnli[lang], 0.2, P.seed)
+        task = probe_tasks.with_holdout(data.xnli[lang], 0.2, seed)
         sweeps.append(probe_tasks.sweep(task, lambda pooling, layer, b=feats.fixed[lang]: b.batcher(pooling, layer),
-                                        grid, spec, seed=P.seed, progress=False).assign(task=f"XNLI {lang}"))
+                                        grid, spec, seed=seed, progress=False).assign(task=f"XNLI {lang}"))
     if "en" in data.xed:  # XED has its own dev split for early stopping and the held-out score
         sweeps.append(probe_tasks.sweep(data.xed["en"],
                                         lambda pooling, layer, b=feats.xed_fixed["en"]: b.batcher(pooling, layer),
-                                        grid, spec, seed=P.seed, progress=False).assign(task="XED en"))
+                                        grid, spec, seed=seed, progress=False).assign(task="XED en"))
     sweep = pd.concat(sweeps, ignore_index=True)
     best = sweep[sweep["pooling"] == "mean"].loc[lambda d: d.groupby("task")["dev_acc"].idxmax()]
     run.record("layer_sweep", sweep[["task", "pooling", "layer", "acc", "macro_f1", "dev_acc"]],
@@ -219,29 +225,33 @@ def run_layer_sweep(run, P: SimpleNamespace, data: Data, feats: Features, enc, x
     return LayerSweep(sweep, best.reset_index(drop=True), cb)
 
 
-def run_classifier_size(run, P: SimpleNamespace, data: Data, feats: Features) -> pd.DataFrame:
-    """MLPs of growing hidden size (0 = logistic regression) on the repaired features of the first two
-    study languages and the first XED language; recorded as ``classifier_size``."""
+def run_classifier_size(run, data: Data, feats: Features, classifier_sizes: Sequence[int], probe_training: str,
+                        senteval_config: str, seed: int) -> pd.DataFrame:
+    """MLPs of growing hidden size (``classifier_sizes``; 0 = logistic regression, trained as our probes:
+    :func:`our_probe_settings`) on the repaired features of the first two study languages and the first
+    XED language; recorded as ``classifier_size``."""
     specs = [probe.ProbeSpec(f"nhid={h}", kind="mlp" if h else "logreg", nhid=h,
-                             **our_probe_settings(P, "mlp" if h else "logreg")) for h in as_list(P.classifier_sizes)]
+                             **our_probe_settings("mlp" if h else "logreg", probe_training, senteval_config))
+             for h in as_list(classifier_sizes)]
     tasks = [data.xnli[lang] for lang in data.study[:2]] + [data.xed[lang] for lang in list(data.xed)[:1]]
     res = pd.concat([probe_tasks.run_grid(
         [t], {"repaired": feats.XF["repaired"] if t.name.startswith("XED") else feats.F["repaired"]},
-        specs, seed=P.seed) for t in tasks], ignore_index=True)
+        specs, seed=seed) for t in tasks], ignore_index=True)
     res["hidden units"] = res["probe"].str.replace("nhid=", "").astype(int)
     run.record("classifier_size", res[["task", "hidden units", "acc", "macro_f1", "reg"]],
                title="Accuracy by MLP hidden size (0 = logistic regression)")
     return res
 
 
-def run_learning_curve(run, P: SimpleNamespace, data: Data, feats: Features) -> pd.DataFrame:
-    """Logistic regression on stratified training subsets, repaired and thesis features (XNLI en and zh
-    where run, else the first two study languages; XED's first language); recorded as ``learning_curve``."""
-    spec = our_probes(P)[0]
+def run_learning_curve(run, data: Data, feats: Features, spec: probe.ProbeSpec, xnli_train_sizes: Sequence[int],
+                       xed_train_sizes: Sequence[int], seed: int) -> pd.DataFrame:
+    """Logistic regression (``spec``, our LR) on stratified training subsets of ``xnli_train_sizes`` /
+    ``xed_train_sizes``, repaired and thesis features (XNLI en and zh where run, else the first two study
+    languages; XED's first language); recorded as ``learning_curve``."""
     langs = [lang for lang in ("en", "zh") if lang in data.study] or data.study[:2]
-    jobs = [(f"XNLI {lang}", data.xnli[lang], feats.F, as_list(P.xnli_train_sizes)) for lang in langs]
-    jobs += [(f"XED {lang}", data.xed[lang], feats.XF, as_list(P.xed_train_sizes)) for lang in list(data.xed)[:1]]
-    curves = pd.concat([pd.DataFrame(probe_tasks.learning_curve(task, fs[name], spec, sizes, seed=P.seed))
+    jobs = [(f"XNLI {lang}", data.xnli[lang], feats.F, as_list(xnli_train_sizes)) for lang in langs]
+    jobs += [(f"XED {lang}", data.xed[lang], feats.XF, as_list(xed_train_sizes)) for lang in list(data.xed)[:1]]
+    curves = pd.concat([pd.DataFrame(probe_tasks.learning_curve(task, fs[name], spec, sizes, seed=seed))
                         .assign(task=label, features=name)
                         for label, task, fs, sizes in jobs for name in ("repaired", "thesis")], ignore_index=True)
     run.record("learning_curve", curves[["task", "features", "n_train", "acc", "macro_f1"]],
@@ -249,13 +259,14 @@ def run_learning_curve(run, P: SimpleNamespace, data: Data, feats: Features) -> 
     return curves
 
 
-def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_layer: pd.DataFrame) -> pd.DataFrame:
+def run_diagnosis(run, data: Data, feats: Features, best_layer: pd.DataFrame, ours: list[probe.ProbeSpec],
+                  seeds: Sequence[int]) -> pd.DataFrame:
     """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
-    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ours; every
-    probe once per seed of :func:`probe_seeds` (mean, seed range), so its findings can be checked across
+    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ``ours``; every
+    probe once per seed of ``seeds`` (mean, seed range), so its findings can be checked across
     seeds. Recorded as ``diagnosis``; returns one row per task, step and probe."""
     layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
-    thesis_xnli, thesis_xed, ours = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed"), our_probes(P)
+    thesis_xnli, thesis_xed = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed")
     a, b, c, d, e, f = STEPS
     last = feats.last
     steps = []
@@ -269,7 +280,7 @@ def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_lay
             (d, fixed.batcher("mean", last), thesis_xnli, dev_task),
             (e, fixed.batcher("mean", last), ours),
             (f, fixed.batcher("mean", int(layer_for[f"XNLI {lang}"])), ours),
-        ], seeds=probe_seeds(P), meta={"task": f"XNLI {lang}"})
+        ], seeds=list(seeds), meta={"task": f"XNLI {lang}"})
     if "en" in data.xed:
         xed = feats.xed_fixed["en"]
         steps += probe_tasks.run_steps(data.xed["en"], [
@@ -278,7 +289,7 @@ def run_diagnosis(run, P: SimpleNamespace, data: Data, feats: Features, best_lay
             (d, xed.batcher("mean", last), thesis_xed),
             (e, xed.batcher("mean", last), ours),
             (f, xed.batcher("mean", int(layer_for["XED en"])), ours),
-        ], seeds=probe_seeds(P), meta={"task": "XED en"})
+        ], seeds=list(seeds), meta={"task": "XED en"})
     ladder = pd.DataFrame(steps)
     run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "acc_min", "acc_max",
                                     "macro_f1", "pred_majority_share", "collapsed_seeds", "selection",
@@ -325,30 +336,35 @@ NOTES = (
 )
 
 
-def run_chapter(P: SimpleNamespace, run, enc) -> Chapter5:
+def run_chapter(P, run, enc) -> Chapter5:
     """Run every experiment of chapter 5 in the chapter's order, recording each table in ``run``.
 
     Args:
-        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`).
+        P: the chapter's parameters (:func:`xalign.papers.meta.parameters`); only this function reads them,
+            handing each experiment the values it uses.
         run: the :class:`~xalign.book.results.ChapterRun` the tables are recorded in.
         enc: the encoder (:func:`xalign.core.encoders.load_encoder`).
 
     Returns:
         a :class:`Chapter5` with every table and every figure's data.
     """
-    data = load_data(P)
-    data_tables = run_data_tables(run, P, data)
+    data = load_data(xnli_languages=P.xnli_languages, study_languages=P.study_languages,
+                     xed_languages=P.xed_languages, xed_label_policy=P.xed_label_policy, xed_sizes=P.xed_sizes,
+                     xnli_train_pairs=P.xnli_train_pairs, xnli_dev_pairs=P.xnli_dev_pairs,
+                     xnli_test_pairs=P.xnli_test_pairs, seed=P.seed)
+    ours, seeds = our_probes(P.mlp_hidden, P.probe_training, P.senteval_config), probe_seeds(P.seeds)
+    data_tables = run_data_tables(run, data, P.xed_label_policy)
     examples = trace_examples(data, enc.tokenizer)
-    feats = encode_features(enc, P, data)
-    t4 = run_table4(run, P, data, feats, enc)
-    mlp_lr = run_mlp_lr_gap(run, P, data, feats, t4.table)
+    feats = encode_features(enc, data, P.layer)
+    t4 = run_table4(run, data, feats, enc, ours, seeds, P.xnli_test_pairs, P.seed)
+    mlp_lr = run_mlp_lr_gap(run, data, feats, t4.table, ours, seeds)
     corr, points = run_unk_correlation(run, t4.unk_latin1)
     t6 = run_table6(run, t4.table, enc)
-    xed = run_xed(run, P, data, feats, enc)
-    layers = run_layer_sweep(run, P, data, feats, enc, t4.cbow, xed.cbow)
-    size = run_classifier_size(run, P, data, feats)
-    curves = run_learning_curve(run, P, data, feats)
-    ladder = run_diagnosis(run, P, data, feats, layers.best_layer)
+    xed = run_xed(run, data, feats, enc, ours, seeds)
+    layers = run_layer_sweep(run, data, feats, enc, t4.cbow, xed.cbow, ours[0], P.seed)
+    size = run_classifier_size(run, data, feats, P.classifier_sizes, P.probe_training, P.senteval_config, P.seed)
+    curves = run_learning_curve(run, data, feats, ours[0], P.xnli_train_sizes, P.xed_train_sizes, P.seed)
+    ladder = run_diagnosis(run, data, feats, layers.best_layer, ours, seeds)
     n_dev = len(data.thesis[data.langs[0]].dev.labels)
     early = (f"Thesis configuration: early stopping on a dev split of {n_dev} XNLI dev pairs "
              "disjoint from training (SentEval's SplitClassifier).")

@@ -8,8 +8,8 @@ experiments that use them are in :mod:`.experiments`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
@@ -68,28 +68,41 @@ class Data:
     xed: dict[str, Task]
 
 
-def load_data(P: SimpleNamespace) -> Data:
-    """Draw every task of the chapter from the profile ``P`` (the same groups in every language)."""
-    langs = as_list(P.xnli_languages)
-    study = [lang for lang in as_list(P.study_languages) if lang in langs]
-    xed_langs = as_list(P.xed_languages)
-    if P.xed_label_policy is None or not xed_langs:
+def load_data(*, xnli_languages: Sequence[str] | str, study_languages: Sequence[str] | str,
+              xed_languages: Sequence[str] | str, xed_label_policy: str, xed_sizes: Mapping[str, Sequence[int]],
+              xnli_train_pairs: int | None, xnli_dev_pairs: int | None, xnli_test_pairs: int | None,
+              seed: int) -> Data:
+    """Draw every task of the chapter (the same groups in every language).
+
+    Args:
+        xnli_languages, study_languages, xed_languages: the profile's languages (lists or comma strings);
+            the study languages outside ``xnli_languages`` are left out.
+        xed_label_policy: ``single`` or ``first`` (:func:`xalign.data.taskdata.single_labels`).
+        xed_sizes: language -> [train, dev, test] XED lines, ``"*"`` for the others.
+        xnli_train_pairs, xnli_dev_pairs, xnli_test_pairs: XNLI pairs per language (None: all).
+        seed: the draws' seed.
+    """
+    langs = as_list(xnli_languages)
+    study = [lang for lang in as_list(study_languages) if lang in langs]
+    xed_langs = as_list(xed_languages)
+    if xed_label_policy is None or not xed_langs:
         raise ValueError("nyholm2020: xed_languages must name at least one language and xed_label_policy be set")
-    xnli = {lang: taskdata.xnli_task(lang, lang, P.xnli_train_pairs, P.xnli_test_pairs, P.seed) for lang in langs}
-    thesis = {lang: multisent.thesis_task(task, P.xnli_dev_pairs, P.seed) for lang, task in xnli.items()}
-    zero_shot = {lang: taskdata.xnli_task("en", lang, P.xnli_train_pairs, P.xnli_test_pairs, P.seed)
+    xnli = {lang: taskdata.xnli_task(lang, lang, xnli_train_pairs, xnli_test_pairs, seed) for lang in langs}
+    thesis = {lang: multisent.thesis_task(task, xnli_dev_pairs, seed) for lang, task in xnli.items()}
+    zero_shot = {lang: taskdata.xnli_task("en", lang, xnli_train_pairs, xnli_test_pairs, seed)
                  for lang in langs if lang != "en" and "en" in langs}
-    missing = [lang for lang in xed_langs if lang not in P.xed_sizes and "*" not in P.xed_sizes]
+    missing = [lang for lang in xed_langs if lang not in xed_sizes and "*" not in xed_sizes]
     if missing:
         raise ValueError(f"nyholm2020: xed_sizes has no entry for {missing} and no '*' entry")
-    sizes = {lang: (P.xed_sizes.get(lang) or P.xed_sizes["*"]) for lang in xed_langs}
-    xed = {lang: taskdata.xed_task(lang, *sizes[lang], seed=P.seed, policy=P.xed_label_policy)
+    sizes = {lang: (xed_sizes.get(lang) or xed_sizes["*"]) for lang in xed_langs}
+    xed = {lang: taskdata.xed_task(lang, *sizes[lang], seed=seed, policy=xed_label_policy)
            for lang in xed_langs}
     return Data(langs, study, xed_langs, xnli, thesis, zero_shot, xed)
 
 
-def run_data_tables(run, P: SimpleNamespace, data: Data) -> dict[str, pd.DataFrame]:
-    """Tables 1-3 (data statistics) and the XED files' summary.
+def run_data_tables(run, data: Data, xed_label_policy: str) -> dict[str, pd.DataFrame]:
+    """Tables 1-3 (data statistics) and the XED files' summary (Table 1: English lines kept by
+    ``xed_label_policy``).
 
     Returns:
         ``{"table2", "xed_files", "table1", "table3"}``: the compared frames (``paper``, ``ours``,
@@ -108,7 +121,7 @@ def run_data_tables(run, P: SimpleNamespace, data: Data) -> dict[str, pd.DataFra
                           "the thesis configuration early-stops on a disjoint part of dev, as SentEval's SNLI task does")
     xed_files = pd.DataFrame([{"lang": lang, **taskdata.read_xed(taskdata.xed_path(lang)).summary()}
                               for lang in data.xed_langs])
-    _, en_y = taskdata.single_labels(taskdata.read_xed(taskdata.xed_path("en")).records, P.xed_label_policy)
+    _, en_y = taskdata.single_labels(taskdata.read_xed(taskdata.xed_path("en")).records, xed_label_policy)
     ours_t1 = pd.DataFrame([{"emotion": k, "value": v} for k, v in taskdata.class_distribution(en_y).items()])
     t1 = run.compare("table1", ours_t1, ["emotion"], title="Table 1: XED class distribution (%)",
                      note="released XED (2020), English single-label lines; the thesis had Kajava's 2018 files")
@@ -162,10 +175,11 @@ class Features:
         return out.rename(columns={c: f"{c} (% of words)" for c in out.columns if c != "texts"})
 
 
-def encode_features(enc, P: SimpleNamespace, data: Data) -> Features:
-    """Encode every text set once (the encoder caches on disk); see :class:`Features`."""
+def encode_features(enc, data: Data, layer: int) -> Features:
+    """Encode every text set once (the encoder caches on disk); see :class:`Features`. ``layer``: the
+    repaired features' layer (-1: the last)."""
     last = enc.n_layers - 1
-    main = P.layer % enc.n_layers
+    main = layer % enc.n_layers
     fixed, thesis, thesis_utf8, cbow, unk = {}, {}, {}, {}, {}
     for lang, task in data.thesis.items():  # train, the thesis configuration's dev split, test
         texts = task.all_texts()
@@ -194,24 +208,25 @@ def encode_features(enc, P: SimpleNamespace, data: Data) -> Features:
     return Features(fixed, thesis, thesis_utf8, cbow, xed_fixed, xed_thesis, xed_cbow, unk, F, XF, last, main)
 
 
-def our_probes(P: SimpleNamespace) -> list[ProbeSpec]:
+def our_probes(mlp_hidden: int, probe_training: str, senteval_config: str) -> list[ProbeSpec]:
     """Our two probes for the repaired features on standardised features: LR and an MLP with ``mlp_hidden``
-    units, both trained as ``P.probe_training`` says (:func:`our_probe_settings`)."""
-    return [probe.ProbeSpec("LR", kind="logreg", **our_probe_settings(P, "logreg")),
-            probe.ProbeSpec("MLP", kind="mlp", nhid=P.mlp_hidden, **our_probe_settings(P, "mlp"))]
+    units, both trained as ``probe_training`` says (:func:`our_probe_settings`)."""
+    return [probe.ProbeSpec("LR", kind="logreg", **our_probe_settings("logreg", probe_training, senteval_config)),
+            probe.ProbeSpec("MLP", kind="mlp", nhid=mlp_hidden, **our_probe_settings("mlp", probe_training,
+                                                                                     senteval_config))]
 
 
-def our_probe_settings(P: SimpleNamespace, kind: str) -> dict:
-    """The keyword arguments of our probes of ``kind`` ("logreg" or "mlp"); k from ``P.senteval_config``.
+def our_probe_settings(kind: str, probe_training: str, senteval_config: str) -> dict:
+    """The keyword arguments of our probes of ``kind`` ("logreg" or "mlp"); k from ``senteval_config``.
 
-    ``P.probe_training = "full-batch"`` (every profile's): both probes train on the whole training set in
+    ``probe_training = "full-batch"`` (every profile's): both probes train on the whole training set in
     float64 to convergence, L2 by premise-grouped k-fold log-loss, chosen once per task
     (:mod:`xalign.measures.fullbatch`: rounding noise cannot send them down another path). ``"senteval"``:
     SentEval's mini-batch training, 20 % of the training data held out for early stopping, L2 by k-fold
-    accuracy. ``P.probe_training``'s values are checked once, by the profile's range
+    accuracy. ``probe_training``'s values are checked once, by the profile's range
     (:func:`xalign.papers.meta.checked_parameters`).
     """
     if kind not in ("logreg", "mlp"):
         raise ValueError(f"kind must be 'logreg' or 'mlp', got {kind!r}")
-    return {"config": P.senteval_config, "standardize": True,
-            **({"backend": "full-batch"} if P.probe_training == "full-batch" else {"min_validation": 0.2})}
+    return {"config": senteval_config, "standardize": True,
+            **({"backend": "full-batch"} if probe_training == "full-batch" else {"min_validation": 0.2})}
