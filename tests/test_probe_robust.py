@@ -26,7 +26,8 @@ def margin_2_5(monkeypatch):
     from xalign.papers.nyholm2020 import gap, report, wording
 
     for module in (gap, report, wording):
-        monkeypatch.setattr(module, "NOISE_POINTS", 2.5)
+        monkeypatch.setattr(module, "NOISE_POINTS", 2.5, raising=False)
+        monkeypatch.setattr(module, "REPAIRED_NOISE_POINTS", 2.5, raising=False)
 
 def test_a_bound_zero_up_to_rounding_is_zero():
     assert verdicts.at_zero(-8.8e-16) == 0.0 and f"{verdicts.at_zero(-8.8e-16):+.1f}" == "+0.0"

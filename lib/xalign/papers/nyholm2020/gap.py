@@ -23,7 +23,7 @@ from xalign.measures.intervals import paired_difference_ci
 from xalign.measures.probe import Batcher, ProbeSpec, fit_predict
 from xalign.measures.probe_tasks import embed, features
 from xalign.papers.nyholm2020.report import with_intervals
-from xalign.papers.nyholm2020.wording import NOISE_POINTS
+from xalign.papers.nyholm2020.wording import REPAIRED_NOISE_POINTS
 
 
 def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_dev: bool = True,
@@ -103,13 +103,13 @@ def gap_summary(gap: pd.DataFrame) -> str:
     pairs and on the per-seed range, each beyond the noise margin (a bound zero up to rounding is zero)."""
     if not len(gap):
         return ""
-    way = lambda lo, hi: gap.apply(lambda r: verdicts.direction(r[lo], r[hi], NOISE_POINTS), axis=1)
+    way = lambda lo, hi: gap.apply(lambda r: verdicts.direction(r[lo], r[hi], REPAIRED_NOISE_POINTS), axis=1)
     seeds = way("MLP − LR seed min", "MLP − LR seed max") if "MLP − LR seed min" in gap else None
     ci = way("MLP − LR CI lo", "MLP − LR CI hi")
     above = gap[(ci == verdicts.UP) & (True if seeds is None else seeds == verdicts.UP)]
     below = gap[(ci == verdicts.DOWN) & (True if seeds is None else seeds == verdicts.DOWN)]
     n = len(gap)
-    margin = f"{NOISE_POINTS:g}-point noise margin of a rerun"
+    margin = f"{REPAIRED_NOISE_POINTS:g}-point noise margin of a rerun"
     z = verdicts.at_zero
     nums = "; ".join(f"{r['lang']} {with_interval(z(r['MLP − LR']), z(r['MLP − LR CI lo']), z(r['MLP − LR CI hi']), signed=True)}"
                      for _, r in gap.iterrows())
