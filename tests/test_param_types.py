@@ -45,6 +45,36 @@ def test_every_notebook_parameter_has_a_doc(paper):
     assert "profile" in meta.parameters_class(paper).__doc__
 
 
+def notebook_comments(chapter: str) -> dict[str, str]:
+    """Each parameter of the notebook's parameters cell -> the comment on its line ("" when none)."""
+    import re
+
+    from test_profiles import NOTEBOOKS
+
+    text = (NOTEBOOKS / f"{chapter}.py").read_text(encoding="utf-8")
+    cell = re.search(r'# %% tags=\["parameters"\]\n(.*?)\n# %%', text, re.DOTALL).group(1)
+    return {m.group(1): (m.group(2) or "").strip()
+            for m in re.finditer(r"^(\w+)\s*=[^#\n]*(?:#(.*))?$", cell, re.MULTILINE)}
+
+
+@pytest.mark.parametrize("paper", meta.PAPERS)
+def test_the_notebooks_parameter_comments_are_the_profiles_docs(paper):
+    # issue 42: the docs: mapping and the parameters cell's comments say the same thing twice; they must agree
+    comments = notebook_comments(meta.metadata(paper)["chapter"])
+    comments.pop("profile")
+    docs = meta.docs(paper)
+    assert {n: c for n, c in comments.items() if c != docs.get(n)} == {}
+
+
+def test_a_notebook_comment_that_differs_from_its_doc_is_found(tmp_path, monkeypatch):
+    import test_profiles
+
+    (tmp_path / "x.py").write_text('# %% tags=["parameters"]\nprofile = "default"  # p\nk = None  # other words\n'
+                                   'n = 3\n# %%\n', encoding="utf-8")
+    monkeypatch.setattr(test_profiles, "NOTEBOOKS", tmp_path)
+    assert notebook_comments("x") == {"profile": "p", "k": "other words", "n": ""}
+
+
 def test_a_comma_string_of_numbers_becomes_a_list_of_numbers():
     P = meta.checked_parameters("calibrated2023", "default", {"xnli_Cs": "0.25,1", "xnli_seeds": "0, 6",
                                                                "fig2_fractions": [1]})
