@@ -385,6 +385,30 @@ def test_xed_runs_count_above_majority_only_when_every_seed_is():
         in report.xed_summary(t5)
 
 
+def test_the_gaps_fits_are_table_4s_fits_on_a_pair_task_with_shared_premises():
+    """issue 42: hits_on_test rebuilt evaluate's fit arguments by hand (features, dev, premise groups); both now
+    take them from probe_tasks.task_arrays, so a pair task scores the same fit in both (groups included)."""
+    from xalign.data.tasks import Split, Task
+    from xalign.measures.probe import ProbeSpec
+    from xalign.measures.probe_tasks import evaluate, task_arrays
+    from xalign.papers.nyholm2020.gap import hits_on_test
+
+    rng = np.random.default_rng(1)
+    premises, hyps = [f"p{i}" for i in range(30)], [f"h{i}" for i in range(90)]
+    vecs = {t: rng.normal(size=6) for t in premises + hyps}
+    labels = np.array([int(vecs[h][0] > 0) for h in hyps])
+    split = lambda idx: Split(([premises[i // 3] for i in idx], [hyps[i] for i in idx]), labels[idx])
+    task = Task("pairs", split(np.arange(60)), split(np.arange(60, 90)), 2, meta={"lang": "xx"})
+    batcher = lambda texts: np.stack([vecs[t] for t in texts])
+    A = task_arrays(task, batcher)
+    assert A.train.shape == (60, 24) and A.test.shape == (30, 24) and A.dev is None
+    assert len(set(A.groups)) == 20 and all(len(set(A.groups[i:i + 3])) == 1 for i in range(0, 60, 3))
+    spec = ProbeSpec("LR", kind="logreg", backend="full-batch", regs=(0.1, 1.0), kfold=4)
+    hits = hits_on_test(task, batcher, spec, 1, cache=False, select_seed=1)
+    (row,) = evaluate(task, batcher, [spec], seeds=[1])
+    assert row["acc"] == pytest.approx(100 * hits.mean())
+
+
 def test_mlp_lr_gap_over_seeds_is_the_mean_of_the_per_seed_fits(margin_2_5):
     from xalign.data.tasks import Split, Task
     from xalign.measures.probe import ProbeSpec

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,6 +54,30 @@ def embed(batcher: Batcher, texts: Sequence[str]) -> dict[str, np.ndarray]:
     return dict(zip(uniq, out))
 
 
+@dataclass(frozen=True)
+class TaskArrays:
+    """What a probe of one task is fitted and tested on (:func:`task_arrays`).
+
+    ``train`` (n_train, d) and ``test`` (n_test, d) float32 feature rows (:func:`features`); ``dev`` the dev
+    split's (features, labels) or None; ``groups`` (n_train,) int ids: training rows that share their first
+    sentence (:func:`xalign.measures.folds.first_text_groups`), kept together in every fold and hold-out.
+    """
+
+    train: np.ndarray
+    test: np.ndarray
+    dev: tuple | None
+    groups: np.ndarray | None
+
+
+def task_arrays(task: Task, batcher: Batcher, use_dev: bool = True) -> TaskArrays:
+    """Encode the task's texts with ``batcher`` (once each) and build its probe inputs; ``use_dev``: keep the
+    dev split when the task has one (else the probes select by k-fold on train)."""
+    vectors = embed(batcher, task.all_texts())
+    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
+    return TaskArrays(features(task.train, vectors), features(task.test, vectors), dev,
+                      first_text_groups(task.train.texts))
+
+
 def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: int = 1111,
              use_dev: bool = True, seeds: Sequence[int] | None = None) -> list[dict]:
     """Encode the task's texts with ``batcher`` and score every probe.
@@ -69,18 +94,15 @@ def evaluate(task: Task, batcher: Batcher, probes: Sequence[ProbeSpec], seed: in
     Returns:
         One result dict per probe (accuracy and macro-F1 in percent, with the selection).
     """
-    vectors = embed(batcher, task.all_texts())
-    X = {name: features(s, vectors) for name, s in (("train", task.train), ("test", task.test))}
-    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
-    groups = first_text_groups(task.train.texts)
+    A = task_arrays(task, batcher, use_dev)
     if seeds is not None:
         return [{"task": task.name, **task.meta, **r} for r in _evaluate_seeds(
-            X["train"], task.train.labels, [X["test"]], [task.test.labels], probes, task.n_classes, dev, seeds,
-            groups)]
+            A.train, task.train.labels, [A.test], [task.test.labels], probes, task.n_classes, A.dev, seeds,
+            A.groups)]
     rows = []
     for spec in probes:
-        r = evaluate_features(X["train"], task.train.labels, X["test"], task.test.labels, spec,
-                              dev=dev, n_classes=task.n_classes, seed=seed, groups=groups)
+        r = evaluate_features(A.train, task.train.labels, A.test, task.test.labels, spec,
+                              dev=A.dev, n_classes=task.n_classes, seed=seed, groups=A.groups)
         rows.append({"task": task.name, **task.meta, **r})
     return rows
 
@@ -122,11 +144,8 @@ def learning_curve(task: Task, batcher: Batcher, spec: ProbeSpec, sizes: Sequenc
     """
     from sklearn.model_selection import train_test_split
 
-    vectors = embed(batcher, task.all_texts())
-    Xtr, Xte = features(task.train, vectors), features(task.test, vectors)
-    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
-    y = task.train.labels
-    groups = first_text_groups(task.train.texts)
+    A = task_arrays(task, batcher, use_dev)
+    Xtr, Xte, dev, groups, y = A.train, A.test, A.dev, A.groups, task.train.labels
     rows = []
     for n in sorted(sizes):
         if n >= len(y):

@@ -17,11 +17,10 @@ import pandas as pd
 
 from xalign.data.tasks import Task
 from xalign.measures import verdicts
-from xalign.measures.folds import first_text_groups
 from xalign.measures.interval_text import with_interval
 from xalign.measures.intervals import paired_difference_ci
 from xalign.measures.probe import Batcher, ProbeSpec, fit_predict
-from xalign.measures.probe_tasks import embed, features
+from xalign.measures.probe_tasks import task_arrays
 from xalign.papers.nyholm2020.report import with_intervals
 from xalign.papers.nyholm2020.wording import REPAIRED_NOISE_POINTS
 
@@ -35,11 +34,9 @@ def hits_on_test(task: Task, batcher: Batcher, spec: ProbeSpec, seed: int, use_d
     Returns:
         shape (n_test,), aligned with ``task.test.labels``.
     """
-    vectors = embed(batcher, task.all_texts())
-    Xtr, Xte = features(task.train, vectors), features(task.test, vectors)
-    dev = (features(task.dev, vectors), task.dev.labels) if (task.dev is not None and use_dev) else None
-    (pred,), _ = fit_predict(Xtr, task.train.labels, spec, task.n_classes, dev, seed, [Xte], cache=cache,
-                             groups=first_text_groups(task.train.texts), select_seed=select_seed)
+    A = task_arrays(task, batcher, use_dev)
+    (pred,), _ = fit_predict(A.train, task.train.labels, spec, task.n_classes, A.dev, seed, [A.test], cache=cache,
+                             groups=A.groups, select_seed=select_seed)
     return np.asarray(pred) == np.asarray(task.test.labels)
 
 
