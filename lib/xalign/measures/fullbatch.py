@@ -14,7 +14,8 @@ same perturbations changed none, for the logistic regression and for the MLP. Tw
   stationary point lands in the same minimum when the inputs move by rounding (measured above at lambda
   1e-3 to 1e-1; an earlier run at lambda 1e-4 flipped 17 of 300 predictions, so the grid starts above it).
 
-Both standardise the features with the training set's mean and std and take ``l2`` as SentEval's weight
+Both standardise the features with the training set's mean and std (a column constant up to rounding becomes 0:
+:func:`xalign.measures.scaling.rounding_aware_scaler`) and take ``l2`` as SentEval's weight
 decay: the penalty ``l2 / 2 * |W|^2`` on the mean cross-entropy, biases unpenalised. Nothing stops early:
 ``l2``, chosen by cross-validated log-loss (:func:`xalign.measures.probe.fit_probe`), is the regulariser.
 """
@@ -24,6 +25,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+
+from xalign.measures.scaling import rounding_aware_scaler
 
 #: the logistic regression's L2 grid. SentEval's 1e-5..1e-2 is no grid for a logistic regression trained to
 #: convergence: 1,536 standardised pair features on a few hundred pairs are nearly separable (chapter 5's
@@ -39,9 +42,7 @@ FULL_BATCH_MLP_TOL = 1e-5  # largest gradient component at the stop (1e-5 and 1e
 
 
 def _standardiser(X):
-    from sklearn.preprocessing import StandardScaler
-
-    return StandardScaler().fit(np.asarray(X, np.float64))
+    return rounding_aware_scaler().fit(np.asarray(X, np.float64))
 
 
 class FullBatchProbe:
@@ -61,12 +62,11 @@ class FullBatchProbe:
         from sklearn.exceptions import ConvergenceWarning
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
 
         X, y = np.asarray(X, np.float64), np.asarray(y)
         clf = LogisticRegression(C=1.0 / (self.l2 * len(X)), solver="lbfgs", tol=FULL_BATCH_TOL,
                                  max_iter=FULL_BATCH_MAX_ITER)
-        self.model = make_pipeline(StandardScaler(), clf)
+        self.model = make_pipeline(rounding_aware_scaler(), clf)
         with warnings.catch_warnings():  # a fit that ends on the budget says so in n_iter, recorded in the info
             warnings.simplefilter("ignore", ConvergenceWarning)
             self.model.fit(X, y)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from xalign.measures.scaling import rounding_aware_scaler
+
 #: the logistic probe's convergence: the multinomial L2 problem is strictly convex, so solved this tightly its
 #: optimum, and the accuracies read from it, do not depend on the summation order of the machine
 LOGREG_TOL = 1e-10
@@ -36,7 +38,7 @@ def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
     from sklearn.linear_model import LogisticRegression
     from sklearn.neural_network import MLPClassifier
     from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import FunctionTransformer, StandardScaler
+    from sklearn.preprocessing import FunctionTransformer
 
     if not (np.isfinite(C) and C > 0):
         raise ValueError(f"C (inverse regularisation strength) must be a finite number > 0, got {C!r}")
@@ -47,7 +49,7 @@ def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
                             random_state=seed)
     else:
         raise ValueError(f"classifier must be 'logreg' or 'mlp', got {kind!r}")
-    return make_pipeline(FunctionTransformer(_as_float64), StandardScaler(), clf)
+    return make_pipeline(FunctionTransformer(_as_float64), rounding_aware_scaler(), clf)
 
 
 class SklearnProbe:
@@ -56,9 +58,8 @@ class SklearnProbe:
     def __init__(self, spec, n_features: int, n_classes: int, l2: float, seed: int):
         from sklearn.linear_model import LogisticRegression
         from sklearn.pipeline import make_pipeline
-        from sklearn.preprocessing import StandardScaler
 
-        self.model = make_pipeline(StandardScaler(), LogisticRegression(C=l2, max_iter=2000, random_state=seed))
+        self.model = make_pipeline(rounding_aware_scaler(), LogisticRegression(C=l2, max_iter=2000, random_state=seed))
 
     def fit(self, X, y, validation=None, validation_split=0.05, groups=None) -> float:
         self.model.fit(X, y)

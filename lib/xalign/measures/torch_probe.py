@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from xalign.measures.folds import holdout_indices
+from xalign.measures.scaling import constant_columns
 
 PROBE_DTYPE = np.float64  # torch probes train in this precision (float32: SentEval's, rounding-sensitive)
 
@@ -100,7 +101,9 @@ class TorchProbe:
             validation = (X[val], y[val])
             X, y = X[tr], y[tr]
         if self.spec.standardize:
-            self.shift, self.scale = X.mean(0), X.std(0) + PROBE_DTYPE(1e-6)
+            # a column constant up to rounding is zeroed (scale inf), not blown up to unit variance
+            scale = np.where(constant_columns(X), np.inf, X.std(0) + PROBE_DTYPE(1e-6))
+            self.shift, self.scale = X.mean(0), scale.astype(PROBE_DTYPE)
         X = self._scaled(X)
         Xt, yt = torch.from_numpy(X), torch.from_numpy(y.astype(np.int64))
         Xv, yv = np.asarray(validation[0], PROBE_DTYPE), np.asarray(validation[1])  # scaled by score_heads
