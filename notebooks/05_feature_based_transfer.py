@@ -282,8 +282,8 @@ display.prose(report.sweep_summary(result.layers.sweep, result.layers.best_layer
 # ```
 #
 # e5 was trained with mean pooling, raw M-BERT's `[CLS]` not as a sentence
-# vector at all: this says nothing about M-BERT. Layer 0 with mean pooling
-# should sit near CBOW (the same word vectors plus position embeddings).
+# vector: this says nothing about M-BERT. At layer 0 mean pooling should sit
+# near CBOW; the first token is one vector for all sentences: no information.
 #
 # ### Classifier size
 #
