@@ -4,7 +4,7 @@ SentEval's recipe (shuffled mini-batches, RMSprop, early stopping on a validatio
 rounding difference in the inputs down another training path: on chapter 5's XNLI zh task, inputs perturbed
 by 4 float32 ulps changed 145 and 171 of 450 test predictions of its MLP (two noise draws). Trained here, the
 same perturbations changed none, for the logistic regression and for the MLP. Two probes, one interface
-(``fit``, ``predict``, ``score``, ``log_loss``, as :class:`xalign.measures.torch_probe.TorchProbe`):
+(``fit``, ``predict``, ``score`` and ``log_loss`` from :class:`ScoredProbe`, as :class:`xalign.measures.torch_probe.TorchProbe`):
 
 - :class:`FullBatchProbe`: multinomial logistic regression (scikit-learn, L-BFGS to a gradient of
   :data:`FULL_BATCH_TOL`). L2-penalised, strictly convex: one optimum, which the solver reaches.
@@ -45,7 +45,22 @@ def _standardiser(X):
     return rounding_aware_scaler().fit(np.asarray(X, np.float64))
 
 
-class FullBatchProbe:
+class ScoredProbe:
+    """``score`` and ``log_loss`` of a fitted probe, from its ``predict`` / ``predict_proba`` and ``classes``
+    (the labels its probability columns stand for); shared by the full-batch and scikit-learn probes."""
+
+    def score(self, X, y) -> float:
+        """Accuracy (a fraction) on ``(X, y)``."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    def log_loss(self, X, y) -> float:
+        """Mean cross-entropy (nats) of the true labels (scikit-learn's ``log_loss``)."""
+        from sklearn.metrics import log_loss
+
+        return float(log_loss(y, self.predict_proba(X), labels=self.classes))
+
+
+class FullBatchProbe(ScoredProbe):
     """Logistic regression on standardised float64 features (scikit-learn's ``LogisticRegression``, L-BFGS
     until the largest gradient component is below :data:`FULL_BATCH_TOL`, at most :data:`FULL_BATCH_MAX_ITER`
     iterations); ``C = 1 / (l2 n)``."""
@@ -79,17 +94,13 @@ class FullBatchProbe:
     def predict(self, X) -> np.ndarray:
         return self.model.predict(np.asarray(X, np.float64))
 
-    def score(self, X, y) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
-    def log_loss(self, X, y) -> float:
-        """Mean cross-entropy (nats) of the true labels (scikit-learn's ``log_loss`` over the classes fitted)."""
-        from sklearn.metrics import log_loss
-
-        return float(log_loss(y, self.predict_proba(X), labels=self.model.classes_))
+    @property
+    def classes(self) -> np.ndarray:
+        """The classes fitted (the columns of :meth:`predict_proba`)."""
+        return self.model.classes_
 
 
-class FullBatchMLP:
+class FullBatchMLP(ScoredProbe):
     """One hidden layer of ``spec.nhid`` sigmoid units, trained full-batch by L-BFGS in float64 (see the module).
 
     Shapes: ``X`` (n, features) float, ``y`` (n,) ints in ``[0, n_classes)``.
@@ -152,10 +163,7 @@ class FullBatchMLP:
     def predict(self, X) -> np.ndarray:
         return self.predict_proba(X).argmax(1)
 
-    def score(self, X, y) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
-    def log_loss(self, X, y) -> float:
-        """Mean cross-entropy (nats) of the true labels."""
-        p = self.predict_proba(X)[np.arange(len(y)), np.asarray(y)]
-        return float(-np.mean(np.log(np.clip(p, 1e-300, None))))
+    @property
+    def classes(self) -> np.ndarray:
+        """``0 .. n_classes - 1`` (the columns of :meth:`predict_proba`)."""
+        return np.arange(self.n_classes)

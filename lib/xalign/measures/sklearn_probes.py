@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from xalign.measures.fullbatch import ScoredProbe
 from xalign.measures.scaling import rounding_aware_scaler
 
 #: the logistic probe's convergence: the multinomial L2 problem is strictly convex, so solved this tightly its
@@ -52,7 +53,7 @@ def make_classifier(kind: str = "logreg", C: float = 1.0, seed: int = 0):
     return make_pipeline(FunctionTransformer(_as_float64), rounding_aware_scaler(), clf)
 
 
-class SklearnProbe:
+class SklearnProbe(ScoredProbe):
     """scikit-learn logistic regression on standardised features (SentEval's ``usepytorch=False``)."""
 
     def __init__(self, spec, n_features: int, n_classes: int, l2: float, seed: int):
@@ -68,5 +69,9 @@ class SklearnProbe:
     def predict(self, X) -> np.ndarray:
         return self.model.predict(X)
 
-    def score(self, X, y) -> float:
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    def predict_proba(self, X) -> np.ndarray:
+        return self.model.predict_proba(X)
+
+    @property
+    def classes(self) -> np.ndarray:
+        return self.model.classes_
