@@ -142,3 +142,21 @@ def test_chapter_tasks_pass_their_premise_groups(monkeypatch):
     dev = probe_tasks.with_holdout(task, 0.2, 0).dev
     train = probe_tasks.with_holdout(task, 0.2, 0).train
     assert not set(dev.texts[0]) & set(train.texts[0]) and len(dev.labels) == 18
+
+
+def test_what_ended_a_full_batch_fit_is_recorded_without_its_rounding_dependent_iteration_count():
+    """issue 46: on an Intel Xeon the same fits stopped after 203 L-BFGS iterations where the AMD reference
+    stopped after 200 (the same predictions), and the diagnosis table's early_stopping text flipped."""
+    from xalign.measures.probe import ProbeSpec, fit_predict, recorded_info
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(60, 5)).astype(np.float32), np.arange(60) % 3
+    spec = ProbeSpec("LR", kind="logreg", backend="full-batch", regs=(0.1,))
+    _, info = fit_predict(X, y, spec, 3, None, 1, [X], cache=False)
+    assert info["early_stopping"] == "none (full batch, L-BFGS to convergence)"
+    assert isinstance(info["iterations"], int) and info["iterations"] > 0
+    texts = {recorded_info({"early_stopping": f"none (full batch, L-BFGS, {n} iterations)"})["early_stopping"]
+             for n in (200, 203)}
+    assert texts == {"none (full batch, L-BFGS to convergence)"}
+    kept = {"early_stopping": "dev split (400 items)"}
+    assert recorded_info(kept) == kept
