@@ -82,6 +82,26 @@ def test_a_missing_or_unreadable_reference_gives_no_time(tmp_path):
     assert RN.reference_cpu_time("01_weak_strong_alignment", tmp_path) is None
 
 
+def test_a_cold_book_record_outranks_a_reference_made_warm(tmp_path):
+    """issue 46: reference/05 was made on a warm cache (21 s of CPU where the chapter takes 31 minutes cold), and
+    the order chosen on it would run chapter 5 last and alone."""
+    (tmp_path / "05_feature_based_transfer.json").write_text(json.dumps({"cpu_time_s": 20.7}))
+    assert RN.reference_cpu_time("05_feature_based_transfer", tmp_path) == 20.7
+    (tmp_path / "timings").mkdir()
+    books = [{"chapter_seconds": {"05_feature_based_transfer": {"wall": 900.0, "cpu": 880.0}}},
+             {"chapter_seconds": {"05_feature_based_transfer": {"wall": 1849.4, "cpu": 1831.4}}},
+             {"chapter_seconds": {"01_weak_strong_alignment": {"wall": 10.0, "cpu": 9.0}}}]
+    (tmp_path / "timings" / "book.json").write_text(json.dumps(books))
+    assert RN.reference_cpu_time("05_feature_based_transfer", tmp_path) == 1831.4  # the newest record holding it
+    (tmp_path / "timings" / "book.json").write_text("{broken")
+    assert RN.reference_cpu_time("05_feature_based_transfer", tmp_path) == 20.7
+
+
+def test_the_committed_cold_times_put_chapter_5_among_the_long_chapters():
+    cpu = {ch: RN.reference_cpu_time(ch) for ch in CHAPTERS}
+    assert cpu["05_feature_based_transfer"] > cpu["02_btsr_contextual_alignment"], cpu
+
+
 def test_the_committed_references_give_every_chapter_a_time():
     assert all(RN.reference_cpu_time(ch) for ch in CHAPTERS)
 
