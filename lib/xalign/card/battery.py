@@ -345,11 +345,15 @@ def _step_record(step, m: CardModel, cfg: CardConfig) -> dict:
     return rec
 
 
+#: what a cached card step is keyed on besides the step itself (the model wrapper whose methods the steps call
+#: through an object, and the recording around every step)
+STEP_CODE = (CardModel, run_recorded, _step_record)
+
+
 def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
     """One step of the battery (:func:`~xalign.card.receipts.run_recorded`'s record), read back from the cache
     when the same encoder ran it with the same settings, data and code (a warm card reads every step:
     seconds); ``seconds`` is this call's wall time, ``computed_seconds`` the time the step took when it ran."""
-    from xalign.card import receipts
     from xalign.core.memo import cached
 
     t0 = time.time()
@@ -358,7 +362,7 @@ def run_step(step, m: CardModel, cfg: CardConfig) -> dict:
         rec = _step_record(step, m, cfg)
     else:
         rec = cached(f"card.{step.__name__}", ident, lambda: _step_record(step, m, cfg),
-                     code=[step, CardModel, receipts.run_recorded, _step_record])
+                     code=[step, *STEP_CODE])
     return {**rec, "computed_seconds": rec.get("computed_seconds", rec["seconds"]),
             "seconds": round(time.time() - t0, 1)}
 
