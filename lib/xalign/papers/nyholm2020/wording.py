@@ -21,12 +21,12 @@ from xalign.measures.probe_seeds import COLLAPSE_MARGIN, COLLAPSED_SHARE
 NOISE_POINTS = 8.2
 #: the margin (points) of a verdict between our own probes only (the repaired features' MLP minus LR, which of
 #: them Table 6's repaired column names): they train full-batch to convergence (:mod:`xalign.measures.fullbatch`).
-#: Measured, those columns did not move at all: not under the variation harness (embeddings perturbed by 4
-#: float32 ulps, 2 threads), not on a second CPU kind (an Intel Xeon with AMX against the AMD EPYC reference:
-#: Table 4's repaired cells and the MLP-LR gap identical to the last digit). 2 x the largest move is then 0, so
-#: the margin is its floor, one XNLI test item of 450 (0.22 points), rounded up: a difference of at least one
-#: item beyond the interval is a finding (a test keeps it at least the measured tolerances)
-REPAIRED_NOISE_POINTS = 0.25
+#: Measured: on a second CPU kind (an Intel Xeon with AMX against the AMD EPYC reference) those columns did not
+#: move at all; under the variation harness (embeddings perturbed by 4 float32 ulps, 2 threads) one seed flipped
+#: one XNLI test item of 450, so a seed's MLP-LR difference moved by 0.22 points and a 3-seed mean by 0.07. The
+#: margin is 2 x the largest move, rounded up: two test items are within the noise (a test keeps it at least the
+#: measured tolerances of the columns the verdicts read)
+REPAIRED_NOISE_POINTS = 0.45
 
 
 def run_collapsed(r) -> bool:
