@@ -1,8 +1,7 @@
 """Features constant up to rounding carry nothing: a probe standardising them must not learn their rounding noise.
 
 Chapter 5's layer sweep, first-token pooling at layer 0: the [CLS] embedding before attention is one vector for
-every sentence; perturbed at float32 rounding scale (the variation harness, or another CPU), the logistic
-regression fitted the noise and the row's macro-F1 moved by 18 points.
+every sentence, whose copies can differ by rounding; standardised, the logistic regression fits that noise.
 """
 
 import numpy as np

@@ -3,12 +3,14 @@
 A feature column that is the same number in every training row (up to rounding) carries no information, but a
 z-score divides its rounding residue by its own tiny standard deviation and hands the probe a column of unit
 variance made of noise. Chapter 5's first-token features at layer 0 are such columns: the [CLS] embedding
-before any attention is the same vector for every sentence, so its pair features differ between sentences only
-by float32 rounding (zero on one machine, a few ulps on another). Standardised as scikit-learn's
-``StandardScaler`` does (it leaves only exactly constant columns alone), the logistic regression fitted that
-noise: under the variation harness the layer sweep's macro-F1 of that row moved by 18 points. Here a column
-whose spread is within rounding of its magnitude is centred and zeroed, in training and test alike, so the probe
-sees what exact arithmetic would give it: nothing.
+before any attention is the same vector for every sentence, so its pair features can differ between sentences
+only by rounding. scikit-learn's ``StandardScaler`` leaves only exactly constant columns alone. Here a column
+whose range is within rounding of its own largest magnitude is centred and zeroed, in training and test alike,
+so the probe sees what exact arithmetic would give it: nothing.
+
+Not yet caught: the variation harness perturbs each vector by a share of its *largest* element, which is large
+next to a small component, and under it that layer-0 row's macro-F1 still moved by 18 points. Catching that needs
+the column's range compared with the vector's scale, not the column's own; it re-keys every probe fit.
 """
 
 from __future__ import annotations
