@@ -31,12 +31,36 @@ def test_the_variable_is_checked_and_named():
 
 def test_perturbation_is_at_rounding_scale_seeded_and_float32():
     x = np.random.default_rng(0).standard_normal((50, 3, 64)).astype(np.float32)
-    a, b = perturb.perturbed(x, "k", (4.0, 1)), perturb.perturbed(x, "k", (4.0, 1))
-    c = perturb.perturbed(x, "k", (4.0, 2))
+    a, b = perturb.perturbed(x, (4.0, 1)), perturb.perturbed(x, (4.0, 1))
+    c = perturb.perturbed(x, (4.0, 2))
     assert a.dtype == np.float32 and np.array_equal(a, b) and not np.array_equal(a, c)
     rel = np.abs(a.astype(np.float64) - x) / np.abs(x).max(axis=-1, keepdims=True)
     assert 0 < rel.max() < 8 * 4 * 2.0**-23  # a few ulps of the vector's largest element, never more
     assert (a != x).mean() > 0.5  # most elements move
+
+
+def test_equal_vectors_get_equal_noise_as_one_kernel_gives_one_result():
+    """Chapter 5's first token at layer 0 is one vector for every sentence; independent noise per row made its
+    constant columns noise columns, and a probe's macro-F1 on them moved by 18 points under the harness."""
+    rng = np.random.default_rng(1)
+    same = np.repeat(rng.standard_normal((1, 1, 48)).astype(np.float32), 200, axis=0)  # (200, 1, 48): one vector
+    x = np.concatenate([same, rng.standard_normal((200, 1, 48)).astype(np.float32)])
+    moved = perturb.perturbed(x, (4.0, 1))
+    assert np.ptp(moved[:200], axis=0).max() == 0 and not np.array_equal(moved[0], x[0])  # moved, and alike
+    assert len(np.unique(moved[200:] - x[200:], axis=0)) == 200  # distinct vectors: distinct noise
+    # the same vector in another array (another cache entry) is moved the same way
+    assert np.array_equal(perturb.perturbed(x[:3], (4.0, 1)), moved[:3])
+    noise = perturb.vector_noise(rng.standard_normal((4000, 64)).astype(np.float32), 7).ravel()
+    assert abs(noise.mean()) < 0.01 and abs(noise.std() - 1) < 0.01 and abs(np.corrcoef(noise[:-1], noise[1:])[0, 1]) < 0.01
+    # weights keep their own noise per parameter (the salt), equal rows of one parameter alike
+    w = np.ones((4, 8), np.float32)
+    assert not np.array_equal(perturb.perturbed(w, (4.0, 1), "a"), perturb.perturbed(w, (4.0, 1), "b"))
+
+
+def test_a_perturbed_key_names_the_noise_so_values_from_another_draw_are_not_reused():
+    key = perturb.variant_key({"k": 1}, (4.0, 1))
+    assert key["perturbed"] == "4:1" and key["noise"] == perturb.NOISE
+    assert perturb.variant_key({"k": 1}, None) == {"k": 1}  # a plain run's keys are untouched
 
 
 HARNESS_SCRIPT = textwrap.dedent("""

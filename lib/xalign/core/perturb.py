@@ -10,8 +10,10 @@ that amplification per table.
 Active only when the environment names it, ``XALIGN_PERTURB=<ulps>:<seed>`` (e.g. ``4:1``):
 
 - every embedding array read from the cache gets ``x + ulps * 2**-23 * max|x_vector| * N(0, 1)`` per
-  element, seeded by ``seed`` and the entry's key (the same entry is perturbed the same way in one run),
-  rounded back to float32; the cache itself is never written perturbed;
+  element, rounded back to float32, the noise drawn from ``seed`` and the vector's own bits
+  (:func:`vector_noise`): a vector is perturbed the same way wherever it is read, and vectors that are equal
+  stay equal, as one input through one kernel gives one result on any machine; the cache itself is never
+  written perturbed;
 - a fine-tuning run starts from the base model's weights moved the same way (:func:`perturb_weights`; each
   weight row as a vector), every gradient of every step is moved the same way (:func:`perturb_gradients`),
   and the run is cached under a perturbed key: training amplifies the last bits of its arithmetic as another
@@ -38,6 +40,8 @@ ENV = "XALIGN_PERTURB"
 #: the scale (sigma, in float32 ulps of a vector's largest element) the harness uses unless told otherwise:
 #: the largest move bench/embedding_rounding.py measured when only batch shapes change (4.3), rounded
 DEFAULT_ULPS = 4.0
+#: how the noise is drawn (part of every perturbed key: values derived under another draw are not reused)
+NOISE = "per vector from its own bits (splitmix64, Box-Muller): equal vectors stay equal"
 #: stores whose entries do not depend on embeddings (read plain even when perturbed): data, models, word
 #: alignments, the BTSR sets (built from texts and alignments). Fine-tuned checkpoints are retrained under a
 #: perturbed key (:func:`perturb_weights`).
@@ -65,22 +69,59 @@ def label(s: tuple[float, int]) -> str:
     return f"{s[0]:g}:{s[1]}"
 
 
-def perturbed(x: np.ndarray, salt: str, s: tuple[float, int]) -> np.ndarray:
-    """``x`` (..., dim) float with every element moved by ``ulps * 2**-23 * max|row| * N(0, 1)``, as float32.
+#: splitmix64's constants (Steele, Lea and Flood 2014): a counter-based hash whose outputs pass BigCrush
+_GOLDEN, _MIX1, _MIX2 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, elementwise on uint64 (wrapping arithmetic)."""
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+def vector_noise(x: np.ndarray, seed: int) -> np.ndarray:
+    """N(0, 1) noise shaped like ``x`` ((..., dim) float32), each vector's drawn from its own bits and ``seed``.
+
+    Two vectors with the same bits get the same noise, wherever they stand: another machine computes one
+    input through one kernel to one result, so vectors that are equal on ours (chapter 5's first token at
+    layer 0 is one vector for every sentence: no attention has run yet) stay equal there. Independent noise per
+    row would make such a constant column a noise column no machine produces. Distinct vectors get
+    independent-looking draws (a splitmix64 hash of the vector's bits and of each element's position, then
+    Box-Muller on its two 32-bit halves), in plain vectorised numpy.
+    """
+    x32 = np.ascontiguousarray(x, dtype=np.float32)
+    dim = x32.shape[-1] if x32.ndim else 1
+    bits = x32.reshape(-1, dim).view(np.uint32).astype(np.uint64)
+    with np.errstate(over="ignore"):
+        weights = _mix(np.uint64(seed) * _GOLDEN + np.arange(1, dim + 1, dtype=np.uint64) * _MIX2) | np.uint64(1)
+        row = _mix((bits * weights).sum(axis=1, dtype=np.uint64) + np.uint64(seed) * _MIX1)
+        counter = row[:, None] + np.arange(1, dim + 1, dtype=np.uint64)[None, :] * (_GOLDEN * np.uint64(2))
+        z = _mix(counter)
+    u1 = (z >> np.uint64(32)).astype(np.float64) * 2.0**-32  # the two 32-bit halves: two uniforms in [0, 1)
+    u2 = (z & np.uint64(0xFFFFFFFF)).astype(np.float64) * 2.0**-32
+    normal = np.sqrt(-2.0 * np.log1p(-u1)) * np.cos(2.0 * np.pi * u2)  # 1 - u1 in (0, 1]: log is finite
+    return normal.reshape(x32.shape)
+
+
+def perturbed(x: np.ndarray, s: tuple[float, int], salt: str = "") -> np.ndarray:
+    """``x`` (..., dim) float with every element moved by ``ulps * 2**-23 * max|vector| * N(0, 1)``, as float32;
+    the noise of each vector comes from its own bits (:func:`vector_noise`), so equal vectors stay equal.
 
     Args:
-        x: an embedding array, vectors along the last axis.
-        salt: what makes this array's noise its own (the cache key's digest).
+        x: an embedding array (or a weight matrix), vectors along the last axis.
         s: ``(ulps, seed)``.
+        salt: mixed into the seed where one array's noise must be its own (a weight matrix: its parameter's
+            name); embeddings take none, so one vector gets one noise in every cache entry.
     """
     ulps, seed = s
+    if salt:
+        seed = int.from_bytes(hashlib.sha256(f"{seed}:{salt}".encode()).digest()[:8], "little")
     x = np.asarray(x)
     if x.dtype.kind != "f" or x.size == 0:
         return x
-    digest = hashlib.sha256(f"{seed}:{salt}".encode()).digest()
-    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     scale = np.abs(x.astype(np.float64)).max(axis=-1, keepdims=True) if x.ndim else abs(float(x))
-    noise = rng.standard_normal(x.shape) * (ulps * 2.0**-23) * scale
+    noise = vector_noise(x, seed) * (ulps * 2.0**-23) * scale
     return (x.astype(np.float64) + noise).astype(np.float32)
 
 
@@ -104,7 +145,7 @@ def perturb_weights(module, salt: str, s: tuple[float, int] | None = None) -> bo
     with torch.no_grad():
         for name, p in module.named_parameters():
             if p.is_floating_point() and p.numel():
-                moved = perturbed(p.detach().cpu().float().numpy(), f"{salt}:{name}", s)
+                moved = perturbed(p.detach().cpu().float().numpy(), s, f"{salt}:{name}")
                 p.copy_(torch.from_numpy(moved).to(device=p.device, dtype=p.dtype))
     return True
 
@@ -156,7 +197,7 @@ def training_key(key: dict, s: tuple[float, int] | None = None) -> dict:
 def variant_key(key: dict, s: tuple[float, int] | None = None) -> dict:
     """``key`` with the active perturbation added (``key`` itself when none is active)."""
     s = spec() if s is None else s
-    return key if s is None else {**key, "perturbed": label(s)}
+    return key if s is None else {**key, "perturbed": label(s), "noise": NOISE}
 
 
 def is_embedding(key: dict) -> bool:
@@ -172,7 +213,6 @@ def install() -> None:
     if s is None:
         return
     from xalign.core.cache import EmbeddingCache
-    from xalign.core.hashing import key_digest
 
     if getattr(EmbeddingCache, "_perturbed", None) == s:
         return
@@ -186,8 +226,7 @@ def install() -> None:
         out = plain_get(self, key)
         if out is None or self.root.name in PLAIN_STORES or not is_embedding(key):
             return out
-        salt = key_digest(key)
-        return {name: perturbed(a, f"{salt}:{name}", s) for name, a in out.items()}
+        return {name: perturbed(a, s) for name, a in out.items()}
 
     EmbeddingCache.path, EmbeddingCache.get = path, get
     EmbeddingCache._perturbed = s

@@ -8,9 +8,14 @@ only by rounding. scikit-learn's ``StandardScaler`` leaves only exactly constant
 whose range is within rounding of its own largest magnitude is centred and zeroed, in training and test alike,
 so the probe sees what exact arithmetic would give it: nothing.
 
-Not yet caught: the variation harness perturbs each vector by a share of its *largest* element, which is large
-next to a small component, and under it that layer-0 row's macro-F1 still moved by 18 points. Catching that needs
-the column's range compared with the vector's scale, not the column's own; it re-keys every probe fit.
+The variation harness once turned that row into noise anyway: it drew independent noise for every copy of
+the one vector, which no machine does (one input through one kernel gives one result), and the row's macro-F1
+moved by 18 points. It now draws each vector's noise from its own bits (:func:`xalign.core.perturb.vector_noise`):
+the copies stay equal, the columns stay exactly constant, and this rule zeroes them. Wider rules were measured
+and rejected (``bench/constant_columns.py``): the old noise flipped components of chapter 5's float16 banks by one
+float16 step, and a threshold at two such steps of a component's magnitude comes within 1.4x of the first
+token's informative components (layers 5 and 9), while one at the vector's scale that spares them (64 ulps,
+nearest informative component 36x away) misses the flips.
 """
 
 from __future__ import annotations
