@@ -4,7 +4,7 @@ SentEval's recipe (shuffled mini-batches, RMSprop, early stopping on a validatio
 rounding difference in the inputs down another training path: on chapter 5's XNLI zh task, inputs perturbed
 by 4 float32 ulps changed 145 and 171 of 450 test predictions of its MLP (two noise draws). Trained here, the
 same perturbations changed none, for the logistic regression and for the MLP. Two probes, one interface
-(``fit``, ``predict``, ``score`` and ``log_loss`` from :class:`ScoredProbe`, as :class:`xalign.measures.torch_probe.TorchProbe`):
+(``fit``, ``predict``, ``score`` and ``log_loss`` from :class:`~xalign.measures.scored_probe.ScoredProbe`, as :class:`xalign.measures.torch_probe.TorchProbe`):
 
 - :class:`FullBatchProbe`: multinomial logistic regression (scikit-learn, L-BFGS to a gradient of
   :data:`FULL_BATCH_TOL`). L2-penalised, strictly convex: one optimum, which the solver reaches.
@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from xalign.measures.scaling import rounding_aware_scaler
+from xalign.measures.scored_probe import ScoredProbe
 
 #: the logistic regression's L2 grid. SentEval's 1e-5..1e-2 is no grid for a logistic regression trained to
 #: convergence: 1,536 standardised pair features on a few hundred pairs are nearly separable (chapter 5's
@@ -43,21 +44,6 @@ FULL_BATCH_MLP_TOL = 1e-5  # largest gradient component at the stop (1e-5 and 1e
 
 def _standardiser(X):
     return rounding_aware_scaler().fit(np.asarray(X, np.float64))
-
-
-class ScoredProbe:
-    """``score`` and ``log_loss`` of a fitted probe, from its ``predict`` / ``predict_proba`` and ``classes``
-    (the labels its probability columns stand for); shared by the full-batch and scikit-learn probes."""
-
-    def score(self, X, y) -> float:
-        """Accuracy (a fraction) on ``(X, y)``."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
-
-    def log_loss(self, X, y) -> float:
-        """Mean cross-entropy (nats) of the true labels (scikit-learn's ``log_loss``)."""
-        from sklearn.metrics import log_loss
-
-        return float(log_loss(y, self.predict_proba(X), labels=self.classes))
 
 
 class FullBatchProbe(ScoredProbe):

@@ -31,7 +31,6 @@ Scores are percentages: accuracy and macro-F1 on the test set.
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -163,7 +162,9 @@ def fit_probe(X, y, spec: ProbeSpec, n_classes: int | None = None, dev: tuple | 
         info = dict(selection) if selection is not None else _select(X, y, spec, n_classes, dev, seed, groups)
         clf = make_probe(spec, X.shape[1], n_classes, info["reg"], seed)
         clf.fit(X, y, validation=dev, groups=groups)
-        info["early_stopping"] = _stopping_text(spec, clf, dev, len(X))
+        info["early_stopping"] = _stopping_text(spec, dev, len(X))
+        if spec.backend == "full-batch":
+            info["iterations"] = int(clf.n_iter)
         return clf, info
 
 
@@ -208,10 +209,13 @@ def _select(X, y, spec, n_classes, dev, seed, groups) -> dict:
             **({"cv_log_loss": losses} if by_loss else {})}
 
 
-def _stopping_text(spec: ProbeSpec, clf, dev, n: int) -> str:
-    """What ended the final fit, in words."""
+def _stopping_text(spec: ProbeSpec, dev, n: int) -> str:
+    """What ended the final fit, in words. A full-batch fit's L-BFGS iteration count is not part of the words:
+    another CPU's rounding moves it by a few (200 on an AMD EPYC, 203 on an Intel Xeon, the same predictions),
+    which would make a categorical cell flip without a result changing; :func:`fit_probe` records it as the
+    number ``iterations``."""
     if spec.backend == "full-batch":
-        return f"none (full batch, L-BFGS, {clf.n_iter} iterations)"
+        return "none (full batch, L-BFGS to convergence)"
     if spec.backend == "sklearn":
         return "none (sklearn)"
     if dev is not None:
@@ -266,7 +270,7 @@ def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: 
            **({"select_seed": int(select_seed)} if shared else {})}
     hit = store.get(key) if store is not None else None
     if hit is not None:
-        return [hit[f"pred{i}"] for i in range(len(tests))], recorded_info(json.loads(str(hit["info"])))
+        return [hit[f"pred{i}"] for i in range(len(tests))], json.loads(str(hit["info"]))
     selection = _shared_selection(X, y, spec, n_classes, dev, int(select_seed), groups, store, inputs) if shared else None
     clf, info = fit_probe(X, y, spec, n_classes, dev, seed, groups=groups, selection=selection)
     info = {**info, "dev_acc": 100 * clf.score(*dev) if dev is not None else None}
@@ -274,21 +278,7 @@ def fit_predict(X, y, spec: ProbeSpec, n_classes: int, dev: tuple | None, seed: 
     if store is not None:
         store.put(key, info=np.array(json.dumps(info, default=float)),
                   **{f"pred{i}": p for i, p in enumerate(preds)})
-    return preds, recorded_info(info)
-
-
-_LBFGS_STOP = re.compile(r"none \(full batch, L-BFGS, (\d+) iterations\)")
-
-
-def recorded_info(info: dict) -> dict:
-    """A fit's selection info as results record it. The text of what ended a full-batch fit counted its L-BFGS
-    iterations, which another CPU's rounding moves by a few (200 on an AMD EPYC, 203 on an Intel Xeon, the same
-    predictions): a categorical cell that flips without a result changing. The text says "to convergence" and
-    the count moves to ``iterations`` (a number)."""
-    m = _LBFGS_STOP.fullmatch(str(info.get("early_stopping")))
-    if m is None:
-        return info
-    return {**info, "early_stopping": "none (full batch, L-BFGS to convergence)", "iterations": int(m.group(1))}
+    return preds, info
 
 
 def _shared_selection(X, y, spec, n_classes, dev, select_seed, groups, store, inputs) -> dict:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from xalign.measures.fullbatch import ScoredProbe
 from xalign.measures.scaling import rounding_aware_scaler
+from xalign.measures.scored_probe import ScoredProbe
 
 #: the logistic probe's convergence: the multinomial L2 problem is strictly convex, so solved this tightly its
 #: optimum, and the accuracies read from it, do not depend on the summation order of the machine
