@@ -26,7 +26,7 @@ import numpy as np
 
 from xalign.core.loading import load_encoder
 from xalign.papers.meta import checked_parameters
-from xalign.papers.nyholm2020.inputs import encode_features, load_data
+from xalign.papers.nyholm2020.inputs import encode_features, load_profile_data
 
 
 def component_stats(X: np.ndarray, own: float, vector: float) -> dict:
@@ -51,10 +51,7 @@ def main() -> None:
     args = ap.parse_args()
     P = checked_parameters("nyholm2020", "default", {})
     enc = load_encoder(P.model)
-    data = load_data(xnli_languages=P.xnli_languages, study_languages=P.study_languages,
-                     xed_languages=P.xed_languages, xed_label_policy=P.xed_label_policy, xed_sizes=P.xed_sizes,
-                     xnli_train_pairs=P.xnli_train_pairs, xnli_dev_pairs=P.xnli_dev_pairs,
-                     xnli_test_pairs=P.xnli_test_pairs, seed=P.seed)
+    data = load_profile_data(P)
     feats = encode_features(enc, data, P.layer)
     sets = [(f"XNLI {lang}", feats.fixed[lang], data.xnli[lang].train.texts[0] + data.xnli[lang].train.texts[1])
             for lang in data.study]

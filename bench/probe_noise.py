@@ -151,10 +151,7 @@ def main(argv=None) -> None:
     P = checked_parameters("nyholm2020", a.profile, {"xnli_languages": langs, "study_languages": langs,
                                                      "seeds": a.seeds and [int(x) for x in a.seeds.split(",")]})
     enc = load_encoder(P.model)
-    data = ex.load_data(xnli_languages=P.xnli_languages, study_languages=P.study_languages,
-                        xed_languages=P.xed_languages, xed_label_policy=P.xed_label_policy, xed_sizes=P.xed_sizes,
-                        xnli_train_pairs=P.xnli_train_pairs, xnli_dev_pairs=P.xnli_dev_pairs,
-                        xnli_test_pairs=P.xnli_test_pairs, seed=P.seed)
+    data = ex.load_profile_data(P)
     data.xed.clear()  # XNLI only: Table 4, the MLP-LR gap and the XNLI steps of the diagnosis
     feats = None if a.quick else ex.encode_features(enc, data, P.layer)
     runs, t0 = {}, time.time()

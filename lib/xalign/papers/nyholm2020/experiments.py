@@ -32,6 +32,7 @@ from xalign.papers.nyholm2020.inputs import (  # noqa: F401 (the chapter's input
     chance,
     encode_features,
     load_data,
+    load_profile_data,
     our_probe_settings,
     our_probes,
     run_data_tables,
@@ -348,10 +349,7 @@ def run_chapter(P, run, enc) -> Chapter5:
     Returns:
         a :class:`Chapter5` with every table and every figure's data.
     """
-    data = load_data(xnli_languages=P.xnli_languages, study_languages=P.study_languages,
-                     xed_languages=P.xed_languages, xed_label_policy=P.xed_label_policy, xed_sizes=P.xed_sizes,
-                     xnli_train_pairs=P.xnli_train_pairs, xnli_dev_pairs=P.xnli_dev_pairs,
-                     xnli_test_pairs=P.xnli_test_pairs, seed=P.seed)
+    data = load_profile_data(P)
     ours, seeds = our_probes(P.mlp_hidden, P.probe_training, P.senteval_config), probe_seeds(P.seeds)
     data_tables = run_data_tables(run, data, P.xed_label_policy)
     examples = trace_examples(data, enc.tokenizer)

@@ -100,6 +100,15 @@ def load_data(*, xnli_languages: Sequence[str] | str, study_languages: Sequence[
     return Data(langs, study, xed_langs, xnli, thesis, zero_shot, xed)
 
 
+def load_profile_data(P) -> Data:
+    """:func:`load_data` with every value taken from the chapter's parameters ``P``
+    (:func:`xalign.papers.meta.parameters`): the one call the chapter and the bench scripts share."""
+    return load_data(xnli_languages=P.xnli_languages, study_languages=P.study_languages,
+                     xed_languages=P.xed_languages, xed_label_policy=P.xed_label_policy, xed_sizes=P.xed_sizes,
+                     xnli_train_pairs=P.xnli_train_pairs, xnli_dev_pairs=P.xnli_dev_pairs,
+                     xnli_test_pairs=P.xnli_test_pairs, seed=P.seed)
+
+
 def run_data_tables(run, data: Data, xed_label_policy: str) -> dict[str, pd.DataFrame]:
     """Tables 1-3 (data statistics) and the XED files' summary (Table 1: English lines kept by
     ``xed_label_policy``).
