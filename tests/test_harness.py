@@ -244,3 +244,13 @@ def test_a_rerun_made_on_another_machine_says_so():
     assert "another machine" in H._made_how({"machine": xeon}, {"machine": amd})
     assert "another machine" not in H._made_how({"machine": {**amd, "threads": {"torch": 2, "blas": 2}}},
                                                  {"machine": amd})
+
+
+def test_a_rerun_with_another_batch_size_names_it():
+    """A rerun read from results that encoded with other batches says so in the variation file's source."""
+    amd = {"cpu": {"vendor": "AuthenticAMD", "model": "AMD EPYC", "isa": ["AVX2"], "torch_capability": "AVX2"},
+           "threads": {"torch": 1, "blas": 1}, "encoding": {"batch_tokens": 1024}}
+    other = {**amd, "threads": {"torch": 2, "blas": 2}, "encoding": {"batch_tokens": 512}}
+    assert "batches of 512 tokens" in H._made_how({"machine": other}, {"machine": amd})
+    assert "batches of" not in H._made_how({"machine": {**amd, "threads": {"torch": 2, "blas": 2}}},
+                                           {"machine": amd})

@@ -307,13 +307,17 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
 
 
 def _made_how(result: dict, ref: dict | None = None) -> str:
-    """How one rerun was made, from its own record: its perturbation and thread count, and the machine it
-    ran on where that is of another kind than the reference's (a real second machine, not the harness)."""
+    """How one rerun was made, from its own record: its perturbation, its thread count, its encoding batch where
+    that differs from the reference's, and the machine it ran on where that is of another kind than the
+    reference's (a real second machine, not the harness)."""
     from xalign.core.machine import KIND_FIELDS, machine_differences, machine_line
 
     threads = ((result.get("machine") or {}).get("threads") or {}).get("torch", "?")
     p = result.get("perturbation")
     how = (f"embeddings perturbed {p} (ulps:seed)" if p else "embeddings not perturbed") + f", {threads} torch thread(s)"
+    tokens = ((result.get("machine") or {}).get("encoding") or {}).get("batch_tokens")
+    if tokens and tokens != (((ref or {}).get("machine") or {}).get("encoding") or {}).get("batch_tokens"):
+        how += f", batches of {tokens:,} tokens"
     kinds = {f"{group} {name}" for group, name in KIND_FIELDS}
     other = [d for d in machine_differences((ref or {}).get("machine"), result.get("machine"))
              if d.split(":")[0] in kinds]
