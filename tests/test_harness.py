@@ -223,6 +223,9 @@ def test_a_second_measurement_merges_with_the_first_and_never_loses_it(tmp_path)
     assert "the harness" in v["t"].source and "a second machine" in v["t"].source
     text = path.read_text()
     assert text.startswith(MEASURED_MARK) and "a later one" in text
+    # the header says what each measurement reran, not only the reference's machine once per merge
+    comments = [line for line in text.splitlines() if line.startswith("# ")]
+    assert "# Measured: the harness." in comments and "# Measured: a second machine." in comments
     # without merge the second measurement replaces the first (the old behaviour stays the default)
     H.write_measured(path, second, "a second machine", MEASURED_MARK.removeprefix("# ") + " b)")
     assert load_variation(path)["t"].for_column("acc") == pytest.approx(0.2)

@@ -151,14 +151,15 @@ def write_measured(path: Path, moves: dict[str, TableMove], how: str, header: st
                    items: dict[str, dict[str, str]] | None = None, item_flips: dict | None = None,
                    merge: bool = False) -> Path:
     """Write the measured variation file (every table that moved or counts items) with ``header`` as its
-    comment lines; ``item_flips`` (:func:`item_flips_entry`) where tables count items. With ``merge``, a
-    measured file already there is kept and combined with this measurement (:func:`merge_measured`), its
-    header lines kept above the new ones."""
+    comment lines, followed by a line saying what was measured (``how``); ``item_flips`` (:func:`item_flips_entry`)
+    where tables count items. With ``merge``, a measured file already there is kept and combined with this
+    measurement (:func:`merge_measured`), its header lines kept above the new ones."""
     import yaml
 
     from xalign.book.variation import is_measured
     from xalign.core.atomic import write_text
 
+    header = f"{header}\nMeasured: {how}."  # each measurement says what it reran, merged ones too
     body = {"tables": measured_entries(moves, how, items)}
     if item_flips and any(items.values() if items else ()):
         body["item_flips"] = item_flips
