@@ -70,10 +70,11 @@ def run_once(mode: str, P, data, feats, enc) -> dict[str, pd.DataFrame]:
     probe.PROBE_THREADS = 2 if mode == "2 threads" else 1
     run = _Run()
     ours, seeds = ex.our_probes(P.mlp_hidden, P.probe_training, P.senteval_config), ex.probe_seeds(P.seeds)
-    t4 = ex.run_table4(run, data, feats, enc, ours, seeds, P.xnli_test_pairs, P.seed)
+    T = ex.probe_seeds(P.thesis_seeds)
+    t4 = ex.run_table4(run, data, feats, enc, ours, seeds, P.xnli_test_pairs, P.seed, T)
     ex.run_mlp_lr_gap(run, data, feats, t4.table, ours, seeds)
     best = pd.DataFrame({"task": [f"XNLI {lang}" for lang in data.study], "layer": enc.n_layers - 1})
-    ex.run_diagnosis(run, data, feats, best, ours, seeds)
+    ex.run_diagnosis(run, data, feats, best, ours, seeds, T)
     probe.PROBE_THREADS = 1
     return run.tables
 

@@ -60,6 +60,16 @@ def check_chapter05(res: dict) -> None:
         assert r["ours seed min"] <= r["ours"] <= r["ours seed max"]
         for col in ("ours", "repaired"):
             assert r[f"{col} CI lo"] <= r[col] <= r[f"{col} CI hi"], (r["lang"], col)
+    # the thesis configuration trains once per seed of thesis_seeds (more than ours: early stopping amplifies
+    # rounding), our probes once per seed of seeds, in Table 4 and in every step of the diagnosis
+    from xalign.papers import meta
+
+    P = meta.parameters("nyholm2020", res.get("profile", "smoke"), {})
+    n_thesis, n_ours = len(P.thesis_seeds), len(P.seeds)
+    assert n_thesis != n_ours and {r["seeds"] for r in t4} == {n_thesis}
+    by_step = {r["step"][0]: r["n_seeds"] for r in res["tables"]["diagnosis"]["rows"]}
+    assert by_step == {"A": n_thesis, "B": n_thesis, "C": n_thesis, "D": n_thesis, "E": n_ours, "F": n_ours}
+    assert f"mean of {n_thesis} training seeds" in res["tables"]["table4"]["note"]
     # the correlation is taken over every language of the thesis' Table 4 (14; it lacks tr)
     corr = res["tables"]["unk_correlation"]["rows"]
     assert {r["n"] for r in corr if r["languages"] == "all thesis languages"} == {14}
@@ -312,19 +322,39 @@ def test_mlp_lr_gap_pairs_the_two_probes_on_the_same_test_items():
 
 
 # --------------------------------------------------------------------------- seeds and collapsed classifiers
-@pytest.mark.parametrize("value,message", [([], r"'seeds' = \[\] .*at least 1"), ([0, -1], r"'seeds' = \[0, -1\]"),
-                                           ("0,0", r"'seeds' = '0,0' .*given twice")])
-def test_seeds_outside_their_range_are_refused_naming_the_parameter(value, message):
+@pytest.mark.parametrize("name", ["seeds", "thesis_seeds"])
+@pytest.mark.parametrize("value,message", [([], r"'{}' = \[\] .*at least 1"), ([0, -1], r"'{}' = \[0, -1\]"),
+                                           ("0,0", r"'{}' = '0,0' .*given twice")])
+def test_seeds_outside_their_range_are_refused_naming_the_parameter(name, value, message):
     from xalign.core.profiles import ParameterError
     from xalign.papers import meta
 
-    with pytest.raises(ParameterError, match=message):
-        meta.parameters("nyholm2020", "smoke", {"seeds": value})
+    with pytest.raises(ParameterError, match=message.format(name)):
+        meta.parameters("nyholm2020", "smoke", {name: value})
     P = meta.parameters("nyholm2020", "default", {})
     from xalign.papers.nyholm2020.experiments import probe_seeds
 
     assert len(probe_seeds(P.seeds)) >= 3 and meta.parameters("nyholm2020", "smoke", {"seeds": "4,5"}).seeds == [4, 5]
     assert probe_seeds("4,5") == [4, 5]
+
+
+def test_the_tables_note_names_both_seed_sets_where_they_differ():
+    from xalign.papers.nyholm2020.experiments import seed_words, seeds_note
+
+    assert seed_words(range(10)) == "0-9" and seed_words([0, 1, 2]) == "0, 1, 2" and seed_words([0, 2, 3, 4]) == "0, 2, 3, 4"
+    both = seeds_note([0, 1, 2], "450 test pairs", list(range(10)))
+    assert both.startswith("thesis configuration: mean of 10 training seeds (0-9); our probes: mean of 3 seeds (0, 1, 2)")
+    assert seeds_note([0, 1, 2], "450 test pairs", [0, 1, 2]) == seeds_note([0, 1, 2], "450 test pairs")
+    assert seeds_note([0, 1, 2], "x").startswith("mean of 3 training seeds (0, 1, 2), seed min-max beside it")
+
+
+def test_a_seed_neither_collapsed_nor_learning_is_counted_not_dropped():
+    from xalign.papers.nyholm2020.wording import seeds_collapsed_note
+
+    r = {"collapsed_seeds": 2, "n_seeds": 10, "learning_seeds": 7, "acc_learning": 41.1}
+    assert seeds_collapsed_note(r, "A") == ("A: 2 of 10 seeds predict one class, the 7 that learn 41.1 %, "
+                                            "1 unresolved (majority share 97-99 %)")
+    assert seeds_collapsed_note({**r, "learning_seeds": 8}) == "2 of 10 seeds predict one class, the 8 that learn 41.1 %"
 
 
 def _seeded(lang, probe, accs, shares):

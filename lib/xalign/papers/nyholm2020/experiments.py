@@ -69,34 +69,52 @@ def probe_seeds(seeds: Sequence[int] | str) -> list[int]:
     return [int(s) for s in as_list(seeds)]
 
 
-def seeds_note(seeds: Sequence[int], items: str) -> str:
-    """The tables' note on seeds and intervals, e.g. "mean of 3 training seeds (0, 1, 2); ..."."""
+def seed_words(seeds: Sequence[int]) -> str:
+    """ "0, 1, 2" or, for a run of consecutive seeds longer than three, "0-9"."""
     S = probe_seeds(seeds)
-    if len(S) == 1:
+    if len(S) > 3 and S == list(range(S[0], S[0] + len(S))):
+        return f"{S[0]}-{S[-1]}"
+    return ", ".join(map(str, S))
+
+
+def seeds_note(seeds: Sequence[int], items: str, thesis_seeds: Sequence[int] | None = None) -> str:
+    """The tables' note on seeds and intervals, e.g. "mean of 3 training seeds (0, 1, 2); ...", or with
+    ``thesis_seeds`` (the thesis configuration's, where they differ from ours) "thesis configuration: mean
+    of 10 training seeds (0-9); our probes: mean of 3 (0, 1, 2); ..."."""
+    S, T = probe_seeds(seeds), probe_seeds(thesis_seeds) if thesis_seeds is not None else None
+    if T is not None and T != S:
+        mean = lambda X, what: f"one training seed ({X[0]})" if len(X) == 1 else \
+            f"mean of {len(X)} {what} ({seed_words(X)})"
+        which = f"thesis configuration: {mean(T, 'training seeds')}; our probes: {mean(S, 'seeds')}"
+    elif len(S) == 1:
         return f"one training seed ({S[0]}); [95% CI]: bootstrap over the {items}"
-    return (f"mean of {len(S)} training seeds ({', '.join(map(str, S))}), seed min-max beside it; [95% CI]: "
+    else:
+        which = f"mean of {len(S)} training seeds ({seed_words(S)})"
+    return (f"{which}, seed min-max beside it; [95% CI]: "
             f"bootstrap over the {items} of the seed-averaged accuracy; collapsed: judged per seed, a seed's "
             f"classifier collapses when it gives one class to at least {COLLAPSED_SHARE:.0f} % of the test items "
-            f"and learns below {COLLAPSED_SHARE - COLLAPSE_MARGIN:.0f} %; a row is left out of any agreement with "
-            "the thesis only when every seed collapsed")
+            f"and learns below {COLLAPSED_SHARE - COLLAPSE_MARGIN:.0f} %; a row is left out of "
+            "any agreement with the thesis only when every seed collapsed")
 
 
 def run_table4(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int],
-               xnli_test_pairs: int | None, seed: int) -> Table4:
+               xnli_test_pairs: int | None, seed: int, thesis_seeds: Sequence[int] | None = None) -> Table4:
     """Table 4 (XNLI per language): the thesis configuration, the repaired pipeline, zero-shot from
     English and the CBOW baseline, each probe trained once per seed of ``seeds`` (mean and seed range;
     the data draws stay on ``seed``); recorded as ``table4``.
 
     Args:
         ours: our probes (:func:`our_probes`); ``seeds``: their training seeds (:func:`probe_seeds`).
+        thesis_seeds: the thesis configuration's training seeds (None: ``seeds``).
         xnli_test_pairs: test pairs per language of the unknown-token shares (None: all).
     """
     thesis_langs = sorted(paper_table(PAPER, "table4")["lang"].unique())
     unk_thesis_langs = multisent.unk_by_language(thesis_langs, enc.tokenizer, xnli_test_pairs, seed)
     thesis_xnli = multisent.thesis_probes("xnli")
     tasks, S = list(data.xnli.values()), list(seeds)
+    T = list(thesis_seeds) if thesis_seeds is not None else S
     res_thesis = probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, thesis_xnli,
-                                      seeds=S)
+                                      seeds=T)
     res_fixed = probe_tasks.run_grid(tasks, {"repaired": feats.F["repaired"]}, ours, seeds=S)
     res_zero = pd.DataFrame(probe_tasks.evaluate_transfer(
         data.xnli["en"], list(data.zero_shot.values()), feats.F["repaired"], ours, seeds=S)) \
@@ -110,7 +128,7 @@ def run_table4(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec
     t4 = run.compare("table4", ours_t4, ["lang", "classifier"], title="Table 4: XNLI test accuracy per language (%)",
                      note=f"ours = the thesis' configuration with {enc.name}, trained on XNLI dev "
                           f"({n_train} pairs, not the 392,702 MT training pairs) and early-stopped "
-                          f"on a disjoint dev split ({n_dev} pairs); " + seeds_note(S, f"{n_test} test pairs"))
+                          f"on a disjoint dev split ({n_dev} pairs); " + seeds_note(S, f"{n_test} test pairs", T))
     return Table4(t4, res_cbow, unk_latin1, unk_thesis_langs, n_train, n_dev, n_test)
 
 
@@ -172,19 +190,22 @@ class Xed:
     cbow: pd.DataFrame
 
 
-def run_xed(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int]) -> Xed:
-    """Tables 5 and 7 (XED): thesis configuration, repaired pipeline (``ours``), CBOW (each probe once per
-    seed of ``seeds``: mean and seed range), majority-class accuracy."""
+def run_xed(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int],
+            thesis_seeds: Sequence[int] | None = None) -> Xed:
+    """Tables 5 and 7 (XED): thesis configuration (once per seed of ``thesis_seeds``, None: ``seeds``),
+    repaired pipeline (``ours``) and CBOW (once per seed of ``seeds``), each as mean and seed range;
+    majority-class accuracy."""
     thesis_xed = multisent.thesis_probes("xed")
     xtasks, S = list(data.xed.values()), list(seeds)
-    xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seeds=S)
+    T = list(thesis_seeds) if thesis_seeds is not None else S
+    xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seeds=T)
     xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": feats.XF["repaired"]}, ours, seeds=S)
     xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": feats.XF["cbow"]}, ours[:1], seeds=S)
     majority = {lang: 100 * np.bincount(t.test.labels).max() / len(t.test.labels) for lang, t in data.xed.items()}
     ours_t5 = report.table5(xres_thesis, xres_fixed, xres_cbow, majority)
     t5 = run.compare("table5", ours_t5, ["lang", "classifier"], title="Table 5: XED test accuracy (%)",
                      note=f"ours = the thesis' configuration with {enc.name}; released XED, single-label lines; "
-                          + seeds_note(S, "test lines"))
+                          + seeds_note(S, "test lines", T))
     t7 = run.compare("table7", report.table7(t5), ["classifier", "lang"],
                      title="Table 7: XED accuracy next to Kajava (2018) (%)",
                      note="Kajava's MLP (3 x 100 ReLU units, 10-fold CV, her data) is not rerun; MultiSent rows as Table 5")
@@ -261,15 +282,17 @@ def run_learning_curve(run, data: Data, feats: Features, spec: probe.ProbeSpec, 
 
 
 def run_diagnosis(run, data: Data, feats: Features, best_layer: pd.DataFrame, ours: list[probe.ProbeSpec],
-                  seeds: Sequence[int]) -> pd.DataFrame:
+                  seeds: Sequence[int], thesis_seeds: Sequence[int] | None = None) -> pd.DataFrame:
     """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
-    English; steps A-D keep the thesis' probes (early-stopped on the dev split), E and F use ``ours``; every
-    probe once per seed of ``seeds`` (mean, seed range), so its findings can be checked across
-    seeds. Recorded as ``diagnosis``; returns one row per task, step and probe."""
+    English; steps A-D keep the thesis' probes (early-stopped on the dev split), once per seed of
+    ``thesis_seeds`` (None: ``seeds``), E and F use ``ours``, once per seed of ``seeds``; each as mean and
+    seed range, so its findings can be checked across seeds. Recorded as ``diagnosis`` (``n_seeds`` per
+    row); returns one row per task, step and probe."""
     layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
     thesis_xnli, thesis_xed = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed")
     a, b, c, d, e, f = STEPS
     last = feats.last
+    S, T = list(seeds), list(thesis_seeds) if thesis_seeds is not None else list(seeds)
     steps = []
     for lang in data.study:
         dev_task = data.thesis[lang]  # the thesis configuration early-stops on its dev split
@@ -279,22 +302,26 @@ def run_diagnosis(run, data: Data, feats: Features, best_layer: pd.DataFrame, ou
             (b, feats.thesis_utf8[lang].batcher("first", last), thesis_xnli, dev_task),
             (c, fixed.batcher("first", last), thesis_xnli, dev_task),
             (d, fixed.batcher("mean", last), thesis_xnli, dev_task),
+        ], seeds=T, meta={"task": f"XNLI {lang}"})
+        steps += probe_tasks.run_steps(data.xnli[lang], [
             (e, fixed.batcher("mean", last), ours),
             (f, fixed.batcher("mean", int(layer_for[f"XNLI {lang}"])), ours),
-        ], seeds=list(seeds), meta={"task": f"XNLI {lang}"})
+        ], seeds=S, meta={"task": f"XNLI {lang}"})
     if "en" in data.xed:
         xed = feats.xed_fixed["en"]
         steps += probe_tasks.run_steps(data.xed["en"], [
             (b, feats.xed_thesis["en"].batcher("first", last), thesis_xed),
             (c, xed.batcher("first", last), thesis_xed),
             (d, xed.batcher("mean", last), thesis_xed),
+        ], seeds=T, meta={"task": "XED en"})
+        steps += probe_tasks.run_steps(data.xed["en"], [
             (e, xed.batcher("mean", last), ours),
             (f, xed.batcher("mean", int(layer_for["XED en"])), ours),
-        ], seeds=list(seeds), meta={"task": "XED en"})
+        ], seeds=S, meta={"task": "XED en"})
     ladder = pd.DataFrame(steps)
     run.record("diagnosis", ladder[["task", "step", "probe", "acc", "acc_lo", "acc_hi", "acc_min", "acc_max",
-                                    "macro_f1", "pred_majority_share", "collapsed_seeds", "selection",
-                                    "early_stopping"]],
+                                    "macro_f1", "pred_majority_share", "collapsed_seeds", "n_seeds",
+                                    "selection", "early_stopping"]],
                title="Undoing the thesis' pipeline step by step (mean over seeds; acc_lo/acc_hi: 95% bootstrap "
                      "interval; acc_min/acc_max: seed range)")
     return ladder
@@ -330,9 +357,9 @@ NOTES = (
     ("Thesis configuration: SentEval's SNLI cap of 15 epochs replaced by its general cap of 200 "
      "(early stopping), since 15 epochs are a few dozen updates on a few hundred training pairs."),
     ("The thesis configuration trains in double precision, where SentEval trains in single precision; "
-     "its architecture, optimiser, early stopping, seeds and data sizes are unchanged, and an early-stopped "
-     "seed can still end on another epoch when the inputs move by rounding, so its verdicts need a margin "
-     "beyond that move. Our probes train on the whole training set to convergence (L-BFGS, float64): inputs "
+     "its architecture, optimiser, early stopping and data sizes are unchanged. An early-stopped seed can "
+     "still end on another epoch when the inputs move by rounding, so it is averaged over more seeds than "
+     "our probes (thesis_seeds) and its verdicts need a margin beyond that move. Our probes train on the whole training set to convergence (L-BFGS, float64): inputs "
      "perturbed at float32 rounding scale changed none of their test predictions."),
 )
 
@@ -354,15 +381,16 @@ def run_chapter(P, run, enc) -> Chapter5:
     data_tables = run_data_tables(run, data, P.xed_label_policy)
     examples = trace_examples(data, enc.tokenizer)
     feats = encode_features(enc, data, P.layer)
-    t4 = run_table4(run, data, feats, enc, ours, seeds, P.xnli_test_pairs, P.seed)
+    thesis_seeds = probe_seeds(P.thesis_seeds)
+    t4 = run_table4(run, data, feats, enc, ours, seeds, P.xnli_test_pairs, P.seed, thesis_seeds)
     mlp_lr = run_mlp_lr_gap(run, data, feats, t4.table, ours, seeds)
     corr, points = run_unk_correlation(run, t4.unk_latin1)
     t6 = run_table6(run, t4.table, enc)
-    xed = run_xed(run, data, feats, enc, ours, seeds)
+    xed = run_xed(run, data, feats, enc, ours, seeds, thesis_seeds)
     layers = run_layer_sweep(run, data, feats, enc, t4.cbow, xed.cbow, ours[0], P.seed)
     size = run_classifier_size(run, data, feats, P.classifier_sizes, P.probe_training, P.senteval_config, P.seed)
     curves = run_learning_curve(run, data, feats, ours[0], P.xnli_train_sizes, P.xed_train_sizes, P.seed)
-    ladder = run_diagnosis(run, data, feats, layers.best_layer, ours, seeds)
+    ladder = run_diagnosis(run, data, feats, layers.best_layer, ours, seeds, thesis_seeds)
     n_dev = len(data.thesis[data.langs[0]].dev.labels)
     early = (f"Thesis configuration: early stopping on a dev split of {n_dev} XNLI dev pairs "
              "disjoint from training (SentEval's SplitClassifier).")

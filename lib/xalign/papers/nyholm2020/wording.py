@@ -39,7 +39,8 @@ def run_collapsed(r) -> bool:
 
 def seeds_collapsed_note(r, step: str = "") -> str:
     """ "A: 1 of 3 seeds predict one class, the 2 that learn 38.4 %" for a run where some but not all seeds
-    collapsed; empty otherwise (or without seed counts)."""
+    collapsed, with ", 1 unresolved (majority share 97-99 %)" for the seeds between the two (within the
+    collapse margin); empty otherwise (or without seed counts)."""
     if "collapsed_seeds" not in r or "n_seeds" not in r or pd.isna(r["collapsed_seeds"]):
         return ""
     k, n = int(r["collapsed_seeds"]), int(r["n_seeds"])
@@ -49,6 +50,10 @@ def seeds_collapsed_note(r, step: str = "") -> str:
     acc = r.get("acc_learning", float("nan"))
     tail = f", the {'one' if learn == 1 else learn} that learn{'s' if learn == 1 else ''} {acc:.1f} %" \
         if learn and pd.notna(acc) else ""
+    between = n - k - learn
+    if between > 0:
+        tail += (f", {between} unresolved (majority share {COLLAPSED_SHARE - COLLAPSE_MARGIN:.0f}-"
+                 f"{COLLAPSED_SHARE:.0f} %)")
     return f"{step + ': ' if step else ''}{k} of {n} seeds predict{'s' if k == 1 else ''} one class{tail}"
 
 
