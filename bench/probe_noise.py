@@ -38,11 +38,13 @@ def _perturb(a, salt: str):
     return (a.astype(np.float64) * (1 + 2.0**-23 * rng.standard_normal(a.shape))).astype(np.float32)
 
 
-def _fit(mode: str):
+def _fit(mode: str, salt: str = ""):
+    """``fit_predict`` for one mode: "perturbed" perturbs every input (noise drawn from ``salt`` and the
+    array), every other mode fits as is; only "plain" fits read and write the probe cache."""
     def fit(X, y, spec, n_classes, dev, seed, tests, cache=True, **kw):
         if mode == "perturbed":
-            X, tests = _perturb(X, "train"), [_perturb(t, "test") for t in tests]
-            dev = None if dev is None else (_perturb(dev[0], "dev"), dev[1])
+            X, tests = _perturb(X, salt + "train"), [_perturb(t, salt + "test") for t in tests]
+            dev = None if dev is None else (_perturb(dev[0], salt + "dev"), dev[1])
         return _plain_fit(X, y, spec, n_classes, dev, seed, tests, cache=cache and mode == "plain", **kw)
     return fit
 

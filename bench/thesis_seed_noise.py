@@ -18,7 +18,7 @@ import argparse
 import time
 
 import pandas as pd
-from probe_noise import _perturb
+from probe_noise import _fit
 
 from xalign.core.loading import load_encoder
 from xalign.measures import probe, probe_tasks
@@ -29,21 +29,12 @@ from xalign.papers.nyholm2020 import multisent
 _plain_fit = probe.fit_predict
 
 
-def _fit(noise: str | None):
-    def fit(X, y, spec, n_classes, dev, seed, tests, cache=True, **kw):
-        if noise:
-            X, tests = _perturb(X, noise + "train"), [_perturb(t, noise + "test") for t in tests]
-            dev = None if dev is None else (_perturb(dev[0], noise + "dev"), dev[1])
-        return _plain_fit(X, y, spec, n_classes, dev, seed, tests, cache=cache and not noise, **kw)
-    return fit
-
-
 def thesis_cells(data, feats, seeds: list[int], noise: str | None) -> pd.DataFrame:
     """Every thesis-configuration accuracy cell (acc, acc_lo, acc_hi; %), indexed by table, task, step and probe."""
     tx, tX = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed")
     a, b, c, d, _, _ = ex.STEPS
     last = feats.last
-    probe_tasks.fit_predict = _fit(noise)
+    probe_tasks.fit_predict = _fit("perturbed", noise) if noise else _fit("plain")
     try:
         parts = [probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, tx, seeds=seeds)
                  .assign(table="table4", step=""),
