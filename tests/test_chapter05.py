@@ -243,6 +243,24 @@ def test_log_axes_carry_ticks_only_at_the_plotted_values():
     assert legend.y1 <= ax.get_window_extent().y0
 
 
+def test_an_interval_that_misses_its_estimate_by_rounding_still_draws():
+    """A degenerate bootstrap interval (every resample the same) can sit 1e-14 beside the seed mean, which is
+    computed by other arithmetic; matplotlib rejected the negative error bar and the chapter failed (CI, tiny mBART)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from xalign.papers.nyholm2020 import figures
+
+    third = 100 / 3
+    t4 = pd.DataFrame({"lang": ["de", "en"], "classifier": "LR", "paper": [40.0, 50.0], "ours": [third, third],
+                       "ours CI lo": [third + 1e-14] * 2, "ours CI hi": [third + 1e-14] * 2,
+                       "repaired": [50.0, 60.0], "repaired CI lo": [45.0, 55.0], "repaired CI hi": [55.0, 65.0]})
+    assert len(figures.plot_table4(t4, "tiny").axes) == 1
+    ladder = pd.DataFrame({"task": "XNLI en", "probe": "LR", "step": ["A: thesis", "B: dev split"],
+                           "acc": [third, 40.0], "acc_lo": [third + 1e-14, 35.0], "acc_hi": [third - 1e-14, 45.0]})
+    assert figures.plot_diagnosis(ladder).axes
+
+
 def test_languages_that_overlap_in_the_scatter_share_one_label():
     import matplotlib
 

@@ -7,6 +7,7 @@ from scipy.stats import spearmanr
 from xalign.measures.intervals import (
     accuracy_ci,
     bootstrap_ci,
+    error_bar_lengths,
     paired_bootstrap_ci,
     paired_difference_ci,
     stratified_bootstrap_ci,
@@ -133,3 +134,12 @@ def test_paired_difference_rejects_unaligned_or_bad_scores():
         paired_difference_ci([], [])
     with pytest.raises(ValueError, match="NaN"):
         paired_difference_ci([1.0, np.nan], [1.0, 0.0])
+
+
+def test_error_bars_are_the_interval_lengths_never_negative():
+    err = error_bar_lengths([50.0, 100 / 3, np.nan, 10.0], [40.0, 100 / 3 + 1e-14, 1.0, np.nan], [55.0, 100 / 3, 2.0, 12.0])
+    assert err.shape == (2, 4)
+    np.testing.assert_allclose(err[:, 0], [10.0, 5.0])
+    assert (err >= 0).all() and err[:, 2].tolist() == [0.0, 0.0] and err[:, 3].tolist() == [0.0, 2.0]
+    with pytest.raises(ValueError, match="one entry each"):
+        error_bar_lengths([1.0, 2.0], [0.0], [3.0, 4.0])

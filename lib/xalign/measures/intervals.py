@@ -16,6 +16,7 @@ and resample the items with replacement.
   *same* items (e.g. MLP minus LR accuracy on one test set), resampling the items
   once for both, so the interval is that of the difference itself, not two
   separate intervals set side by side.
+- :func:`error_bar_lengths`: an interval as a figure's error bars (lengths below and above the value).
 
 Every interval is seeded (``seed``), so a rerun gives the same numbers.
 """
@@ -195,3 +196,22 @@ def stratified_bootstrap_ci(groups: Sequence, stat: Callable = np.mean, combine:
     if stats.size < n_boot / 2:
         return float("nan"), float("nan")
     return _percentiles(stats, level)
+
+
+def error_bar_lengths(value, lo, hi) -> np.ndarray:
+    """The lengths below and above ``value`` of its interval ``[lo, hi]``, as matplotlib's ``yerr``
+    wants them: shape (2, n), never negative, 0 where a bound or the value is missing.
+
+    The point estimate and its bootstrap interval are computed by different arithmetic (a mean over
+    seeds, quantiles of resampled item means), so where the interval is degenerate (every resample
+    the same) the estimate can lie 1e-14 outside it; matplotlib rejects such a negative length, so
+    it is read as 0 (the interval touches the estimate).
+
+    Args:
+        value, lo, hi: (n,) the estimates and their bounds, in one unit.
+    """
+    y, lo, hi = (np.asarray(a, dtype=float).reshape(-1) for a in (value, lo, hi))
+    if not len(y) == len(lo) == len(hi):
+        raise ValueError(f"value, lo and hi need one entry each per point: {len(y)}, {len(lo)}, {len(hi)}")
+    err = np.vstack([y - lo, hi - y])
+    return np.where(np.isfinite(err), np.clip(err, 0.0, None), 0.0)

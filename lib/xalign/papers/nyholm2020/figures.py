@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from xalign.measures.intervals import error_bar_lengths
 from xalign.papers.nyholm2020.inputs import chance
 
 #: Table 4's series in the bar chart: column -> legend label ({model} is our encoder)
@@ -69,8 +70,7 @@ def plot_table4(t4: pd.DataFrame, model: str, classifier: str = "LR"):
         lo_col, hi_col = ("ours CI lo", "ours CI hi") if col == "ours" else (f"{col} CI lo", f"{col} CI hi")
         yerr = None
         if lo_col in rows and hi_col in rows:
-            yerr = np.vstack([y - rows[lo_col].to_numpy(float), rows[hi_col].to_numpy(float) - y])
-            yerr = np.where(np.isfinite(yerr), yerr, 0)
+            yerr = error_bar_lengths(y, rows[lo_col], rows[hi_col])
         ax.bar(x + (i - (len(series) - 1) / 2) * width, np.nan_to_num(y), width, yerr=yerr, capsize=1.5,
                label=TABLE4_SERIES[col].format(model=model), error_kw={"lw": 0.7})
     ax.axhline(chance("XNLI"), color="k", ls=":", lw=1, label=f"chance ({chance('XNLI'):.1f} %)")
@@ -191,7 +191,7 @@ def plot_diagnosis(ladder: pd.DataFrame):
             s = g[g["probe"] == name].assign(sid=lambda d: d["step"].str[0]).set_index("sid").reindex(steps)
             x = np.arange(len(steps)) + (j - (len(probes) - 1) / 2) * 0.12
             y = s["acc"].to_numpy(float)
-            err = np.vstack([y - s["acc_lo"].to_numpy(float), s["acc_hi"].to_numpy(float) - y])
+            err = error_bar_lengths(y, s["acc_lo"], s["acc_hi"])
             ax.errorbar(x, y, yerr=err, marker="o", ms=3, lw=1, capsize=2, label=name)
         ax.axhline(chance(task), color="k", ls=":", lw=1, label="chance")
         ax.set_xticks(range(len(steps)), steps)

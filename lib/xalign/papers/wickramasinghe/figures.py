@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
+from xalign.measures.intervals import error_bar_lengths
 from xalign.papers.wickramasinghe.report import _pick
 
 #: bar colours of the two settings compared in each figure
@@ -30,9 +31,7 @@ def _paired_bars(ax, ours: pd.DataFrame, paper: pd.DataFrame, rows: list[str], h
         vals = [sub["value"].get(r, np.nan) for r in rows]
         lo = [sub["lo"].get(r, np.nan) if "lo" in sub else np.nan for r in rows]
         hi = [sub["hi"].get(r, np.nan) if "hi" in sub else np.nan for r in rows]
-        err = np.array([[v - a if np.isfinite(a) else 0 for v, a in zip(vals, lo)],
-                        [b - v if np.isfinite(b) else 0 for v, b in zip(vals, hi)]])
-        ax.barh(y + off, vals, height, xerr=np.nan_to_num(err), color=COLORS[i], label=f"ours, {name}",
+        ax.barh(y + off, vals, height, xerr=error_bar_lengths(vals, lo, hi), color=COLORS[i], label=f"ours, {name}",
                 error_kw={"elinewidth": 0.8, "capsize": 1.5})
         psub = paper[paper[hue] == level].set_index("setting")
         pv = [psub["value"].get(r, np.nan) for r in rows]
