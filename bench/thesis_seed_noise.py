@@ -32,28 +32,13 @@ _plain_fit = probe.fit_predict
 def thesis_cells(data, feats, seeds: list[int], noise: str | None) -> pd.DataFrame:
     """Every thesis-configuration accuracy cell (acc, acc_lo, acc_hi; %), indexed by table, task, step and probe."""
     tx, tX = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed")
-    a, b, c, d, _, _ = ex.STEPS
-    last = feats.last
     probe_tasks.fit_predict = _fit("perturbed", noise) if noise else _fit("plain")
     try:
         parts = [probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, tx, seeds=seeds)
                  .assign(table="table4", step=""),
                  probe_tasks.run_grid(list(data.xed.values()), {"thesis": feats.XF["thesis"]}, tX, seeds=seeds)
                  .assign(table="table5", step="")]
-        steps = []
-        for lang in data.study:
-            fx, dev = feats.fixed[lang], data.thesis[lang]
-            steps += probe_tasks.run_steps(data.xnli[lang], [
-                (a, feats.thesis[lang].batcher("first", last), tx, dev),
-                (b, feats.thesis_utf8[lang].batcher("first", last), tx, dev),
-                (c, fx.batcher("first", last), tx, dev),
-                (d, fx.batcher("mean", last), tx, dev)], seeds=seeds, meta={"task": f"XNLI {lang}"})
-        if "en" in data.xed:
-            xe = feats.xed_fixed["en"]
-            steps += probe_tasks.run_steps(data.xed["en"], [
-                (b, feats.xed_thesis["en"].batcher("first", last), tX),
-                (c, xe.batcher("first", last), tX), (d, xe.batcher("mean", last), tX)],
-                seeds=seeds, meta={"task": "XED en"})
+        steps = [row for rows in ex.thesis_steps(data, feats, seeds).values() for row in rows]
         parts.append(pd.DataFrame(steps).assign(table="diagnosis"))
     finally:
         probe_tasks.fit_predict = _plain_fit

@@ -281,40 +281,55 @@ def run_learning_curve(run, data: Data, feats: Features, spec: probe.ProbeSpec, 
     return curves
 
 
-def run_diagnosis(run, data: Data, feats: Features, best_layer: pd.DataFrame, ours: list[probe.ProbeSpec],
-                  seeds: Sequence[int], thesis_seeds: Sequence[int] | None = None) -> pd.DataFrame:
-    """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
-    English; steps A-D keep the thesis' probes (early-stopped on the dev split), once per seed of
-    ``thesis_seeds`` (None: ``seeds``), E and F use ``ours``, once per seed of ``seeds``; each as mean and
-    seed range, so its findings can be checked across seeds. Recorded as ``diagnosis`` (``n_seeds`` per
-    row); returns one row per task, step and probe."""
-    layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
+def thesis_steps(data: Data, feats: Features, thesis_seeds: Sequence[int]) -> dict[str, list[dict]]:
+    """Steps A-D of the diagnosis (:data:`STEPS`): the thesis' probes, early-stopped on the dev split, once per
+    seed of ``thesis_seeds``, for the study languages' XNLI (A-D) and XED English (B-D: XED has no Latin-1
+    path). Returns task name ("XNLI de", "XED en") -> one result row per step and probe, in step order."""
     thesis_xnli, thesis_xed = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed")
-    a, b, c, d, e, f = STEPS
-    last = feats.last
-    S, T = list(seeds), list(thesis_seeds) if thesis_seeds is not None else list(seeds)
-    steps = []
+    a, b, c, d, _, _ = STEPS
+    last, T = feats.last, list(thesis_seeds)
+    out = {}
     for lang in data.study:
         dev_task = data.thesis[lang]  # the thesis configuration early-stops on its dev split
         fixed = feats.fixed[lang]
-        steps += probe_tasks.run_steps(data.xnli[lang], [
+        out[f"XNLI {lang}"] = probe_tasks.run_steps(data.xnli[lang], [
             (a, feats.thesis[lang].batcher("first", last), thesis_xnli, dev_task),
             (b, feats.thesis_utf8[lang].batcher("first", last), thesis_xnli, dev_task),
             (c, fixed.batcher("first", last), thesis_xnli, dev_task),
             (d, fixed.batcher("mean", last), thesis_xnli, dev_task),
         ], seeds=T, meta={"task": f"XNLI {lang}"})
-        steps += probe_tasks.run_steps(data.xnli[lang], [
+    if "en" in data.xed:
+        xed = feats.xed_fixed["en"]
+        out["XED en"] = probe_tasks.run_steps(data.xed["en"], [
+            (b, feats.xed_thesis["en"].batcher("first", last), thesis_xed),
+            (c, xed.batcher("first", last), thesis_xed),
+            (d, xed.batcher("mean", last), thesis_xed),
+        ], seeds=T, meta={"task": "XED en"})
+    return out
+
+
+def run_diagnosis(run, data: Data, feats: Features, best_layer: pd.DataFrame, ours: list[probe.ProbeSpec],
+                  seeds: Sequence[int], thesis_seeds: Sequence[int] | None = None) -> pd.DataFrame:
+    """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
+    English; steps A-D keep the thesis' probes (:func:`thesis_steps`), once per seed of ``thesis_seeds``
+    (None: ``seeds``), E and F use ``ours``, once per seed of ``seeds``; each as mean and seed range, so its
+    findings can be checked across seeds. Recorded as ``diagnosis`` (``n_seeds`` per row); returns one row
+    per task, step and probe."""
+    layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
+    *_, e, f = STEPS
+    last = feats.last
+    S = list(seeds)
+    before = thesis_steps(data, feats, list(thesis_seeds) if thesis_seeds is not None else S)
+    steps = []
+    for lang in data.study:
+        fixed = feats.fixed[lang]
+        steps += before[f"XNLI {lang}"] + probe_tasks.run_steps(data.xnli[lang], [
             (e, fixed.batcher("mean", last), ours),
             (f, fixed.batcher("mean", int(layer_for[f"XNLI {lang}"])), ours),
         ], seeds=S, meta={"task": f"XNLI {lang}"})
     if "en" in data.xed:
         xed = feats.xed_fixed["en"]
-        steps += probe_tasks.run_steps(data.xed["en"], [
-            (b, feats.xed_thesis["en"].batcher("first", last), thesis_xed),
-            (c, xed.batcher("first", last), thesis_xed),
-            (d, xed.batcher("mean", last), thesis_xed),
-        ], seeds=T, meta={"task": "XED en"})
-        steps += probe_tasks.run_steps(data.xed["en"], [
+        steps += before["XED en"] + probe_tasks.run_steps(data.xed["en"], [
             (e, xed.batcher("mean", last), ours),
             (f, xed.batcher("mean", int(layer_for["XED en"])), ours),
         ], seeds=S, meta={"task": "XED en"})
