@@ -218,3 +218,13 @@ def test_chapter5_probes_train_full_batch_unless_asked_for_senteval():
     assert (lr.backend, mlp.backend, mlp.min_validation) == ("torch", "torch", 0.2)
     with pytest.raises(ValueError, match="probe_training"):
         checked_parameters("nyholm2020", "default", {"probe_training": "adam"})
+
+
+def test_the_utf8_step_counts_the_seeds_of_the_rows_it_describes():
+    """Steps A-D train on ``thesis_seeds``, E-F on ``seeds``: a sentence about steps A -> B names A and B's count,
+    not the ladder's largest (which said "every one of 10 seeds" of a run trained on 3)."""
+    rows = [_row(f"XNLI {lang}", s, "MLP", 100 / 3, 29.0, 38.0, 100.0, 3, n=3) for lang in ("en", "fr") for s in "AB"]
+    rows += [_row("XNLI en", "A", "LR", 35.0, 30.0, 40.0, 60.0, 0, n=3), _row("XNLI en", "B", "LR", 36.0, 31.0, 41.0, 60.0, 0, n=3)]
+    rows += [_row("XNLI en", "E", "LR", 60.0, 55.0, 65.0, 40.0, 0, n=10)]
+    text = findings.utf8_step_summary(pd.DataFrame(rows))
+    assert "in every one of 3 seeds" in text and "10 seeds" not in text

@@ -58,6 +58,17 @@ def step_effect(ladder: pd.DataFrame, before: str, after: str, tasks_prefix: str
     return {"rows": rows, "verdict": verdict}
 
 
+def _ladder_seed_count(ladder: pd.DataFrame, runs: list[tuple[str, str]], steps: tuple[str, ...]) -> int:
+    """How many seeds the ladder's rows of ``runs`` ((task, probe) pairs) at ``steps`` (letters) were trained
+    with: the fewest over those rows (1 without an ``n_seeds`` column). Steps A-D and E-F can train on
+    different seed sets (``thesis_seeds``, ``seeds``), so the count comes from the rows a sentence describes."""
+    if "n_seeds" not in ladder:
+        return 1
+    rows = ladder[ladder["step"].str[0].isin(steps)].set_index(["task", "probe"])
+    counts = rows.loc[rows.index.isin(runs), "n_seeds"].dropna()
+    return int(counts.min()) if len(counts) else 1
+
+
 def utf8_step_summary(ladder: pd.DataFrame) -> str:
     """Finding: what reading XNLI as UTF-8 instead of Latin-1 (step A -> B) does, per language and probe."""
     eff = step_effect(ladder, "A", "B")
@@ -79,7 +90,7 @@ def utf8_step_summary(ladder: pd.DataFrame) -> str:
         n_dead_lang = len({r[0] for r in dead})
         where_dead = ("" if n_dead_lang == 1 and every else " in every language run" if every
                       else " in " + ", ".join(lang(r[0]) for r in dead))
-        n_seeds = int(ladder["n_seeds"].max()) if "n_seeds" in ladder else 1
+        n_seeds = _ladder_seed_count(ladder, [(r[0], r[1]) for r in dead], ("A", "B"))
         every_seed_words = f", in every one of {n_seeds} seeds" if n_seeds > 1 else ""
         accs = sorted({round(x, 1) for r in dead for x in r[2:4]})
         acc = f"{accs[0]:.1f} %" if len(accs) == 1 else f"{accs[0]:.1f}-{accs[-1]:.1f} %"
