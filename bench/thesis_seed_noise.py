@@ -30,7 +30,8 @@ _plain_fit = probe.fit_predict
 
 
 def thesis_cells(data, feats, seeds: list[int], noise: str | None) -> pd.DataFrame:
-    """Every thesis-configuration accuracy cell (acc, acc_lo, acc_hi; %), indexed by table, task, step and probe."""
+    """Every thesis-configuration accuracy cell (acc, acc_lo, acc_hi, the seed SD acc_sd; %, and its lang),
+    indexed by table, task, step and probe."""
     tx, tX = multisent.thesis_probes("xnli"), multisent.thesis_probes("xed")
     probe_tasks.fit_predict = _fit("perturbed", noise) if noise else _fit("plain")
     try:
@@ -43,7 +44,7 @@ def thesis_cells(data, feats, seeds: list[int], noise: str | None) -> pd.DataFra
     finally:
         probe_tasks.fit_predict = _plain_fit
     out = pd.concat(parts, ignore_index=True)
-    return out.set_index(["table", "task", "step", "probe"])[["acc", "acc_lo", "acc_hi"]]
+    return out.set_index(["table", "task", "step", "probe"])[["acc", "acc_lo", "acc_hi", "acc_sd", "lang"]]
 
 
 def main(argv=None) -> None:
