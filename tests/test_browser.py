@@ -87,7 +87,7 @@ def test_a_hidden_status_table_fails(tmp_path, chromium):
 
 def test_a_wide_table_needs_its_own_scroll_box_and_no_machine_path_shows(tmp_path, chromium):
     row = "".join(f"<td>column&nbsp;number&nbsp;{i}</td>" for i in range(40))
-    wide = f"<table><caption>Wide</caption><thead><tr><th>Status</th></tr></thead><tbody><tr>{row}</tr></tbody></table>"
+    wide = f"<table><caption style='text-align:left'>Wide</caption><thead><tr><th>Status</th></tr></thead><tbody><tr>{row}</tr></tbody></table>"
     (tmp_path / "bare.html").write_text(_page(f"<main><article>{wide}</article></main>"))
     (tmp_path / "boxed.html").write_text(_page(
         f'<main><article><div style="overflow-x:auto">{wide}</div></article></main>'))
@@ -126,7 +126,7 @@ def test_what_a_reader_meets_tables_none_height_and_a_phone(tmp_path, chromium):
     late = (f"<table><thead><tr><th>pair</th>{''.join(f'<th>c{i}</th>' for i in range(12))}<th>paper</th><th>ours</th>"
             f"<th>difference</th></tr></thead><tbody><tr><td>en-de</td>{filler}<td>1</td><td>2</td><td>1</td></tr>"
             "</tbody></table>")
-    early = ("<table><caption>Table 1.1: S_weak per pair</caption><thead><tr><th>pair</th><th>paper</th>"
+    early = ("<table><caption style='text-align:left'>Table 1.1: S_weak per pair</caption><thead><tr><th>pair</th><th>paper</th>"
              f"<th>ours</th><th>difference</th>{''.join(f'<th>c{i}</th>' for i in range(12))}</tr></thead><tbody>"
              f"<tr><td>en-de</td><td>1</td><td>2</td><td>1</td>{filler}</tr></tbody></table>")
     box = '<div style="overflow-x:auto;max-width:100%">{}</div>'
@@ -148,6 +148,26 @@ def test_what_a_reader_meets_tables_none_height_and_a_phone(tmp_path, chromium):
                      "px tall at 1280 px", "at 390 px: the page scrolls sideways", "code to ", "alignment/smoke",
                      "at 390 px: figure text under 8 px and no full-size link: fig.png"):
         assert expected in bad, (expected, bad)
+
+
+def test_a_wide_table_s_caption_wraps_to_a_phone_s_screen_with_the_book_s_stylesheet(tmp_path, chromium):
+    """A caption is as wide as its table: in a table that scrolls sideways on a phone its end was read only by
+    scrolling the table (every chapter's tables and claims, before the book's stylesheet kept captions within
+    their scroll box). Without the stylesheet the check fails the page; with the book's own xalign.css it passes."""
+    shutil.copy(Path(__file__).resolve().parents[1] / "book" / "_static" / "xalign.css", tmp_path / "xalign.css")
+    cells = "".join(f"<td>a&nbsp;wide&nbsp;cell&nbsp;{i}</td>" for i in range(10))
+    table = ('<div class="xa-table"><table class="xa"><caption>Table 5.15: the paper\'s main claims, judged on this '
+             'run by the written rule (held, did not hold, not testable)</caption><thead><tr><th>claim</th>'
+             f"{''.join(f'<th>c{i}</th>' for i in range(10))}</tr></thead><tbody><tr><td>one</td>{cells}</tr>"
+             "</tbody></table></div>")
+    (tmp_path / "bare.html").write_text(_page(f"<main><article>{table}</article></main>").replace(
+        "<title>t</title>", '<title>t</title><style>div.xa-table{overflow-x:auto;max-width:100%}</style>'))
+    (tmp_path / "styled.html").write_text(_page(f"<main><article>{table}</article></main>").replace(
+        "<title>t</title>", '<title>t</title><link rel="stylesheet" href="xalign.css">'))
+    errors = _by_page(check_book(tmp_path, front_page=None, executable=chromium, phone_width=390))
+    assert errors["styled.html"] == [], errors["styled.html"]
+    assert any("caption runs past the screen" in e and "the paper's main claims" in e for e in errors["bare.html"]), \
+        errors["bare.html"]
 
 
 def test_maths_is_typeset_from_the_book_s_own_mathjax_and_raw_latex_fails(tmp_path, chromium):

@@ -374,6 +374,8 @@ def _phone_problems(browser: Chromium, url: str, phone_width: int, width: int, s
     if phone["sideways"] or phone["width"] > phone_width + 1:
         out.append(f"at {phone_width} px: the page scrolls sideways ({phone['width']} px wide): "
                    + "; ".join(phone["sideways"]))
+    out += [f"at {phone_width} px: a table's caption runs past the screen (its end is read only by scrolling the "
+            f"table): {c}" for c in phone["cut_captions"]]
     out += [f"at {phone_width} px: figure text under 8 px and no full-size link: {f}" for f in phone["small_figures"]]
     return out
 

@@ -139,7 +139,8 @@ _READER_FIELDS = r"""none_text: noneText(),
     page_height: document.documentElement.scrollHeight,"""
 
 #: what a phone (390 px) meets: the page scrolls sideways (the elements that stick out past the window's
-#: right edge outside any scroll box of their own), and figures whose smallest text (the book's 8 pt at its
+#: right edge outside any scroll box of their own), table captions that run past the screen inside their table's
+#: scroll box (their end is read only by scrolling the table sideways), and figures whose smallest text (the book's 8 pt at its
 #: resolution, :data:`xalign.book.display.FIGURE_DPI`) shows under 8 px without a link to the full-size image
 PHONE_JS = r"""
 (() => {
@@ -166,6 +167,12 @@ PHONE_JS = r"""
       if (out.sideways.length >= 5) break;
     }
   }
+  // a table's caption as wide as its (scrolled) table: the part past the screen is read only by scrolling
+  out.cut_captions = Array.from(document.querySelectorAll("table > caption")).filter(cap => {
+    const text = document.createRange();  // the caption's words, not its box (as wide as the table)
+    text.selectNodeContents(cap);
+    return Array.from(text.getClientRects()).some(r => r.width > 0 && r.right > W + 1);
+  }).map(cap => cap.textContent.trim().replace(/\s+/g, " ").slice(0, 60));
   const natural = ${MIN_PT} / 72 * ${DPI};  // the smallest text, in the image's own pixels
   for (const img of document.querySelectorAll("main img, article img")) {
     const r = img.getBoundingClientRect();
