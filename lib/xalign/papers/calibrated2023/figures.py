@@ -175,9 +175,9 @@ def plot_transfer_scatter(per_model: pd.DataFrame, direction: str, paper: pd.Dat
             if intervals is not None:
                 ci = intervals[(intervals.model == m) & (intervals.block == y)].set_index("lang")
                 lo, hi = g["lang"].map(ci["ci_lo"]), g["lang"].map(ci["ci_hi"])
-                ax.errorbar(g["calibrated_retrieval"], g[y], yerr=error_bar_lengths(g[y], lo, hi), fmt="none", lw=0.8,
-                            alpha=0.6,
-                            ecolor=points.get_facecolor()[0], label="95% interval (test rows resampled)")
+                ax.errorbar(g["calibrated_retrieval"], g[y], yerr=error_bar_lengths(g[y], lo, hi), fmt="none",
+                            lw=0.8, alpha=0.6, ecolor=points.get_facecolor()[0],
+                            label="95% interval (test rows resampled)")
             for _, r in g.iterrows():
                 ax.annotate(r["lang"], (r["calibrated_retrieval"], r[y]), fontsize=7, xytext=(3, 2),
                             textcoords="offset points", color=points.get_facecolor()[0])

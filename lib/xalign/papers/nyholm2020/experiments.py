@@ -98,21 +98,21 @@ def seeds_note(seeds: Sequence[int], items: str, thesis_seeds: Sequence[int] | N
 
 
 def run_table4(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int],
-               xnli_test_pairs: int | None, seed: int, thesis_seeds: Sequence[int] | None = None) -> Table4:
+               xnli_test_pairs: int | None, seed: int, thesis_seeds: Sequence[int]) -> Table4:
     """Table 4 (XNLI per language): the thesis configuration, the repaired pipeline, zero-shot from
-    English and the CBOW baseline, each probe trained once per seed of ``seeds`` (mean and seed range;
-    the data draws stay on ``seed``); recorded as ``table4``.
+    English and the CBOW baseline: the thesis configuration trained once per seed of ``thesis_seeds``, the
+    other probes once per seed of ``seeds`` (mean and seed range; the data draws stay on ``seed``); recorded
+    as ``table4``.
 
     Args:
         ours: our probes (:func:`our_probes`); ``seeds``: their training seeds (:func:`probe_seeds`).
-        thesis_seeds: the thesis configuration's training seeds (None: ``seeds``).
+        thesis_seeds: the thesis configuration's training seeds.
         xnli_test_pairs: test pairs per language of the unknown-token shares (None: all).
     """
     thesis_langs = sorted(paper_table(PAPER, "table4")["lang"].unique())
     unk_thesis_langs = multisent.unk_by_language(thesis_langs, enc.tokenizer, xnli_test_pairs, seed)
     thesis_xnli = multisent.thesis_probes("xnli")
-    tasks, S = list(data.xnli.values()), list(seeds)
-    T = list(thesis_seeds) if thesis_seeds is not None else S
+    tasks, S, T = list(data.xnli.values()), list(seeds), list(thesis_seeds)
     res_thesis = probe_tasks.run_grid(list(data.thesis.values()), {"thesis": feats.F["thesis"]}, thesis_xnli,
                                       seeds=T)
     res_fixed = probe_tasks.run_grid(tasks, {"repaired": feats.F["repaired"]}, ours, seeds=S)
@@ -191,13 +191,12 @@ class Xed:
 
 
 def run_xed(run, data: Data, feats: Features, enc, ours: list[probe.ProbeSpec], seeds: Sequence[int],
-            thesis_seeds: Sequence[int] | None = None) -> Xed:
-    """Tables 5 and 7 (XED): thesis configuration (once per seed of ``thesis_seeds``, None: ``seeds``),
+            thesis_seeds: Sequence[int]) -> Xed:
+    """Tables 5 and 7 (XED): thesis configuration (once per seed of ``thesis_seeds``),
     repaired pipeline (``ours``) and CBOW (once per seed of ``seeds``), each as mean and seed range;
     majority-class accuracy."""
     thesis_xed = multisent.thesis_probes("xed")
-    xtasks, S = list(data.xed.values()), list(seeds)
-    T = list(thesis_seeds) if thesis_seeds is not None else S
+    xtasks, S, T = list(data.xed.values()), list(seeds), list(thesis_seeds)
     xres_thesis = probe_tasks.run_grid(xtasks, {"thesis": feats.XF["thesis"]}, thesis_xed, seeds=T)
     xres_fixed = probe_tasks.run_grid(xtasks, {"repaired": feats.XF["repaired"]}, ours, seeds=S)
     xres_cbow = probe_tasks.run_grid(xtasks, {"cbow": feats.XF["cbow"]}, ours[:1], seeds=S)
@@ -309,17 +308,17 @@ def thesis_steps(data: Data, feats: Features, thesis_seeds: Sequence[int]) -> di
 
 
 def run_diagnosis(run, data: Data, feats: Features, best_layer: pd.DataFrame, ours: list[probe.ProbeSpec],
-                  seeds: Sequence[int], thesis_seeds: Sequence[int] | None = None) -> pd.DataFrame:
+                  seeds: Sequence[int], thesis_seeds: Sequence[int]) -> pd.DataFrame:
     """Undo the thesis' pipeline one step at a time (:data:`STEPS`) for the study languages and XED
-    English; steps A-D keep the thesis' probes (:func:`thesis_steps`), once per seed of ``thesis_seeds``
-    (None: ``seeds``), E and F use ``ours``, once per seed of ``seeds``; each as mean and seed range, so its
+    English; steps A-D keep the thesis' probes (:func:`thesis_steps`), once per seed of ``thesis_seeds``,
+    E and F use ``ours``, once per seed of ``seeds``; each as mean and seed range, so its
     findings can be checked across seeds. Recorded as ``diagnosis`` (``n_seeds`` per row); returns one row
     per task, step and probe."""
     layer_for = dict(zip(best_layer["task"], best_layer["layer"]))
     *_, e, f = STEPS
     last = feats.last
     S = list(seeds)
-    before = thesis_steps(data, feats, list(thesis_seeds) if thesis_seeds is not None else S)
+    before = thesis_steps(data, feats, thesis_seeds)
     steps = []
     for lang in data.study:
         fixed = feats.fixed[lang]
@@ -374,8 +373,9 @@ NOTES = (
     ("The thesis configuration trains in double precision, where SentEval trains in single precision; "
      "its architecture, optimiser, early stopping and data sizes are unchanged. An early-stopped seed can "
      "still end on another epoch when the inputs move by rounding, so it is averaged over more seeds than "
-     "our probes (thesis_seeds) and its verdicts need a margin beyond that move. Our probes train on the whole training set to convergence (L-BFGS, float64): inputs "
-     "perturbed at float32 rounding scale changed none of their test predictions."),
+     "our probes (thesis_seeds) and its verdicts need a margin beyond that move. Our probes train on the "
+     "whole training set to convergence (L-BFGS, float64): inputs perturbed at float32 rounding scale "
+     "changed none of their test predictions."),
 )
 
 
