@@ -173,21 +173,9 @@ display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 #
 # (ch05-table4)=
 # ## Table 4: XNLI, per language
-#
-# **Thesis configuration** (`multisent.thesis_probes`): SentEval prototyping, no regularisation, MLP
-# (5 sigmoid units) or logistic regression, early-stopped on a **separate dev split** as in
-# SentEval's SNLI task: in the thesis the 2,490 XNLI dev pairs, here `xnli_dev_pairs` pairs sharing
-# no premise with our training pairs; SentEval's general cap of 200 epochs replaces the SNLI cap of
-# 15. **Our probes** for the repaired features: logistic regression and an MLP with `mlp_hidden`
-# units on standardised features, trained on the whole training set in float64 to convergence, L2 by
-# k-fold log-loss with a premise's three hypotheses in one fold (split apart, a fold scored a
-# premise-memorising probe below chance); a seed moves the MLP's initial weights only. Tables 4-7
-# train our probes once per seed of `seeds` and the thesis configuration once per seed of
-# `thesis_seeds`: mean, seed range, 95 % bootstrap interval over test pairs; a run is left out of
-# any agreement with the thesis only when every seed collapsed. The thesis configuration gets more
-# seeds: an early-stopped seed can end on another epoch when the inputs move by rounding.
 
 # %%
+display.prose(report.probe_setup(P.xnli_dev_pairs, P.mlp_hidden, P.seeds, P.thesis_seeds))
 display.table(*report.shown(result.table4.table, ["lang", "classifier"]), full_label="Full table (CBOW, zero-shot, F1)")
 display.prose(report.table4_summary(result.table4.table))
 display.figure("ch05-table4", figures.plot_table4(result.table4.table, result.model));

@@ -534,3 +534,15 @@ def test_chance_level_is_chance_plus_its_binomial_band_not_a_typed_number():
     text = diagnosis_summary(ladder, {"zh": 0.95, "th": 0.97}, paper, with_steps=False)
     assert "chance level (<= 34.6 %, chance plus the 95% binomial half-width over XNLI's 5,010 test items) for zh" in text
     assert "above chance for th" in text
+
+
+def test_the_probes_method_states_its_sizes_as_numbers_beside_their_parameters():
+    """Table 4's method paragraph reads "450 pairs per language (`xnli_dev_pairs`)", never the knob in the
+    number's place ("here `xnli_dev_pairs` pairs"); the thesis' extra seeds are explained only where it has more."""
+    text = report.probe_setup(450, 50, [0, 1, 2], range(10))
+    assert "here 450 pairs per language (`xnli_dev_pairs`)" in text and "50 hidden units (`mlp_hidden`)" in text
+    assert "with 3 seeds (`seeds`)" in text and "with 10 seeds (`thesis_seeds`)" in text and "gets more seeds" in text
+    assert "gets more seeds" not in report.probe_setup(90, 20, [0, 1], [0, 1]) and "1 seed (" in \
+        report.probe_setup(90, 20, [0], [0])
+    notebook = NOTEBOOK.read_text(encoding="utf-8")
+    assert "`xnli_dev_pairs` pairs" not in notebook and "report.probe_setup(P.xnli_dev_pairs" in notebook
