@@ -176,7 +176,7 @@ display.figure("ch01-aligner-curve", FG.plot_aligner_curve(result.aligner_curve)
 # ## Sentence representations: mean pooling beats the first token (Table I, Fig. 4)
 #
 # The paper applies Eq. 1 to sentence vectors: the first token (`[CLS]`) or the mean
-# over tokens, without centring, on `n_sentences` sampled sentence pairs per run. e5
+# over tokens, without centring, on sentence pairs sampled anew in each run (the caption gives both sizes). e5
 # models are trained to mean-pool their whole input (prefix and special tokens
 # included): that is Table I's `avg` for e5. The paper's models average the sentence's
 # own tokens. Both means are computed in every run; the second table shows how much
@@ -186,7 +186,8 @@ display.figure("ch01-aligner-curve", FG.plot_aligner_curve(result.aligner_curve)
 
 # %%
 t1, t1_short = RP.comparison_view(result.table1, MODEL, P.runs)
-display.table(t1, columns=t1_short, caption="Table I: S_weak (%) of sentence vectors, first, best and last layer")
+display.table(t1, columns=t1_short, caption=f"Table I: S_weak (%) of sentence vectors, first, best and last layer ({P.n_sentences:,} sentence pairs "
+              f"per run, {P.runs} runs)")
 display.table(result.pooling, caption=f"Table I, both means (S_weak, %); avg for {MODEL} is the {result.convention} mean");
 
 # %%
@@ -230,14 +231,14 @@ if result.fig5 is not None:
 # (ch01-table3)=
 # ## Weak alignment across layers (Table III, Fig. 6)
 #
-# $S_{weak}$ for N distinct translated-in-context pairs at every layer, `runs` random
-# samples; the table gives the best and the last layer (mean over runs and its 95%
+# $S_{weak}$ for N distinct translated-in-context pairs at every layer over several random
+# samples (the caption says how many); the table gives the best and the last layer (mean over runs and its 95%
 # interval). The `paper's model` column names the paper's row each line is set
 # beside; our numbers come from the model named in the column header.
 
 # %%
 t3, t3_short = RP.comparison_view(result.alignment.table3, MODEL, P.runs)
-display.table(t3, columns=t3_short, caption="Table III: weak alignment S_weak (%), best and last layer");
+display.table(t3, columns=t3_short, caption=f"Table III: weak alignment S_weak (%), best and last layer ({P.runs} runs)");
 
 # %% tags=["remove-input"]
 display.prose(RP.masked_sentence(result.fig8, MODEL));
@@ -306,8 +307,8 @@ display.table(paper_table("gaschi2022", "table5"), caption="Table V in the paper
 #
 # The paper replaces the source and target words by the mask token and retrieves the
 # translation from the mask token's representation alone, i.e. from the context. Each
-# pair gets its own forward passes (one word masked per sentence); a pool of
-# `mask_pool` distinct pairs is scored with and without the mask on the same samples.
+# pair gets its own forward passes (one word masked per sentence); a pool of distinct
+# pairs is scored with and without the mask on the same samples (its size per run is read out after Table III).
 
 # %%
 if result.fig8 is not None:

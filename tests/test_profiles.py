@@ -52,3 +52,25 @@ def test_inconsistent_profile_file_is_refused(tmp_path):
     f.write_text("smoke: {k: 1}\ndefault: {k: 1}\n")
     with pytest.raises(ParameterError, match="missing"):
         load_profiles(f)
+
+
+def markdown_text(chapter: str) -> str:
+    """The chapter's markdown cells as one line of text (the ``# `` of py:percent removed)."""
+    lines, inside = [], False
+    for line in (NOTEBOOKS / f"{chapter}.py").read_text(encoding="utf-8").splitlines():
+        if line.startswith("# %%"):
+            inside = "[markdown]" in line
+        elif inside:
+            lines.append(line.removeprefix("#").removeprefix(" "))
+    return " ".join(lines)
+
+
+@pytest.mark.parametrize("paper", meta.PAPERS)
+def test_method_prose_states_a_size_as_a_number_not_as_the_parameter_that_sets_it(paper):
+    """A reader of the default book reads "on 1,500 sentence pairs", never "on `n_sentences` sampled pairs":
+    a count parameter's name may stand beside its number (in parentheses), not in its place."""
+    counts = [name for name, rule in meta.ranges(paper).items() if "int" in rule or "list" in rule]
+    text = markdown_text(meta.metadata(paper)["chapter"])
+    names = "|".join(map(re.escape, counts))
+    used_as_numbers = re.findall(rf"`(?:{names})`\s+[a-z]+", text)
+    assert not used_as_numbers, used_as_numbers
