@@ -62,6 +62,9 @@ class Item:
     model_independent: bool = False
     shown: bool = False
     paper_models: list[str] = field(default_factory=list)
+    #: the results table this table's cells are copied from (a selection of its rows): a rerun's measured
+    #: tolerance of a column is at least that table's (:func:`xalign.book.variation.with_copied_cells`)
+    cells_from: str | None = None
 
     @property
     def paper_chapter(self) -> str:

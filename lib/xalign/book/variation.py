@@ -187,4 +187,47 @@ def load_variation(path: Path) -> dict[str, TableVariation]:
         out[str(name)] = TableVariation(float(tol), source.strip(), tuple(columns),
                                         tuple((c, float(t)) for c, t in per.items()),
                                         tuple(items.items()), float(rate) if items else 0.0)
+    return with_copied_cells(out, copied_tables(path.name.split(".")[0]))
+
+
+def copied_tables(chapter: str) -> dict[str, str]:
+    """``{table: source}`` for the chapter's tables whose cells are copies of another table's (a selection
+    of its rows or columns, as chapter 5's Table 6 is of Table 4), from the ``cells_from`` of its paper's
+    items (``paper.yaml``); {} for a chapter no paper declares."""
+    from xalign.papers import meta
+
+    try:
+        paper = meta.chapter_paper(chapter)
+    except ValueError:
+        return {}
+    return {it["key"]: it["cells_from"] for it in meta.metadata(paper).get("items") or []
+            if it.get("cells_from") and it.get("key")}
+
+
+def with_copied_cells(variation: dict[str, TableVariation], copies: dict[str, str]) -> dict[str, TableVariation]:
+    """``variation`` where each table of ``copies`` (table -> the table its cells are copied from) allows every
+    column at least the source table's tolerance of the same column.
+
+    The harness measures each table on its own rows, so a table that copies a few of another's rows sees
+    fewer moves than its source does for the very same numbers (chapter 5's Table 6 copies one of Table 4's two
+    classifiers per language: its 'ours CI hi' had 1.33 where Table 4's has 7.12). A selection of cells moves
+    no further than the cells it selects (the larger of two values moves no further than either), so the
+    source's measurement applies to the copy."""
+    out = dict(variation)
+    for table, source in copies.items():
+        src = variation.get(source)
+        if src is None:
+            continue
+        absent = table not in variation
+        own = variation.get(table) or TableVariation(0.0, "no move measured in this table's own rows")
+        note = f"{own.source}; its cells are copies of {source}'s, so each column allows at least {source}'s tolerance"
+        items = tuple((dict(src.item_columns) | dict(own.item_columns)).items())
+        rate = max(own.item_rate, src.item_rate)
+        if src.column_tolerances and (own.column_tolerances or absent):
+            columns = {c for c, _ in own.column_tolerances} | {c for c, _ in src.column_tolerances}
+            per = tuple(sorted((c, max(own.for_column(c), src.for_column(c))) for c in columns))
+            out[table] = TableVariation(max(own.tolerance, src.tolerance), note, (), per, items, rate)
+        else:  # a tolerance for the whole table on either side: the larger one for every column either covers
+            covered = tuple(sorted(set(own.columns) | set(src.columns))) if own.columns and src.columns else ()
+            out[table] = TableVariation(max(own.tolerance, src.tolerance), note, covered, (), items, rate)
     return out
