@@ -174,8 +174,10 @@ display.prose(report.unk_summary(result.table4.unk_thesis_langs));
 # (ch05-table4)=
 # ## Table 4: XNLI, per language
 
+# %% tags=["remove-input"]
+display.prose(report.probe_setup(P.xnli_dev_pairs, P.mlp_hidden, P.seeds, P.thesis_seeds));
+
 # %%
-display.prose(report.probe_setup(P.xnli_dev_pairs, P.mlp_hidden, P.seeds, P.thesis_seeds))
 display.table(*report.shown(result.table4.table, ["lang", "classifier"]), full_label="Full table (CBOW, zero-shot, F1)")
 display.prose(report.table4_summary(result.table4.table))
 display.figure("ch05-table4", figures.plot_table4(result.table4.table, result.model));
