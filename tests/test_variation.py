@@ -89,6 +89,11 @@ def test_a_table_that_copies_another_s_cells_allows_the_source_s_tolerance(tmp_p
     ref = {"precision": "torch.float32", "tables": {"table6": {"rows": [{"lang": "en", "ours CI hi": 40.867}]}}}
     new = {"precision": "torch.float32", "tables": {"table6": {"rows": [{"lang": "en", "ours CI hi": 42.2}]}}}
     assert all(c.ok for c in K.check_result(ref, new, variation=v))
+    from xalign.book.variation import TableVariation, with_copied_cells
+
+    whole = with_copied_cells({"t4": TableVariation(3.0, "harness", column_tolerances=(("ours", 3.0),)),
+                               "t6": TableVariation(1.0, "harness")}, {"t6": "t4"})["t6"]
+    assert whole.for_column("ours") == 3.0 and whole.for_column("n") == 3.0  # one tolerance for the whole copy
     other = tmp_path / "other.variation.yaml"  # a file no chapter declares: tables stay as measured
     _measured(other, {"table4": {"tolerance": 7.12, "source": "harness"},
                       "table6": {"tolerance": 1.33, "source": "harness"}})

@@ -13,7 +13,7 @@ within, with its source stated. :func:`write_variation` writes it next to the re
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from xalign.core.numbers import is_finite_number
@@ -215,19 +215,21 @@ def with_copied_cells(variation: dict[str, TableVariation], copies: dict[str, st
     source's measurement applies to the copy."""
     out = dict(variation)
     for table, source in copies.items():
-        src = variation.get(source)
+        src, own = variation.get(source), variation.get(table)
         if src is None:
             continue
-        absent = table not in variation
-        own = variation.get(table) or TableVariation(0.0, "no move measured in this table's own rows")
-        note = f"{own.source}; its cells are copies of {source}'s, so each column allows at least {source}'s tolerance"
+        note = f"its cells are copies of {source}'s, so each column allows at least {source}'s tolerance"
+        if own is None:  # the harness saw none of the copied cells move: the source's measurement stands
+            out[table] = replace(src, source=f"no move measured in this table's own rows; {note}")
+            continue
+        tolerance = max(own.tolerance, src.tolerance)
         items = tuple((dict(src.item_columns) | dict(own.item_columns)).items())
-        rate = max(own.item_rate, src.item_rate)
-        if src.column_tolerances and (own.column_tolerances or absent):
+        common = dict(source=f"{own.source}; {note}", item_columns=items, item_rate=max(own.item_rate, src.item_rate))
+        if own.column_tolerances and src.column_tolerances:
             columns = {c for c, _ in own.column_tolerances} | {c for c, _ in src.column_tolerances}
             per = tuple(sorted((c, max(own.for_column(c), src.for_column(c))) for c in columns))
-            out[table] = TableVariation(max(own.tolerance, src.tolerance), note, (), per, items, rate)
+            out[table] = TableVariation(tolerance, columns=(), column_tolerances=per, **common)
         else:  # a tolerance for the whole table on either side: the larger one for every column either covers
             covered = tuple(sorted(set(own.columns) | set(src.columns))) if own.columns and src.columns else ()
-            out[table] = TableVariation(max(own.tolerance, src.tolerance), note, covered, (), items, rate)
+            out[table] = TableVariation(tolerance, columns=covered, **common)
     return out
