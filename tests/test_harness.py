@@ -123,6 +123,19 @@ def test_tolerance_is_the_margin_times_the_move_rounded_up():
     assert H.tolerance_of(H.TableMove("t", 1e-7)) is None  # within the check's own floor: no entry
 
 
+def test_a_move_just_below_the_check_s_own_tolerance_still_gets_the_margin():
+    """A table that moved by 0.9e-6 used to get no entry, so the check allowed it 1e-6: 1.1 x its move, not
+    the 2 x every other table gets. Any move the check's own tolerance does not cover twice gets an entry."""
+    from xalign.book.check import ABS_TOL
+
+    assert H.FLOOR == ABS_TOL  # the harness reasons about the check's own tolerance
+    moves = H.table_moves(_result(93.0), _result(93.0 + 0.9e-6))
+    assert moves["table2"].by_column == {"value": pytest.approx(0.9e-6)}
+    entry = H.measured_entries(moves, "test")["table2"]
+    assert entry["tolerance"] >= H.MARGIN * 0.9e-6 and entry["column_tolerances"]["value"] >= H.MARGIN * 0.9e-6
+    assert H.tolerance_of(H.TableMove("t", H.NO_MOVE)) is None  # covered twice by the check's own tolerance
+
+
 def _save(results_root, value, monkeypatch):
     monkeypatch.setenv("XALIGN_RESULTS", str(results_root))
     run = ChapterRun(CHAPTER, "gaschi2022", "default", {"model": "multilingual-e5-small"})

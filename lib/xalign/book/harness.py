@@ -29,8 +29,11 @@ from xalign.core.numbers import is_number
 #: a table's tolerance is this many times the largest move the harness saw (the harness samples a few
 #: arithmetics; a reader's machine is another one)
 MARGIN = 2.0
-#: moves at or below this are no move (the check's own absolute tolerance)
+#: the check's own absolute tolerance (:data:`xalign.book.check.ABS_TOL`), what a table without an entry gets
 FLOOR = 1e-6
+#: moves at or below this are no move: the check's own tolerance covers them with the :data:`MARGIN`; a larger one
+#: gets an entry, or a table that moved by 0.9e-6 would be allowed 1e-6, barely more than the move
+NO_MOVE = FLOOR / MARGIN
 
 
 @dataclass
@@ -82,7 +85,7 @@ def table_moves(ref: dict, new: dict) -> dict[str, TableMove]:
                             move.flips.append(f"row {i} {col!r}: {va!r} -> {vb!r}")
                         continue
                     d = abs(float(va) - float(vb))
-                    if d > FLOOR:
+                    if d > NO_MOVE:
                         move.by_column[col] = max(d, move.by_column.get(col, 0.0))
                     if d > move.largest:
                         move.largest, move.where = d, f"row {i}, column {col!r}"
@@ -104,9 +107,10 @@ def combine(per_rerun: list[dict[str, TableMove]]) -> dict[str, TableMove]:
 
 def tolerance_of(move: TableMove | float) -> float | None:
     """The tolerance a measured move (a table's, or a number) gives: :data:`MARGIN` x the move, 3 significant
-    digits rounded up; None when it did not move beyond :data:`FLOOR`."""
+    digits rounded up; None when it did not move beyond :data:`NO_MOVE` (the check's own tolerance covers
+    :data:`MARGIN` x such a move)."""
     largest = move.largest if isinstance(move, TableMove) else float(move)
-    if largest <= FLOOR:
+    if largest <= NO_MOVE:
         return None
     t = MARGIN * largest
     digits = 2 - math.floor(math.log10(t))
@@ -296,7 +300,7 @@ def measure(chapter: str | None = None, variants: int = 2, ulps: float | None = 
         header = (f"{MEASURED_MARK.removeprefix('# ')} {ref['chapter'][:2]} --measure-variation`, "
                   f"{date.today().isoformat()}),\nreference commit {ref.get('git_commit')}; "
                   f"machine: {machine_line(ref.get('machine'))}.\nTables absent here did not move (beyond "
-                  f"{FLOOR:g}); flips (text or flags that changed, never tolerated): "
+                  f"{NO_MOVE:g}, half the check's own tolerance); flips (text or flags that changed, never tolerated): "
                   f"{sum(len(m.flips) for m in moves.values())}.")
         items = {name: item_columns(t.get("rows", [])) for name, t in ref.get("tables", {}).items()}
         flips = item_flips_entry(flipped, scored) if scored else None
