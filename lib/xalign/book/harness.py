@@ -24,13 +24,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xalign.book.check import ABS_TOL
 from xalign.core.numbers import is_number
 
 #: a table's tolerance is this many times the largest move the harness saw (the harness samples a few
 #: arithmetics; a reader's machine is another one)
 MARGIN = 2.0
-#: the check's own absolute tolerance (:data:`xalign.book.check.ABS_TOL`), what a table without an entry gets
-FLOOR = 1e-6
+#: the check's own absolute tolerance, what a table without an entry gets
+FLOOR = ABS_TOL
 #: moves at or below this are no move: the check's own tolerance covers them with the :data:`MARGIN`; a larger one
 #: gets an entry, or a table that moved by 0.9e-6 would be allowed 1e-6, barely more than the move
 NO_MOVE = FLOOR / MARGIN
